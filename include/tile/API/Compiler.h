@@ -1,0 +1,59 @@
+//===- Compiler.h - libtile's public C++ API ---------------------*- C++ -*-===//
+//
+// The only interface libtile exports. It uses no LLVM or MLIR types, so the
+// Python bindings (and any other client) compile without LLVM headers and can
+// be rebuilt in seconds against an installed libtile.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_API_COMPILER_H
+#define TILE_API_COMPILER_H
+
+#include <string>
+#include <vector>
+
+#define TILE_API __attribute__((visibility("default")))
+
+namespace tile {
+
+/// One diagnostic from the compiler, with the source location it points at.
+/// `file` is empty when the diagnostic has no file location.
+struct Diagnostic {
+  enum class Severity { Error, Warning, Remark, Note };
+  Severity severity = Severity::Error;
+  std::string file;
+  unsigned line = 0;
+  unsigned column = 0;
+  std::string message;
+};
+
+/// Outcome of a compiler step: on success `ir` holds the resulting module as
+/// text; diagnostics are collected in either case.
+struct Result {
+  bool ok = false;
+  std::string ir;
+  std::vector<Diagnostic> diagnostics;
+};
+
+/// Version of the compiler, used in cache keys.
+TILE_API const char *version();
+
+/// Parses `source` (Tile IR as MLIR text; `bufferName` names it in
+/// diagnostics) and verifies it. On success `ir` is the module re-printed
+/// with locations.
+TILE_API Result parseAndVerify(const std::string &source,
+                               const std::string &bufferName);
+
+/// Parses and verifies `source`, then runs a textual pass pipeline on it, for
+/// example "builtin.module(canonicalize,cse)".
+TILE_API Result runPipeline(const std::string &source,
+                            const std::string &bufferName,
+                            const std::string &pipeline);
+
+/// The tile-opt driver: registers tile's and the upstream dialects and
+/// passes, then behaves like mlir-opt. Returns the process exit code.
+TILE_API int runTileOpt(int argc, char **argv);
+
+} // namespace tile
+
+#endif // TILE_API_COMPILER_H

@@ -1,0 +1,46 @@
+#ifndef TILE_DIALECT_TILE_IR_TILEDIALECT_TD
+#define TILE_DIALECT_TILE_IR_TILEDIALECT_TD
+
+include "mlir/IR/OpBase.td"
+
+def Tile_Dialect : Dialect {
+  let name = "tile";
+  let cppNamespace = "::mlir::tile";
+  let summary = "Block-level tensor programs for GPUs";
+  let description = [{
+    The Tile dialect is what the Python front end emits. A kernel is a
+    `func.func` whose body works on whole blocks of data: ranked tensors of
+    scalars or of `!tile.ptr` values. Tensors carry no layout at this level;
+    how a block is spread over threads, warps and shared memory is decided
+    later, in the TileGPU dialect.
+
+    Arithmetic, math and control flow come from the upstream `arith`, `math`,
+    `scf` and `cf` dialects. Kernel arguments may carry specialization facts
+    as argument attributes: `tile.divisibility` (the value, or the address, is
+    a multiple of this power of two) and `tile.contiguity`.
+  }];
+  let dependentDialects = [
+    "arith::ArithDialect", "math::MathDialect", "scf::SCFDialect",
+    "cf::ControlFlowDialect", "func::FuncDialect"
+  ];
+  let useDefaultTypePrinterParser = 1;
+  let hasConstantMaterializer = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasOperationAttrVerify = 1;
+  let extraClassDeclaration = [{
+    static constexpr llvm::StringLiteral getDivisibilityAttrName() {
+      return llvm::StringLiteral("tile.divisibility");
+    }
+    static constexpr llvm::StringLiteral getContiguityAttrName() {
+      return llvm::StringLiteral("tile.contiguity");
+    }
+    static constexpr llvm::StringLiteral getKernelAttrName() {
+      return llvm::StringLiteral("tile.kernel");
+    }
+  }];
+}
+
+class Tile_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Tile_Dialect, mnemonic, traits>;
+
+#endif // TILE_DIALECT_TILE_IR_TILEDIALECT_TD

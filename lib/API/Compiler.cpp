@@ -1,0 +1,136 @@
+//===- Compiler.cpp - libtile's public C++ API ----------------------------===//
+
+#include "tile/API/Compiler.h"
+#include "tile/InitAll.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+#ifndef TILE_VERSION_STRING
+#define TILE_VERSION_STRING "unknown"
+#endif
+
+const char *::tile::version() { return TILE_VERSION_STRING; }
+
+namespace {
+
+/// Translates an MLIR diagnostic (and its notes) into the API's form.
+void collect(Diagnostic &diag, std::vector<::tile::Diagnostic> &out) {
+  ::tile::Diagnostic d;
+  switch (diag.getSeverity()) {
+  case DiagnosticSeverity::Error:
+    d.severity = ::tile::Diagnostic::Severity::Error;
+    break;
+  case DiagnosticSeverity::Warning:
+    d.severity = ::tile::Diagnostic::Severity::Warning;
+    break;
+  case DiagnosticSeverity::Remark:
+    d.severity = ::tile::Diagnostic::Severity::Remark;
+    break;
+  case DiagnosticSeverity::Note:
+    d.severity = ::tile::Diagnostic::Severity::Note;
+    break;
+  }
+  // Fused and call-site locations wrap the file location we want.
+  diag.getLocation()->walk([&](Location loc) {
+    if (auto file = dyn_cast<FileLineColLoc>(loc)) {
+      d.file = file.getFilename().str();
+      d.line = file.getLine();
+      d.column = file.getColumn();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  d.message = diag.str();
+  out.push_back(std::move(d));
+  for (Diagnostic &note : diag.getNotes())
+    collect(note, out);
+}
+
+/// A context with tile's dialects that records every diagnostic.
+struct CompileSession {
+  DialectRegistry registry;
+  MLIRContext context;
+  std::vector<::tile::Diagnostic> diagnostics;
+  ScopedDiagnosticHandler handler;
+
+  CompileSession()
+      : context(makeRegistry(registry), MLIRContext::Threading::DISABLED),
+        handler(&context, [this](Diagnostic &diag) {
+          collect(diag, diagnostics);
+          return success();
+        }) {}
+
+  static DialectRegistry &makeRegistry(DialectRegistry &registry) {
+    mlir::tile::registerAllDialects(registry);
+    return registry;
+  }
+
+  OwningOpRef<ModuleOp> parse(const std::string &source,
+                              const std::string &bufferName) {
+    ParserConfig config(&context);
+    return parseSourceString<ModuleOp>(source, config, bufferName);
+  }
+};
+
+std::string print(ModuleOp module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os, OpPrintingFlags().enableDebugInfo(/*enable=*/true,
+                                                      /*prettyForm=*/false));
+  return text;
+}
+
+} // namespace
+
+namespace tile {
+Result parseAndVerify(const std::string &source,
+                                  const std::string &bufferName) {
+  CompileSession session;
+  Result result;
+  OwningOpRef<ModuleOp> module = session.parse(source, bufferName);
+  // The parser verifies what it builds; a null module means it reported why.
+  if (module) {
+    result.ok = true;
+    result.ir = print(*module);
+  }
+  result.diagnostics = std::move(session.diagnostics);
+  return result;
+}
+
+Result runPipeline(const std::string &source,
+                               const std::string &bufferName,
+                               const std::string &pipeline) {
+  static const bool passesRegistered = [] {
+    mlir::tile::registerAllPasses();
+    return true;
+  }();
+  (void)passesRegistered;
+
+  CompileSession session;
+  Result result;
+  OwningOpRef<ModuleOp> module = session.parse(source, bufferName);
+  if (module) {
+    PassManager pm(&session.context);
+    std::string error;
+    llvm::raw_string_ostream errorStream(error);
+    if (failed(parsePassPipeline(pipeline, pm, errorStream))) {
+      emitError(UnknownLoc::get(&session.context))
+          << "invalid pass pipeline '" << pipeline << "': " << error;
+    } else if (succeeded(pm.run(*module))) {
+      result.ok = true;
+      result.ir = print(*module);
+    }
+  }
+  result.diagnostics = std::move(session.diagnostics);
+  return result;
+}
+} // namespace tile

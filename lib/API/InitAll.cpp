@@ -1,0 +1,18 @@
+//===- InitAll.cpp - Register tile's dialects and passes ------------------===//
+
+#include "tile/InitAll.h"
+
+#include "tile/Dialect/Tile/IR/Dialect.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+void mlir::tile::registerAllDialects(DialectRegistry &registry) {
+  registry.insert<TileDialect, arith::ArithDialect, math::MathDialect,
+                  scf::SCFDialect, cf::ControlFlowDialect, func::FuncDialect>();
+}
+
+void mlir::tile::registerAllPasses() {
+  // canonicalize, cse, inline, sccp, symbol-dce, ...
+  registerTransformsPasses();
+}

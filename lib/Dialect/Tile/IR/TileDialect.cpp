@@ -1,0 +1,129 @@
+//===- TileDialect.cpp - Tile dialect registration, types and attributes --===//
+
+#include "tile/Dialect/Tile/IR/Dialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+#include "tile/Dialect/Tile/IR/TileDialect.cpp.inc"
+#include "tile/Dialect/Tile/IR/TileEnums.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "tile/Dialect/Tile/IR/TileTypes.cpp.inc"
+
+void TileDialect::initialize() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "tile/Dialect/Tile/IR/TileTypes.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "tile/Dialect/Tile/IR/TileOps.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// Types
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+PointerType::verify(function_ref<InFlightDiagnostic()> emitError,
+                    Type pointeeType, int addressSpace) {
+  if (!isa<FloatType, IntegerType, PointerType>(pointeeType))
+    return emitError() << "pointee must be a scalar integer, float or pointer, "
+                          "got "
+                       << pointeeType;
+  if (addressSpace < 0)
+    return emitError() << "address space must be non-negative, got "
+                       << addressSpace;
+  return success();
+}
+
+Type mlir::tile::getPointeeTypeLike(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type)) {
+    Type pointee = getPointeeTypeLike(tensor.getElementType());
+    if (!pointee)
+      return {};
+    return RankedTensorType::get(tensor.getShape(), pointee);
+  }
+  if (auto ptr = dyn_cast<PointerType>(type))
+    return ptr.getPointeeType();
+  return {};
+}
+
+Type mlir::tile::getI1TypeLike(Type type) {
+  auto i1 = IntegerType::get(type.getContext(), 1);
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return RankedTensorType::get(tensor.getShape(), i1);
+  return i1;
+}
+
+unsigned mlir::tile::getElementBitWidth(Type type) {
+  Type element = getElementTypeOrSelf(type);
+  if (isa<PointerType>(element))
+    return 64;
+  return element.getIntOrFloatBitWidth();
+}
+
+//===----------------------------------------------------------------------===//
+// Attributes on kernels and kernel arguments
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyPowerOfTwoHint(Operation *op, NamedAttribute attr,
+                                          Type argType) {
+  auto value = dyn_cast<IntegerAttr>(attr.getValue());
+  if (!value)
+    return op->emitError() << "'" << attr.getName()
+                           << "' must be an integer attribute";
+  int64_t v = value.getInt();
+  if (v <= 0 || !llvm::isPowerOf2_64(v))
+    return op->emitError() << "'" << attr.getName()
+                           << "' must be a positive power of two, got " << v;
+  if (!isa<IntegerType, PointerType>(getElementTypeOrSelf(argType)))
+    return op->emitError() << "'" << attr.getName()
+                           << "' applies to integer and pointer arguments, "
+                              "not "
+                           << argType;
+  return success();
+}
+
+LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op,
+                                                    unsigned regionIndex,
+                                                    unsigned argIndex,
+                                                    NamedAttribute attr) {
+  StringRef name = attr.getName().strref();
+  if (name != getDivisibilityAttrName() && name != getContiguityAttrName())
+    return op->emitError() << "unknown tile argument attribute '" << name
+                           << "'";
+  Region &region = op->getRegion(regionIndex);
+  if (region.empty())
+    return success();
+  Type argType = region.front().getArgument(argIndex).getType();
+  return verifyPowerOfTwoHint(op, attr, argType);
+}
+
+LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
+  StringRef name = attr.getName().strref();
+  if (name == getKernelAttrName()) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'" << name << "' must be a unit attribute";
+    auto func = dyn_cast<func::FuncOp>(op);
+    if (!func)
+      return op->emitError() << "'" << name << "' only applies to func.func";
+    if (func.getFunctionType().getNumResults() != 0)
+      return op->emitError() << "a tile kernel must not return values";
+    return success();
+  }
+  return op->emitError() << "unknown tile attribute '" << name << "'";
+}
+
+Operation *TileDialect::materializeConstant(OpBuilder &builder,
+                                            Attribute value, Type type,
+                                            Location loc) {
+  return arith::ConstantOp::materialize(builder, value, type, loc);
+}
