@@ -77,14 +77,14 @@ static LogicalResult verifyPowerOfTwoHint(Operation *op, NamedAttribute attr,
                                           Type argType) {
   auto value = dyn_cast<IntegerAttr>(attr.getValue());
   if (!value)
-    return op->emitError() << "'" << attr.getName()
+    return op->emitError() << "'" << attr.getName().strref()
                            << "' must be an integer attribute";
   int64_t v = value.getInt();
   if (v <= 0 || !llvm::isPowerOf2_64(v))
-    return op->emitError() << "'" << attr.getName()
+    return op->emitError() << "'" << attr.getName().strref()
                            << "' must be a positive power of two, got " << v;
   if (!isa<IntegerType, PointerType>(getElementTypeOrSelf(argType)))
-    return op->emitError() << "'" << attr.getName()
+    return op->emitError() << "'" << attr.getName().strref()
                            << "' applies to integer and pointer arguments, "
                               "not "
                            << argType;

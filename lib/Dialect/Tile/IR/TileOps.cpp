@@ -75,7 +75,7 @@ bool mlir::tile::isZeroConstant(Value value) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult MakeRangeOp::verify() {
-  int64_t start = getStart(), end = getEnd();
+  int64_t start = getStartAttr().getInt(), end = getEndAttr().getInt();
   auto type = getType();
   if (type.getRank() != 1)
     return emitOpError("result must be a 1-D tensor, got ") << type;
@@ -145,7 +145,7 @@ LogicalResult ExpandDimsOp::verify() {
   auto resultType = cast<RankedTensorType>(getType());
   if (failed(verifyElementTypesMatch(*this, srcType, resultType)))
     return failure();
-  int64_t axis = getAxis();
+  int64_t axis = getAxisAttr().getInt();
   if (axis < 0 || axis > srcType.getRank())
     return emitOpError("axis ")
            << axis << " is out of range for a rank-" << srcType.getRank()
@@ -411,9 +411,10 @@ LogicalResult DotOp::verify() {
     return emitOpError("input precision '")
            << stringifyInputPrecision(getInputPrecision())
            << "' applies only to f32 operands, got " << aElt;
-  if (getMaxNumImpreciseAcc() < 0)
+  int64_t maxImprecise = getMaxNumImpreciseAccAttr().getInt();
+  if (maxImprecise < 0)
     return emitOpError("maxNumImpreciseAcc must be non-negative");
-  if (getMaxNumImpreciseAcc() > 0 && !isFp8(aElt))
+  if (maxImprecise > 0 && !isFp8(aElt))
     return emitOpError("maxNumImpreciseAcc applies only to fp8 operands");
   return success();
 }
@@ -468,7 +469,8 @@ static LogicalResult verifyCombiner(Operation *op, Region &region,
 }
 
 LogicalResult ReduceOp::verify() {
-  if (failed(verifyReduceLikeOperands(*this, getSrcs(), getAxis())))
+  if (failed(verifyReduceLikeOperands(*this, getSrcs(),
+                                      getAxisAttr().getInt())))
     return failure();
   if (getResult().size() != getSrcs().size())
     return emitOpError("must have one result per operand");
@@ -492,7 +494,8 @@ LogicalResult ReduceOp::verifyRegions() {
 }
 
 LogicalResult ScanOp::verify() {
-  if (failed(verifyReduceLikeOperands(*this, getSrcs(), getAxis())))
+  if (failed(verifyReduceLikeOperands(*this, getSrcs(),
+                                      getAxisAttr().getInt())))
     return failure();
   if (getResult().getTypes() != getSrcs().getTypes())
     return emitOpError("result types must equal the operand types");
@@ -615,9 +618,10 @@ void ExternElementwiseOp::getEffects(
 LogicalResult ElementwiseInlineAsmOp::verify() {
   if (getNumResults() == 0)
     return emitOpError("needs at least one result");
-  if (getPackedElement() < 1 || !llvm::isPowerOf2_32(getPackedElement()))
+  int64_t pack = getPackedElementAttr().getInt();
+  if (pack < 1 || !llvm::isPowerOf2_64(pack))
     return emitOpError("packed_element must be a positive power of two, got ")
-           << getPackedElement();
+           << pack;
   return verifyElementwiseShapes(*this);
 }
 

@@ -215,9 +215,9 @@ def Tile_LoadOp : Tile_Op<"load", [
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
     TypesMatchWith<"result is the pointee of ptr", "ptr", "result", PointeeOf>,
     TypesMatchWith<"mask is i1 of ptr's shape", "ptr", "mask", MaskOf,
-                   "($_op.getOperands().size() <= 1) || std::equal_to<>()">,
+                   "(!::llvm::cast<::mlir::tile::LoadOp>(&$_op).getMask()) || std::equal_to<>()">,
     TypesMatchWith<"other has the result type", "ptr", "other", PointeeOf,
-                   "($_op.getOperands().size() <= 2) || std::equal_to<>()">]> {
+                   "(!::llvm::cast<::mlir::tile::LoadOp>(&$_op).getOther()) || std::equal_to<>()">]> {
   let summary = "Load through a pointer or a tensor of pointers";
   let description = [{
     Lanes whose `mask` is false are not read; they take `other` when given
@@ -249,7 +249,7 @@ def Tile_StoreOp : Tile_Op<"store", [
     MemoryEffects<[MemWrite<Tile_GlobalMemory>]>,
     TypesMatchWith<"value is the pointee of ptr", "ptr", "value", PointeeOf>,
     TypesMatchWith<"mask is i1 of ptr's shape", "ptr", "mask", MaskOf,
-                   "($_op.getOperands().size() <= 2) || std::equal_to<>()">]> {
+                   "(!::llvm::cast<::mlir::tile::StoreOp>(&$_op).getMask()) || std::equal_to<>()">]> {
   let summary = "Store through a pointer or a tensor of pointers";
   let description = [{
     ```mlir
@@ -275,7 +275,7 @@ def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [
     TypesMatchWith<"result is the pointee of ptr", "ptr", "result", PointeeOf>,
     TypesMatchWith<"val is the pointee of ptr", "ptr", "val", PointeeOf>,
     TypesMatchWith<"mask is i1 of ptr's shape", "ptr", "mask", MaskOf,
-                   "($_op.getOperands().size() <= 2) || std::equal_to<>()">]> {
+                   "(!::llvm::cast<::mlir::tile::AtomicRMWOp>(&$_op).getMask()) || std::equal_to<>()">]> {
   let summary = "Atomic read-modify-write; returns the old values";
   let description = [{
     ```mlir
@@ -373,7 +373,7 @@ def Tile_ReduceReturnOp : Tile_Op<"reduce.return", [
     HasParent<"ReduceOp">, Pure, Terminator, ReturnLike]> {
   let summary = "Yields the combined values of a tile.reduce step";
   let arguments = (ins Variadic<AnyType>:$result);
-  let assemblyFormat = "$result attr-dict `:` type($result)";
+  let assemblyFormat = "attr-dict ($result^ `:` type($result))?";
 }
 
 def Tile_ScanOp : Tile_Op<"scan", [Pure, SingleBlock, RecursiveMemoryEffects]> {
@@ -405,7 +405,7 @@ def Tile_ScanReturnOp : Tile_Op<"scan.return", [
     HasParent<"ScanOp">, Pure, Terminator, ReturnLike]> {
   let summary = "Yields the combined values of a tile.scan step";
   let arguments = (ins Variadic<AnyType>:$result);
-  let assemblyFormat = "$result attr-dict `:` type($result)";
+  let assemblyFormat = "attr-dict ($result^ `:` type($result))?";
 }
 
 def Tile_HistogramOp : Tile_Op<"histogram", [Pure]> {
