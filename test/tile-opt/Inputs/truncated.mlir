@@ -1,0 +1,2 @@
+func.func @f(%p: !tile.ptr<f32>) {
+  %0 = tile.load %p

@@ -1,0 +1,4 @@
+func.func @f() {
+  tile.frobnicate
+  return
+}
