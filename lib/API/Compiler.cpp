@@ -67,7 +67,11 @@ struct CompileSession {
         handler(&context, [this](Diagnostic &diag) {
           collect(diag, diagnostics);
           return success();
-        }) {}
+        }) {
+    // Users read these diagnostics next to their Python source; a dump of
+    // the failing op would only be noise there.
+    context.printOpOnDiagnostic(false);
+  }
 
   static DialectRegistry &makeRegistry(DialectRegistry &registry) {
     mlir::tile::registerAllDialects(registry);
@@ -119,13 +123,17 @@ Result runPipeline(const std::string &source,
   Result result;
   OwningOpRef<ModuleOp> module = session.parse(source, bufferName);
   if (module) {
-    PassManager pm(&session.context);
     std::string error;
     llvm::raw_string_ostream errorStream(error);
-    if (failed(parsePassPipeline(pipeline, pm, errorStream))) {
+    // The pipeline names its anchor, as in tile-opt's --pass-pipeline.
+    FailureOr<OpPassManager> parsed = parsePassPipeline(pipeline, errorStream);
+    PassManager pm(&session.context, ModuleOp::getOperationName());
+    if (failed(parsed) || parsed->getOpName() != pm.getOpName()) {
       emitError(UnknownLoc::get(&session.context))
-          << "invalid pass pipeline '" << pipeline << "': " << error;
-    } else if (succeeded(pm.run(*module))) {
+          << "invalid pass pipeline '" << pipeline << "': "
+          << (error.empty() ? "it must be anchored on builtin.module" : error);
+    } else if (static_cast<OpPassManager &>(pm) = std::move(*parsed),
+               succeeded(pm.run(*module))) {
       result.ok = true;
       result.ir = print(*module);
     }
