@@ -1,0 +1,1 @@
+"""The compiler: Python kernels to Tile IR, and Tile IR onwards."""
