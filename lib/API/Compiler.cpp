@@ -18,7 +18,7 @@ using namespace mlir;
 #define TILE_VERSION_STRING "unknown"
 #endif
 
-const char *::tile::version() { return TILE_VERSION_STRING; }
+const char * ::tile::version() { return TILE_VERSION_STRING; }
 
 namespace {
 
@@ -97,7 +97,7 @@ std::string print(ModuleOp module) {
 
 namespace tile {
 Result parseAndVerify(const std::string &source,
-                                  const std::string &bufferName) {
+                      const std::string &bufferName) {
   CompileSession session;
   Result result;
   OwningOpRef<ModuleOp> module = session.parse(source, bufferName);
@@ -110,9 +110,8 @@ Result parseAndVerify(const std::string &source,
   return result;
 }
 
-Result runPipeline(const std::string &source,
-                               const std::string &bufferName,
-                               const std::string &pipeline) {
+Result runPipeline(const std::string &source, const std::string &bufferName,
+                   const std::string &pipeline) {
   static const bool passesRegistered = [] {
     mlir::tile::registerAllPasses();
     return true;

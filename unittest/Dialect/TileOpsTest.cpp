@@ -34,8 +34,8 @@ TEST_F(TileOpsTest, VectorAddBuildsAndVerifies) {
   auto f32 = builder.getF32Type();
   auto ptr = PointerType::get(f32);
   auto func = func::FuncOp::create(
-      builder, loc, "add", builder.getFunctionType({ptr, builder.getI32Type()},
-                                                  {}));
+      builder, loc, "add",
+      builder.getFunctionType({ptr, builder.getI32Type()}, {}));
   Block *entry = func.addEntryBlock();
   builder.setInsertionPointToStart(entry);
   auto range = MakeRangeOp::create(
@@ -44,11 +44,11 @@ TEST_F(TileOpsTest, VectorAddBuildsAndVerifies) {
   auto ptrs = SplatOp::create(builder, loc, RankedTensorType::get({128}, ptr),
                               entry->getArgument(0));
   auto addr = AddPtrOp::create(builder, loc, ptrs.getType(), ptrs, range);
-  auto n = SplatOp::create(
-      builder, loc, RankedTensorType::get({128}, builder.getI32Type()),
-      entry->getArgument(1));
-  auto mask = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt,
-                                    range, n);
+  auto n = SplatOp::create(builder, loc,
+                           RankedTensorType::get({128}, builder.getI32Type()),
+                           entry->getArgument(1));
+  auto mask =
+      arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, range, n);
   auto load = LoadOp::create(builder, loc, getPointeeTypeLike(addr.getType()),
                              addr, mask, Value(), CacheModifier::None,
                              EvictionPolicy::Normal, false);
@@ -66,7 +66,8 @@ TEST_F(TileOpsTest, MakeRangeVerifierCatchesBadLength) {
 }
 
 TEST_F(TileOpsTest, SplatOfConstantFolds) {
-  auto c = arith::ConstantOp::create(builder, loc, builder.getF32FloatAttr(1.5));
+  auto c =
+      arith::ConstantOp::create(builder, loc, builder.getF32FloatAttr(1.5));
   auto type = RankedTensorType::get({4, 4}, builder.getF32Type());
   Value folded = builder.createOrFold<SplatOp>(loc, type, c);
   auto constant = folded.getDefiningOp<arith::ConstantOp>();
@@ -101,10 +102,12 @@ TEST_F(TileOpsTest, AddPtrOfZeroFolds) {
       builder.getFunctionType({PointerType::get(builder.getF32Type())}, {}));
   builder.setInsertionPointToStart(func.addEntryBlock());
   Value p = func.getArgument(0);
-  auto zero = arith::ConstantOp::create(builder, loc, builder.getI32IntegerAttr(0));
+  auto zero =
+      arith::ConstantOp::create(builder, loc, builder.getI32IntegerAttr(0));
   Value folded = builder.createOrFold<AddPtrOp>(loc, p.getType(), p, zero);
   EXPECT_EQ(folded, p);
-  auto one = arith::ConstantOp::create(builder, loc, builder.getI32IntegerAttr(1));
+  auto one =
+      arith::ConstantOp::create(builder, loc, builder.getI32IntegerAttr(1));
   Value kept = builder.createOrFold<AddPtrOp>(loc, p.getType(), p, one);
   EXPECT_NE(kept, p);
 }

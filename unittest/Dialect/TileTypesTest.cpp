@@ -56,9 +56,7 @@ TEST_F(TileTypesTest, ElementBitWidth) {
 
 TEST_F(TileTypesTest, PointerVerifierRejectsTensors) {
   std::string message;
-  auto emit = [&] {
-    return emitError(UnknownLoc::get(&context));
-  };
+  auto emit = [&] { return emitError(UnknownLoc::get(&context)); };
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
     message = diag.str();
     return success();

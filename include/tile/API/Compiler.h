@@ -1,4 +1,5 @@
-//===- Compiler.h - libtile's public C++ API ---------------------*- C++ -*-===//
+//===- Compiler.h - libtile's public C++ API ---------------------*- C++
+//-*-===//
 //
 // The only interface libtile exports. It uses no LLVM or MLIR types, so the
 // Python bindings (and any other client) compile without LLVM headers and can

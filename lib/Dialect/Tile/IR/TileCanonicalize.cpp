@@ -17,8 +17,7 @@ namespace {
 
 /// Rewrites a shape op (broadcast, expand_dims, reshape) of a splat into a
 /// splat of the final shape: a splat has no layout to preserve.
-template <typename ShapeOp>
-struct ShapeOpOfSplat : OpRewritePattern<ShapeOp> {
+template <typename ShapeOp> struct ShapeOpOfSplat : OpRewritePattern<ShapeOp> {
   using OpRewritePattern<ShapeOp>::OpRewritePattern;
   LogicalResult matchAndRewrite(ShapeOp op,
                                 PatternRewriter &rewriter) const override {
@@ -178,8 +177,7 @@ struct StoreWithTrueMask : OpRewritePattern<StoreOp> {
 
 /// add(dot(a, b, 0), x) -> dot(a, b, x): the tensor cores accumulate for
 /// free, so the addition disappears.
-template <typename AddOp>
-struct DotPlusAddend : OpRewritePattern<AddOp> {
+template <typename AddOp> struct DotPlusAddend : OpRewritePattern<AddOp> {
   using OpRewritePattern<AddOp>::OpRewritePattern;
   LogicalResult matchAndRewrite(AddOp add,
                                 PatternRewriter &rewriter) const override {
@@ -189,8 +187,7 @@ struct DotPlusAddend : OpRewritePattern<AddOp> {
       if (!dot || !dot->hasOneUse() || !isZeroConstant(dot.getC()) ||
           addend.getType() != dot.getType() || !isAvailableAt(addend, dot))
         continue;
-      rewriter.modifyOpInPlace(dot,
-                               [&] { dot.getCMutable().assign(addend); });
+      rewriter.modifyOpInPlace(dot, [&] { dot.getCMutable().assign(addend); });
       rewriter.replaceOp(add, dot.getResult());
       return success();
     }
@@ -217,8 +214,7 @@ void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &results,
 
 void LoadOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                          MLIRContext *context) {
-  results.add<LoadWithTrueMask, LoadWithFalseMask, SelectOfMaskedLoad>(
-      context);
+  results.add<LoadWithTrueMask, LoadWithFalseMask, SelectOfMaskedLoad>(context);
 }
 
 void StoreOp::getCanonicalizationPatterns(RewritePatternSet &results,

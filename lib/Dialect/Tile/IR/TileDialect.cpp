@@ -30,9 +30,8 @@ void TileDialect::initialize() {
 // Types
 //===----------------------------------------------------------------------===//
 
-LogicalResult
-PointerType::verify(function_ref<InFlightDiagnostic()> emitError,
-                    Type pointeeType, int addressSpace) {
+LogicalResult PointerType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  Type pointeeType, int addressSpace) {
   if (!isa<FloatType, IntegerType, PointerType>(pointeeType))
     return emitError() << "pointee must be a scalar integer, float or pointer, "
                           "got "
@@ -122,8 +121,7 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
   return op->emitError() << "unknown tile attribute '" << name << "'";
 }
 
-Operation *TileDialect::materializeConstant(OpBuilder &builder,
-                                            Attribute value, Type type,
-                                            Location loc) {
+Operation *TileDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                            Type type, Location loc) {
   return arith::ConstantOp::materialize(builder, value, type, loc);
 }

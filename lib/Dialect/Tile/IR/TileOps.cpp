@@ -82,12 +82,12 @@ LogicalResult MakeRangeOp::verify() {
   if (start < 0)
     return emitOpError("start must be non-negative, got ") << start;
   if (end <= start)
-    return emitOpError("end (") << end << ") must be greater than start ("
-                                << start << ")";
+    return emitOpError("end (")
+           << end << ") must be greater than start (" << start << ")";
   if (type.getDimSize(0) != end - start)
     return emitOpError("result length ")
-           << type.getDimSize(0) << " must equal end - start = "
-           << (end - start);
+           << type.getDimSize(0)
+           << " must equal end - start = " << (end - start);
   if (!llvm::isPowerOf2_64(end - start))
     return emitOpError("range length must be a power of two, got ")
            << (end - start);
@@ -122,8 +122,8 @@ LogicalResult BroadcastOp::verify() {
     return emitOpError("operand rank ")
            << srcType.getRank() << " must equal result rank "
            << resultType.getRank() << "; use tile.expand_dims first";
-  for (auto [i, dims] : llvm::enumerate(
-           llvm::zip(srcType.getShape(), resultType.getShape()))) {
+  for (auto [i, dims] :
+       llvm::enumerate(llvm::zip(srcType.getShape(), resultType.getShape()))) {
     auto [from, to] = dims;
     if (from != to && from != 1)
       return emitOpError("dimension ")
@@ -147,15 +147,13 @@ LogicalResult ExpandDimsOp::verify() {
     return failure();
   int64_t axis = getAxisAttr().getInt();
   if (axis < 0 || axis > srcType.getRank())
-    return emitOpError("axis ")
-           << axis << " is out of range for a rank-" << srcType.getRank()
-           << " operand";
+    return emitOpError("axis ") << axis << " is out of range for a rank-"
+                                << srcType.getRank() << " operand";
   SmallVector<int64_t> expected(srcType.getShape());
   expected.insert(expected.begin() + axis, 1);
   if (ArrayRef<int64_t>(expected) != resultType.getShape())
-    return emitOpError("result shape ")
-           << shapeStr(resultType.getShape()) << " must be "
-           << shapeStr(expected);
+    return emitOpError("result shape ") << shapeStr(resultType.getShape())
+                                        << " must be " << shapeStr(expected);
   return success();
 }
 
@@ -186,9 +184,8 @@ LogicalResult TransOp::verify() {
     return failure();
   ArrayRef<int32_t> order = getOrder();
   if (static_cast<int64_t>(order.size()) != srcType.getRank())
-    return emitOpError("order has ")
-           << order.size() << " entries for a rank-" << srcType.getRank()
-           << " operand";
+    return emitOpError("order has ") << order.size() << " entries for a rank-"
+                                     << srcType.getRank() << " operand";
   SmallVector<bool> seen(order.size(), false);
   SmallVector<int64_t> expected;
   for (int32_t d : order) {
@@ -199,9 +196,8 @@ LogicalResult TransOp::verify() {
     expected.push_back(srcType.getDimSize(d));
   }
   if (ArrayRef<int64_t>(expected) != resultType.getShape())
-    return emitOpError("result shape ")
-           << shapeStr(resultType.getShape()) << " must be "
-           << shapeStr(expected);
+    return emitOpError("result shape ") << shapeStr(resultType.getShape())
+                                        << " must be " << shapeStr(expected);
   return success();
 }
 
@@ -235,9 +231,8 @@ LogicalResult CatOp::verify() {
   SmallVector<int64_t> expected(srcType.getShape());
   expected[0] *= 2;
   if (ArrayRef<int64_t>(expected) != resultType.getShape())
-    return emitOpError("result shape ")
-           << shapeStr(resultType.getShape()) << " must be "
-           << shapeStr(expected);
+    return emitOpError("result shape ") << shapeStr(resultType.getShape())
+                                        << " must be " << shapeStr(expected);
   return success();
 }
 
@@ -249,9 +244,8 @@ LogicalResult JoinOp::verify() {
   SmallVector<int64_t> expected(srcType.getShape());
   expected.push_back(2);
   if (ArrayRef<int64_t>(expected) != resultType.getShape())
-    return emitOpError("result shape ")
-           << shapeStr(resultType.getShape()) << " must be "
-           << shapeStr(expected);
+    return emitOpError("result shape ") << shapeStr(resultType.getShape())
+                                        << " must be " << shapeStr(expected);
   return success();
 }
 
@@ -425,8 +419,8 @@ LogicalResult DotOp::verify() {
 
 /// Checks the operands share a shape and that `axis` names one of their
 /// dimensions.
-static LogicalResult verifyReduceLikeOperands(Operation *op,
-                                              ValueRange srcs, int64_t axis) {
+static LogicalResult verifyReduceLikeOperands(Operation *op, ValueRange srcs,
+                                              int64_t axis) {
   if (srcs.empty())
     return op->emitOpError("needs at least one operand");
   auto first = cast<RankedTensorType>(srcs.front().getType());
@@ -469,8 +463,8 @@ static LogicalResult verifyCombiner(Operation *op, Region &region,
 }
 
 LogicalResult ReduceOp::verify() {
-  if (failed(verifyReduceLikeOperands(*this, getSrcs(),
-                                      getAxisAttr().getInt())))
+  if (failed(
+          verifyReduceLikeOperands(*this, getSrcs(), getAxisAttr().getInt())))
     return failure();
   if (getResult().size() != getSrcs().size())
     return emitOpError("must have one result per operand");
@@ -479,9 +473,9 @@ LogicalResult ReduceOp::verify() {
     SmallVector<int64_t> shape(srcType.getShape());
     shape.erase(shape.begin() + getAxis());
     Type expected =
-        shape.empty() ? srcType.getElementType()
-                      : Type(RankedTensorType::get(shape,
-                                                   srcType.getElementType()));
+        shape.empty()
+            ? srcType.getElementType()
+            : Type(RankedTensorType::get(shape, srcType.getElementType()));
     if (result.getType() != expected)
       return emitOpError("result type ")
              << result.getType() << " must be " << expected;
@@ -494,8 +488,8 @@ LogicalResult ReduceOp::verifyRegions() {
 }
 
 LogicalResult ScanOp::verify() {
-  if (failed(verifyReduceLikeOperands(*this, getSrcs(),
-                                      getAxisAttr().getInt())))
+  if (failed(
+          verifyReduceLikeOperands(*this, getSrcs(), getAxisAttr().getInt())))
     return failure();
   if (getResult().getTypes() != getSrcs().getTypes())
     return emitOpError("result types must equal the operand types");
@@ -512,8 +506,7 @@ LogicalResult HistogramOp::verify() {
   if (srcType.getRank() != 1 || resultType.getRank() != 1)
     return emitOpError("operand and result must be 1-D");
   if (!resultType.getElementType().isInteger(32))
-    return emitOpError("bins must be i32, got ")
-           << resultType.getElementType();
+    return emitOpError("bins must be i32, got ") << resultType.getElementType();
   return verifyPowerOfTwoShape(*this, resultType);
 }
 
