@@ -70,6 +70,25 @@ bool mlir::tile::isZeroConstant(Value value) {
   return matchPattern(value, m_AnyZeroFloat()) || matchPattern(value, m_Zero());
 }
 
+/// Folds shared by the ops that only rearrange elements: a no-op changes
+/// nothing, and a rearranged splat constant is a splat of the new shape.
+static OpFoldResult foldRearrangement(Value src, Attribute srcAttr,
+                                      Type resultType) {
+  if (src.getType() == resultType)
+    return src;
+  if (auto splat = dyn_cast_if_present<SplatElementsAttr>(srcAttr))
+    return splat.resizeSplat(cast<ShapedType>(resultType));
+  return {};
+}
+
+static LogicalResult verifyResultShape(Operation *op, RankedTensorType result,
+                                       ArrayRef<int64_t> expected) {
+  if (result.getShape() != expected)
+    return op->emitOpError("result shape ")
+           << shapeStr(result.getShape()) << " must be " << shapeStr(expected);
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // make_range
 //===----------------------------------------------------------------------===//
@@ -133,11 +152,7 @@ LogicalResult BroadcastOp::verify() {
 }
 
 OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
-  if (getSrc().getType() == getType())
-    return getSrc();
-  if (auto splat = dyn_cast_if_present<SplatElementsAttr>(adaptor.getSrc()))
-    return splat.resizeSplat(cast<ShapedType>(getType()));
-  return {};
+  return foldRearrangement(getSrc(), adaptor.getSrc(), getType());
 }
 
 LogicalResult ExpandDimsOp::verify() {
@@ -151,10 +166,7 @@ LogicalResult ExpandDimsOp::verify() {
                                 << srcType.getRank() << " operand";
   SmallVector<int64_t> expected(srcType.getShape());
   expected.insert(expected.begin() + axis, 1);
-  if (ArrayRef<int64_t>(expected) != resultType.getShape())
-    return emitOpError("result shape ") << shapeStr(resultType.getShape())
-                                        << " must be " << shapeStr(expected);
-  return success();
+  return verifyResultShape(*this, resultType, expected);
 }
 
 LogicalResult ReshapeOp::verify() {
@@ -170,11 +182,7 @@ LogicalResult ReshapeOp::verify() {
 }
 
 OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
-  if (getSrc().getType() == getType())
-    return getSrc();
-  if (auto splat = dyn_cast_if_present<SplatElementsAttr>(adaptor.getSrc()))
-    return splat.resizeSplat(cast<ShapedType>(getType()));
-  return {};
+  return foldRearrangement(getSrc(), adaptor.getSrc(), getType());
 }
 
 LogicalResult TransOp::verify() {
@@ -195,10 +203,7 @@ LogicalResult TransOp::verify() {
     seen[d] = true;
     expected.push_back(srcType.getDimSize(d));
   }
-  if (ArrayRef<int64_t>(expected) != resultType.getShape())
-    return emitOpError("result shape ") << shapeStr(resultType.getShape())
-                                        << " must be " << shapeStr(expected);
-  return success();
+  return verifyResultShape(*this, resultType, expected);
 }
 
 OpFoldResult TransOp::fold(FoldAdaptor adaptor) {
@@ -214,9 +219,7 @@ OpFoldResult TransOp::fold(FoldAdaptor adaptor) {
     getSrcMutable().assign(inner.getSrc());
     return getResult();
   }
-  if (auto splat = dyn_cast_if_present<SplatElementsAttr>(adaptor.getSrc()))
-    return splat.resizeSplat(cast<ShapedType>(getType()));
-  return {};
+  return foldRearrangement(getSrc(), adaptor.getSrc(), getType());
 }
 
 //===----------------------------------------------------------------------===//
@@ -230,10 +233,7 @@ LogicalResult CatOp::verify() {
     return failure();
   SmallVector<int64_t> expected(srcType.getShape());
   expected[0] *= 2;
-  if (ArrayRef<int64_t>(expected) != resultType.getShape())
-    return emitOpError("result shape ") << shapeStr(resultType.getShape())
-                                        << " must be " << shapeStr(expected);
-  return success();
+  return verifyResultShape(*this, resultType, expected);
 }
 
 LogicalResult JoinOp::verify() {
@@ -243,10 +243,7 @@ LogicalResult JoinOp::verify() {
     return failure();
   SmallVector<int64_t> expected(srcType.getShape());
   expected.push_back(2);
-  if (ArrayRef<int64_t>(expected) != resultType.getShape())
-    return emitOpError("result shape ") << shapeStr(resultType.getShape())
-                                        << " must be " << shapeStr(expected);
-  return success();
+  return verifyResultShape(*this, resultType, expected);
 }
 
 LogicalResult SplitOp::verify() {
@@ -257,11 +254,7 @@ LogicalResult SplitOp::verify() {
   if (srcType.getShape().back() != 2)
     return emitOpError("the last dimension of the operand must be 2, got ")
            << srcType;
-  if (srcType.getShape().drop_back() != resultType.getShape())
-    return emitOpError("result shape ")
-           << shapeStr(resultType.getShape()) << " must be "
-           << shapeStr(srcType.getShape().drop_back());
-  return success();
+  return verifyResultShape(*this, resultType, srcType.getShape().drop_back());
 }
 
 //===----------------------------------------------------------------------===//
