@@ -6,8 +6,23 @@ and ``tile.runtime`` (loading and launching on the GPU).
 """
 
 from tile import _C
+from tile.compiler.errors import CompilationError
 from tile.compiler.ir import IRError, verify_ir, run_pipeline
+from tile.runtime.jit import JITFunction, jit, compile
+from tile import language
 
 __version__ = _C.version()
 
-__all__ = ["IRError", "verify_ir", "run_pipeline", "__version__"]
+
+def cdiv(x, y):
+    return (x + y - 1) // y
+
+
+def next_power_of_2(n):
+    n = int(n)
+    return 1 if n <= 1 else 1 << (n - 1).bit_length()
+
+
+__all__ = ["CompilationError", "IRError", "JITFunction", "cdiv", "compile",
+           "jit", "language", "next_power_of_2", "run_pipeline", "verify_ir",
+           "__version__"]

@@ -1,0 +1,36 @@
+"""Errors the compiler reports against the user's kernel source."""
+
+
+class CompilationError(Exception):
+    """A kernel could not be compiled.
+
+    The message names the kernel's file and line and shows the offending
+    source line with a caret under the column, like a Python SyntaxError:
+
+        vector_add.py:12:18: error: arange's size must be a power of two, got 100
+            offs = tl.arange(0, 100)
+                   ^
+    """
+
+    def __init__(self, message, filename=None, lineno=None, col=None,
+                 source_line=None):
+        self.message = message
+        self.filename = filename
+        self.lineno = lineno
+        self.col = col
+        self.source_line = source_line
+        super().__init__(self._render())
+
+    def _render(self):
+        if self.filename is None or self.lineno is None:
+            return self.message
+        col = self.col or 0
+        text = "%s:%d:%d: error: %s" % (self.filename, self.lineno, col + 1,
+                                        self.message)
+        if self.source_line is not None:
+            line = self.source_line.rstrip("\n")
+            stripped = line.lstrip()
+            indent = len(line) - len(stripped)
+            caret_col = max(col - indent, 0)
+            text += "\n    %s\n    %s^" % (stripped, " " * caret_col)
+        return text

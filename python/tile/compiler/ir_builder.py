@@ -1,0 +1,113 @@
+"""Builds Tile IR as MLIR text.
+
+The front end emits text rather than calling into MLIR so that tile._C binds
+only libtile's small API; libtile parses and verifies the text. Every op
+carries the Python source location it came from, which is how MLIR
+diagnostics map back to kernel lines.
+"""
+
+import contextlib
+
+
+class Value:
+    """An SSA value: its name in the text and its tile.language type."""
+
+    __slots__ = ("name", "type")
+
+    def __init__(self, name, type):
+        self.name = name
+        self.type = type
+
+    def __repr__(self):
+        return "Value(%s : %r)" % (self.name, self.type)
+
+
+def _quote(text):
+    out = []
+    for ch in text:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif 32 <= ord(ch) < 127:
+            out.append(ch)
+        else:
+            out.extend("\\%02X" % b for b in ch.encode("utf-8"))
+    return '"' + "".join(out) + '"'
+
+
+quote = _quote
+
+
+class IRBuilder:
+    def __init__(self, filename):
+        self.filename = filename
+        self.location = (0, 0)
+        self._next_id = 0
+        self._blocks = [[]]   # a stack of line lists, one per open region
+        self._depth = 1
+        self.functions = []   # finished func.func texts, in emission order
+
+    # Locations and names.
+    def set_location(self, line, col):
+        self.location = (line, col)
+
+    def loc(self):
+        line, col = self.location
+        return "loc(%s:%d:%d)" % (_quote(self.filename), line, col + 1)
+
+    def fresh(self, type):
+        self._next_id += 1
+        return Value("%%v%d" % self._next_id, type)
+
+    def fresh_name(self):
+        self._next_id += 1
+        return "%%v%d" % self._next_id
+
+    # Emission.
+    def emit(self, text, with_loc=True):
+        suffix = " " + self.loc() if with_loc else ""
+        self._blocks[-1].append("  " * self._depth + text + suffix)
+
+    def op(self, result_type, text):
+        """Emits `%r = <text>` and returns %r."""
+        value = self.fresh(result_type)
+        self.emit("%s = %s" % (value.name, text))
+        return value
+
+    @contextlib.contextmanager
+    def region(self, header, footer="}"):
+        """Emits `header` (ending in '{'), the body built inside the `with`,
+        then `footer` carrying the location."""
+        self.emit(header, with_loc=False)
+        self._depth += 1
+        yield
+        self._depth -= 1
+        self.emit(footer)
+
+    @contextlib.contextmanager
+    def capture(self, lines):
+        """Collects what the `with` body emits into `lines`, indented one
+        level deeper, instead of emitting it; replay it with `emit_lines`."""
+        self._blocks.append(lines)
+        self._depth += 1
+        try:
+            yield
+        finally:
+            self._depth -= 1
+            self._blocks.pop()
+
+    def emit_lines(self, lines):
+        self._blocks[-1].extend(lines)
+
+    @contextlib.contextmanager
+    def function(self):
+        """Collects a function's lines apart from the one being built."""
+        saved_blocks, saved_depth = self._blocks, self._depth
+        self._blocks, self._depth = [[]], 1
+        try:
+            yield
+        finally:
+            self.functions.append("\n".join(self._blocks[0]))
+            self._blocks, self._depth = saved_blocks, saved_depth
+
+    def module_text(self):
+        return "module {\n%s\n}\n" % "\n".join(self.functions)

@@ -1,0 +1,18 @@
+"""tile.language: what kernels are written in (Triton's `tl` API)."""
+
+from tile.language.dtypes import (dtype, pointer_type, block_type, int1, int8,
+                                  int16, int32, int64, uint8, uint16, uint32,
+                                  uint64, float8e5, float8e4nv, float16,
+                                  bfloat16, float32, float64)
+from tile.language.core import (  # noqa: F401
+    constexpr, tensor, program_id, num_programs, arange, full, zeros,
+    zeros_like, full_like, broadcast_to, broadcast, expand_dims, reshape, view,
+    trans, permute, load, store, atomic_add, atomic_max, atomic_min,
+    atomic_and, atomic_or, atomic_xor, atomic_xchg, atomic_cas, where,
+    maximum, minimum, clamp, exp, exp2, log, log2, sqrt, rsqrt, sin, cos,
+    floor, ceil, erf, abs, sigmoid, fma, fdiv, cdiv, dot, sum, max, min,
+    xor_sum, argmax, argmin, cumsum, cumprod, softmax, multiple_of,
+    max_contiguous, static_assert, static_print, static_range, range)
+from tile.language import math  # noqa: F401
+
+float8e4m3fn = float8e4nv

@@ -1,0 +1,656 @@
+"""The objects kernels compute with: tensors, constexprs and builtins.
+
+Builtins emit IR through the builder of the kernel being compiled, which the
+code generator installs with `building(builder)`; called outside a kernel
+they raise.
+"""
+
+import builtins
+import contextlib
+import functools
+import threading
+
+from tile.compiler.ir_builder import Value
+from tile.language import dtypes as d
+from tile.language import semantic as sem
+
+_state = threading.local()
+
+
+@contextlib.contextmanager
+def building(builder):
+    saved = getattr(_state, "builder", None)
+    _state.builder = builder
+    try:
+        yield
+    finally:
+        _state.builder = saved
+
+
+def current_builder():
+    b = getattr(_state, "builder", None)
+    if b is None:
+        raise RuntimeError("tile.language functions can only be called inside "
+                           "a @tile.jit kernel")
+    return b
+
+
+class constexpr:
+    """A compile-time value. Kernel parameters annotated `tl.constexpr` are
+    specialised on their value."""
+
+    def __init__(self, value):
+        self.value = value.value if isinstance(value, constexpr) else value
+
+    def __repr__(self):
+        return "constexpr[%r]" % (self.value,)
+
+    def __index__(self):
+        return self.value
+
+    def __bool__(self):
+        return bool(self.value)
+
+    def __eq__(self, other):
+        return self.value == _unwrap(other)
+
+    def __hash__(self):
+        return hash(self.value)
+
+
+def _unwrap(x):
+    return x.value if isinstance(x, constexpr) else x
+
+
+def _wrap(value):
+    return tensor(value) if isinstance(value, Value) else value
+
+
+def _raw(x):
+    """A Value, or a Python number, for the semantic layer."""
+    x = _unwrap(x)
+    if isinstance(x, tensor):
+        return x.handle
+    if isinstance(x, d.dtype):
+        raise sem.SemanticError("a dtype is not a value")
+    return x
+
+
+def builtin(fn):
+    """Marks a tile.language function; it runs only while compiling."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        current_builder()
+        return fn(*args, **kwargs)
+
+    wrapper.__tile_builtin__ = True
+    return wrapper
+
+
+def _binary(op, reverse=False):
+    def method(self, other):
+        lhs, rhs = (_raw(other), self.handle) if reverse else (self.handle, _raw(other))
+        return tensor(sem.binary(current_builder(), op, lhs, rhs))
+    return method
+
+
+def _compare(op):
+    def method(self, other):
+        return tensor(sem.compare(current_builder(), op, self.handle, _raw(other)))
+    return method
+
+
+class tensor:
+    """A value in a kernel: a scalar or a block, with a tile.language type."""
+
+    def __init__(self, handle):
+        self.handle = handle
+        self.type = handle.type
+
+    @property
+    def dtype(self):
+        return self.type.scalar
+
+    @property
+    def shape(self):
+        return [constexpr(s) for s in self.type.shape] if self.type.is_block() else []
+
+    @property
+    def numel(self):
+        return constexpr(self.type.numel if self.type.is_block() else 1)
+
+    def __repr__(self):
+        return "tensor(%s, %r)" % (self.handle.name, self.type)
+
+    __add__, __radd__ = _binary("+"), _binary("+", True)
+    __sub__, __rsub__ = _binary("-"), _binary("-", True)
+    __mul__, __rmul__ = _binary("*"), _binary("*", True)
+    __truediv__, __rtruediv__ = _binary("/"), _binary("/", True)
+    __floordiv__, __rfloordiv__ = _binary("//"), _binary("//", True)
+    __mod__, __rmod__ = _binary("%"), _binary("%", True)
+    __and__, __rand__ = _binary("&"), _binary("&", True)
+    __or__, __ror__ = _binary("|"), _binary("|", True)
+    __xor__, __rxor__ = _binary("^"), _binary("^", True)
+    __lshift__, __rlshift__ = _binary("<<"), _binary("<<", True)
+    __rshift__, __rrshift__ = _binary(">>"), _binary(">>", True)
+    __lt__, __le__ = _compare("<"), _compare("<=")
+    __gt__, __ge__ = _compare(">"), _compare(">=")
+    __eq__, __ne__ = _compare("=="), _compare("!=")
+    __hash__ = object.__hash__
+
+    def __neg__(self):
+        return tensor(sem.negate(current_builder(), self.handle))
+
+    def __pos__(self):
+        return self
+
+    def __invert__(self):
+        return tensor(sem.invert(current_builder(), self.handle))
+
+    def __bool__(self):
+        raise sem.SemanticError("a tensor has no Python truth value at compile "
+                                "time; use it in an `if` or `tl.where` instead")
+
+    def logical_and(self, other):
+        b = current_builder()
+        return tensor(sem.binary(b, "&", sem.cast(b, self.handle, d.int1),
+                                 sem.cast(b, sem.lift(b, _raw(other)), d.int1)))
+
+    def logical_or(self, other):
+        b = current_builder()
+        return tensor(sem.binary(b, "|", sem.cast(b, self.handle, d.int1),
+                                 sem.cast(b, sem.lift(b, _raw(other)), d.int1)))
+
+    def logical_not(self):
+        return tensor(sem.logical_not(current_builder(), self.handle))
+
+    def to(self, dtype, bitcast=False, fp_downcast_rounding=None):
+        dtype = _unwrap(dtype)
+        if not isinstance(dtype, d.dtype):
+            raise sem.SemanticError(".to() needs a dtype, got %r" % (dtype,))
+        return tensor(sem.cast(current_builder(), self.handle, dtype,
+                               bitcast=bool(_unwrap(bitcast))))
+
+    def __getitem__(self, index):
+        """Indexing with `None` (a new axis) and `:` (keep an axis)."""
+        if not isinstance(index, tuple):
+            index = (index,)
+        b = current_builder()
+        value, axis = self.handle, 0
+        for item in index:
+            item = _unwrap(item)
+            if item is None:
+                value = sem.expand_dims(b, value, axis)
+                axis += 1
+            elif isinstance(item, slice) and item == slice(None):
+                axis += 1
+            else:
+                raise sem.SemanticError("tensors can only be indexed with None "
+                                        "and ':', got %r" % (item,))
+        return tensor(value)
+
+    # Methods mirroring module functions, as in Triton.
+    def reshape(self, *shape, can_reorder=False):
+        return reshape(self, *shape, can_reorder=can_reorder)
+
+    def view(self, *shape):
+        return reshape(self, *shape, can_reorder=True)
+
+    def trans(self, *dims):
+        return trans(self, *dims)
+
+    permute = trans
+
+    def expand_dims(self, axis):
+        return expand_dims(self, axis)
+
+    def broadcast_to(self, *shape):
+        return broadcast_to(self, *shape)
+
+    @property
+    def T(self):
+        return trans(self)
+
+    def sum(self, axis=None, keep_dims=False):
+        return sum(self, axis, keep_dims)
+
+    def max(self, axis=None, keep_dims=False):
+        return max(self, axis, keep_dims=keep_dims)
+
+    def min(self, axis=None, keep_dims=False):
+        return min(self, axis, keep_dims=keep_dims)
+
+
+def _shape_args(shape):
+    if len(shape) == 1 and isinstance(_unwrap(shape[0]), (tuple, list)):
+        shape = _unwrap(shape[0])
+    return [int(_unwrap(s)) for s in shape]
+
+
+def _tensor(x):
+    b = current_builder()
+    return sem.lift(b, _raw(x))
+
+
+# ---------------------------------------------------------------------------
+# Creation
+# ---------------------------------------------------------------------------
+
+@builtin
+def program_id(axis):
+    return tensor(sem.program_id(current_builder(), _unwrap(axis)))
+
+
+@builtin
+def num_programs(axis):
+    return tensor(sem.program_id(current_builder(), _unwrap(axis),
+                                 "tile.get_num_programs"))
+
+
+@builtin
+def arange(start, end):
+    return tensor(sem.arange(current_builder(), _unwrap(start), _unwrap(end)))
+
+
+def _check_shape(shape):
+    for s in shape:
+        if s <= 0 or s & (s - 1):
+            raise sem.SemanticError("tensor dimensions must be powers of two, "
+                                    "got %s" % list(shape))
+
+
+@builtin
+def full(shape, value, dtype):
+    shape = _shape_args([shape] if isinstance(_unwrap(shape), int) else [_unwrap(shape)])
+    _check_shape(shape)
+    dtype = _unwrap(dtype)
+    b = current_builder()
+    value = _raw(value)
+    if isinstance(value, Value):
+        v = sem.cast(b, value, dtype)
+        return tensor(sem.splat(b, v, shape) if shape else v)
+    return tensor(sem.full(b, shape, value, dtype))
+
+
+@builtin
+def zeros(shape, dtype):
+    return full(shape, 0, dtype)
+
+
+@builtin
+def zeros_like(input, dtype=None):
+    return full(input.type.shape if input.type.is_block() else [], 0,
+                _unwrap(dtype) or input.dtype)
+
+
+@builtin
+def full_like(input, value, dtype=None):
+    return full(input.type.shape if input.type.is_block() else [], value,
+                _unwrap(dtype) or input.dtype)
+
+
+# ---------------------------------------------------------------------------
+# Shapes
+# ---------------------------------------------------------------------------
+
+@builtin
+def broadcast_to(input, *shape):
+    return tensor(sem.broadcast_to(current_builder(), _tensor(input),
+                                   _shape_args(shape)))
+
+
+@builtin
+def broadcast(input, other):
+    a, c = sem.broadcast(current_builder(), _tensor(input), _tensor(other))
+    return tensor(a), tensor(c)
+
+
+@builtin
+def expand_dims(input, axis):
+    axis = _unwrap(axis)
+    axes = axis if isinstance(axis, (tuple, list)) else [axis]
+    value = _tensor(input)
+    for a in sorted(_unwrap(x) for x in axes):
+        value = sem.expand_dims(current_builder(), value, a)
+    return tensor(value)
+
+
+@builtin
+def reshape(input, *shape, can_reorder=False):
+    return tensor(sem.reshape(current_builder(), _tensor(input),
+                              _shape_args(shape), bool(_unwrap(can_reorder))))
+
+
+@builtin
+def view(input, *shape):
+    return reshape(input, *shape, can_reorder=True)
+
+
+@builtin
+def trans(input, *dims):
+    value = _tensor(input)
+    order = _shape_args(dims) if dims else list(
+        reversed(range(len(value.type.shape))))
+    return tensor(sem.permute(current_builder(), value, order))
+
+
+permute = trans
+
+
+# ---------------------------------------------------------------------------
+# Memory
+# ---------------------------------------------------------------------------
+
+@builtin
+def load(pointer, mask=None, other=None, boundary_check=(), padding_option="",
+         cache_modifier="", eviction_policy="", volatile=False):
+    return tensor(sem.load(current_builder(), _raw(pointer),
+                           _raw(mask) if mask is not None else None,
+                           _raw(other) if other is not None else None,
+                           _unwrap(cache_modifier), _unwrap(eviction_policy),
+                           bool(_unwrap(volatile))))
+
+
+@builtin
+def store(pointer, value, mask=None, boundary_check=(), cache_modifier="",
+          eviction_policy=""):
+    sem.store(current_builder(), _raw(pointer), _raw(value),
+              _raw(mask) if mask is not None else None,
+              _unwrap(cache_modifier), _unwrap(eviction_policy))
+
+
+def _atomic(kind):
+    @builtin
+    def op(pointer, val, mask=None, sem_=None, scope=None, **kwargs):
+        memsem = _unwrap(kwargs.pop("sem", sem_))
+        if kwargs:
+            raise sem.SemanticError("unexpected arguments: %s" % ", ".join(kwargs))
+        return tensor(sem.atomic_rmw(current_builder(), kind, _raw(pointer),
+                                     _raw(val), _raw(mask) if mask is not None
+                                     else None, memsem, _unwrap(scope)))
+    op.__name__ = "atomic_" + kind
+    return op
+
+
+atomic_add = _atomic("add")
+atomic_max = _atomic("max")
+atomic_min = _atomic("min")
+atomic_and = _atomic("and")
+atomic_or = _atomic("or")
+atomic_xor = _atomic("xor")
+atomic_xchg = _atomic("xchg")
+
+
+@builtin
+def atomic_cas(pointer, cmp, val, sem=None, scope=None):
+    from tile.language import semantic
+    return tensor(semantic.atomic_cas(current_builder(), _raw(pointer), _raw(cmp),
+                                      _raw(val), _unwrap(sem), _unwrap(scope)))
+
+
+# ---------------------------------------------------------------------------
+# Arithmetic
+# ---------------------------------------------------------------------------
+
+@builtin
+def where(condition, x, y):
+    return tensor(sem.where(current_builder(), _raw(condition), _raw(x), _raw(y)))
+
+
+@builtin
+def maximum(x, y, propagate_nan=False):
+    return tensor(sem.minmax(current_builder(), _raw(x), _raw(y), True,
+                             bool(_unwrap(propagate_nan))))
+
+
+@builtin
+def minimum(x, y, propagate_nan=False):
+    return tensor(sem.minmax(current_builder(), _raw(x), _raw(y), False,
+                             bool(_unwrap(propagate_nan))))
+
+
+@builtin
+def clamp(x, min, max, propagate_nan=False):
+    return minimum(maximum(x, min, propagate_nan), max, propagate_nan)
+
+
+def _math(name, op):
+    @builtin
+    def fn(x):
+        return tensor(sem.unary_math(current_builder(), op, _tensor(x)))
+    fn.__name__ = name
+    return fn
+
+
+exp = _math("exp", "math.exp")
+exp2 = _math("exp2", "math.exp2")
+log = _math("log", "math.log")
+log2 = _math("log2", "math.log2")
+sqrt = _math("sqrt", "math.sqrt")
+rsqrt = _math("rsqrt", "math.rsqrt")
+sin = _math("sin", "math.sin")
+cos = _math("cos", "math.cos")
+floor = _math("floor", "math.floor")
+ceil = _math("ceil", "math.ceil")
+erf = _math("erf", "math.erf")
+
+
+@builtin
+def abs(x):
+    b = current_builder()
+    v = _tensor(x)
+    if v.type.scalar.is_floating():
+        return tensor(sem.unary_math(b, "math.absf", v))
+    if v.type.scalar.is_int_unsigned():
+        return tensor(v)
+    return tensor(b.op(v.type, "math.absi %s : %s" % (v.name, v.type.to_ir())))
+
+
+@builtin
+def sigmoid(x):
+    return 1.0 / (1.0 + exp(-x))
+
+
+@builtin
+def fma(x, y, z):
+    b = current_builder()
+    xv, yv, zv = _tensor(x), _tensor(y), _tensor(z)
+    ty = sem.computation_type(sem.computation_type(xv.type.scalar, yv.type.scalar),
+                              zv.type.scalar)
+    xv, yv, zv = (sem.cast(b, v, ty) for v in (xv, yv, zv))
+    xv, yv = sem.broadcast(b, xv, yv)
+    xv, zv = sem.broadcast(b, xv, zv)
+    xv, yv = sem.broadcast(b, xv, yv)
+    return tensor(b.op(xv.type, "math.fma %s, %s, %s : %s" % (
+        xv.name, yv.name, zv.name, xv.type.to_ir())))
+
+
+@builtin
+def fdiv(x, y, ieee_rounding=False):
+    return x / y
+
+
+@builtin
+def cdiv(x, div):
+    return (x + div - 1) // div
+
+
+# ---------------------------------------------------------------------------
+# Dot, reductions and scans
+# ---------------------------------------------------------------------------
+
+@builtin
+def dot(input, other, acc=None, input_precision=None, allow_tf32=None,
+        max_num_imprecise_acc=None, out_dtype=d.float32):
+    precision = _unwrap(input_precision)
+    if precision is None and _unwrap(allow_tf32) is not None:
+        precision = "tf32" if _unwrap(allow_tf32) else "ieee"
+    return tensor(sem.dot(current_builder(), _tensor(input), _tensor(other),
+                          _raw(acc) if acc is not None else None, precision,
+                          _unwrap(out_dtype)))
+
+
+def _combine_add(b, lhs, rhs):
+    return [sem.binary(b, "+", lhs[0], rhs[0])]
+
+
+def _combine_mul(b, lhs, rhs):
+    return [sem.binary(b, "*", lhs[0], rhs[0])]
+
+
+def _combine_xor(b, lhs, rhs):
+    return [sem.binary(b, "^", lhs[0], rhs[0])]
+
+
+def _combine_minmax(is_max):
+    def combine(b, lhs, rhs):
+        return [sem.minmax(b, lhs[0], rhs[0], is_max)]
+    return combine
+
+
+def _reduce1(input, axis, combine, keep_dims, dtype=None):
+    b = current_builder()
+    v = _tensor(input)
+    if dtype is not None:
+        v = sem.cast(b, v, dtype)
+    (out,) = sem.reduce(b, [v], _unwrap(axis), combine, bool(_unwrap(keep_dims)))
+    return tensor(out)
+
+
+@builtin
+def sum(input, axis=None, keep_dims=False, dtype=None):
+    v = _tensor(input)
+    return _reduce1(input, axis, _combine_add, keep_dims,
+                    sem.sum_dtype(v.type.scalar, _unwrap(dtype)))
+
+
+@builtin
+def max(input, axis=None, return_indices=False, keep_dims=False):
+    if _unwrap(return_indices):
+        return _arg_reduce(input, axis, True, keep_dims)
+    return _reduce1(input, axis, _combine_minmax(True), keep_dims)
+
+
+@builtin
+def min(input, axis=None, return_indices=False, keep_dims=False):
+    if _unwrap(return_indices):
+        return _arg_reduce(input, axis, False, keep_dims)
+    return _reduce1(input, axis, _combine_minmax(False), keep_dims)
+
+
+@builtin
+def xor_sum(input, axis=None, keep_dims=False):
+    return _reduce1(input, axis, _combine_xor, keep_dims)
+
+
+def _arg_reduce(input, axis, is_max, keep_dims):
+    b = current_builder()
+    v = _tensor(input)
+    axis = _unwrap(axis)
+    if axis is None:
+        v = sem.reshape(b, v, (v.type.numel,))
+        axis = 0
+    shape = v.type.shape
+    idx = sem.arange(b, 0, shape[axis])
+    for _ in range(len(shape) - 1 - axis):
+        idx = sem.expand_dims(b, idx, 1)
+    for _ in range(axis):
+        idx = sem.expand_dims(b, idx, 0)
+    idx = sem.broadcast_to(b, idx, shape)
+
+    def combine(b, lhs, rhs):
+        (va, ia), (vb, ib) = lhs, rhs
+        # Ties go to the lower index, like torch and Triton.
+        better = sem.compare(b, ">" if is_max else "<", vb, va)
+        tie = sem.binary(b, "&", sem.compare(b, "==", vb, va),
+                         sem.compare(b, "<", ib, ia))
+        take = sem.binary(b, "|", better, tie)
+        return [sem.where(b, take, vb, va), sem.where(b, take, ib, ia)]
+
+    vals, idxs = sem.reduce(b, [v, idx], axis, combine, bool(_unwrap(keep_dims)))
+    return tensor(vals), tensor(idxs)
+
+
+@builtin
+def argmax(input, axis, tie_break_left=True, keep_dims=False):
+    return _arg_reduce(input, axis, True, keep_dims)[1]
+
+
+@builtin
+def argmin(input, axis, tie_break_left=True, keep_dims=False):
+    return _arg_reduce(input, axis, False, keep_dims)[1]
+
+
+@builtin
+def cumsum(input, axis=0, reverse=False):
+    b = current_builder()
+    v = _tensor(input)
+    v = sem.cast(b, v, sem.sum_dtype(v.type.scalar))
+    (out,) = sem.scan(b, [v], _unwrap(axis), _combine_add, bool(_unwrap(reverse)))
+    return tensor(out)
+
+
+@builtin
+def cumprod(input, axis=0, reverse=False):
+    (out,) = sem.scan(current_builder(), [_tensor(input)], _unwrap(axis),
+                      _combine_mul, bool(_unwrap(reverse)))
+    return tensor(out)
+
+
+@builtin
+def softmax(x, ieee_rounding=False):
+    z = x - max(x, 0)
+    num = exp(z)
+    return num / sum(num, 0)
+
+
+# ---------------------------------------------------------------------------
+# Hints and compile-time helpers
+# ---------------------------------------------------------------------------
+
+@builtin
+def multiple_of(input, values):
+    # Recorded by the axis analysis of the GPU path; a no-op on the value.
+    return input
+
+
+@builtin
+def max_contiguous(input, values):
+    return input
+
+
+@builtin
+def static_assert(cond, msg=""):
+    if not _unwrap(cond):
+        raise sem.SemanticError("static_assert failed" + (": %s" % _unwrap(msg) if msg else ""))
+
+
+@builtin
+def static_print(*values):
+    print(*[_unwrap(v) for v in values])
+
+
+class static_range:
+    """A range unrolled at compile time."""
+
+    def __init__(self, arg1, arg2=None, step=None):
+        args = [_unwrap(a) for a in (arg1, arg2, step) if a is not None]
+        for a in args:
+            if not isinstance(a, int):
+                raise sem.SemanticError("static_range bounds must be constexpr "
+                                        "integers")
+        self.range = builtins.range(*args)
+
+
+class range:  # noqa: A001 - mirrors tl.range
+    """`for i in tl.range(...)`: a loop with compile-time options."""
+
+    def __init__(self, arg1, arg2=None, step=None, num_stages=None,
+                 loop_unroll_factor=None):
+        if arg2 is None:
+            self.start, self.end = 0, arg1
+        else:
+            self.start, self.end = arg1, arg2
+        self.step = 1 if step is None else step
+        self.num_stages = num_stages

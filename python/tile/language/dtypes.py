@@ -1,0 +1,217 @@
+"""Scalar, pointer and block types of tile.language, and their MLIR spelling."""
+
+
+class dtype:
+    """A scalar element type: ``tl.float32``, ``tl.int8``, ``tl.uint32``, ..."""
+
+    SINT = ("int1", "int8", "int16", "int32", "int64")
+    UINT = ("uint8", "uint16", "uint32", "uint64")
+    FP = ("float8e5", "float8e4nv", "float16", "bfloat16", "float32", "float64")
+
+    _BITS = {"int1": 1, "int8": 8, "int16": 16, "int32": 32, "int64": 64,
+             "uint8": 8, "uint16": 16, "uint32": 32, "uint64": 64,
+             "float8e5": 8, "float8e4nv": 8, "float16": 16, "bfloat16": 16,
+             "float32": 32, "float64": 64}
+    _MLIR = {"float8e5": "f8E5M2", "float8e4nv": "f8E4M3FN", "float16": "f16",
+             "bfloat16": "bf16", "float32": "f32", "float64": "f64"}
+    # Triton's signature spellings: '*fp16', 'i32', 'u8', ...
+    _SHORT = {"int1": "i1", "int8": "i8", "int16": "i16", "int32": "i32",
+              "int64": "i64", "uint8": "u8", "uint16": "u16", "uint32": "u32",
+              "uint64": "u64", "float8e5": "fp8e5", "float8e4nv": "fp8e4nv",
+              "float16": "fp16", "bfloat16": "bf16", "float32": "fp32",
+              "float64": "fp64"}
+
+    def __init__(self, name):
+        if name not in self._BITS:
+            raise ValueError("unknown dtype %r" % name)
+        self.name = name
+
+    # Classification.
+    def is_floating(self):
+        return self.name in self.FP
+
+    def is_int(self):
+        return self.name in self.SINT or self.name in self.UINT
+
+    def is_int_signed(self):
+        return self.name in self.SINT
+
+    def is_int_unsigned(self):
+        return self.name in self.UINT
+
+    def is_bool(self):
+        return self.name == "int1"
+
+    def is_fp8(self):
+        return self.name.startswith("float8")
+
+    def is_ptr(self):
+        return False
+
+    def is_block(self):
+        return False
+
+    @property
+    def primitive_bitwidth(self):
+        return self._BITS[self.name]
+
+    @property
+    def scalar(self):
+        return self
+
+    def to_ir(self):
+        """The MLIR type. Integers are signless: signedness lives in the ops."""
+        if self.is_int():
+            return "i%d" % self.primitive_bitwidth
+        return self._MLIR[self.name]
+
+    @property
+    def short_name(self):
+        return self._SHORT[self.name]
+
+    def __eq__(self, other):
+        return type(other) is type(self) and other.name == self.name
+
+    def __hash__(self):
+        return hash((type(self).__name__, self.name))
+
+    def __repr__(self):
+        return "tl." + self.name
+
+    __str__ = __repr__
+
+
+class pointer_type(dtype):
+    """A pointer to elements of ``element_ty`` (address space 1: global)."""
+
+    def __init__(self, element_ty, address_space=1):
+        self.element_ty = element_ty
+        self.address_space = address_space
+        self.name = "pointer<%s>" % element_ty.name
+
+    def is_ptr(self):
+        return True
+
+    def is_floating(self):
+        return False
+
+    def is_int(self):
+        return False
+
+    def is_int_signed(self):
+        return False
+
+    def is_int_unsigned(self):
+        return False
+
+    def is_bool(self):
+        return False
+
+    def is_fp8(self):
+        return False
+
+    @property
+    def primitive_bitwidth(self):
+        return 64
+
+    def to_ir(self):
+        if self.address_space == 1:
+            return "!tile.ptr<%s>" % self.element_ty.to_ir()
+        return "!tile.ptr<%s, %d>" % (self.element_ty.to_ir(), self.address_space)
+
+    @property
+    def short_name(self):
+        return "*" + self.element_ty.short_name
+
+    def __eq__(self, other):
+        return (isinstance(other, pointer_type) and
+                other.element_ty == self.element_ty and
+                other.address_space == self.address_space)
+
+    def __hash__(self):
+        return hash(("ptr", self.element_ty, self.address_space))
+
+    def __repr__(self):
+        return "pointer<%r>" % (self.element_ty,)
+
+
+class block_type(dtype):
+    """A block (tile) of ``element_ty`` with a static, power-of-two shape."""
+
+    def __init__(self, element_ty, shape):
+        self.element_ty = element_ty
+        self.shape = tuple(int(d) for d in shape)
+        self.name = "block"
+
+    def is_block(self):
+        return True
+
+    @property
+    def scalar(self):
+        return self.element_ty
+
+    def __getattr__(self, name):
+        # is_floating(), is_int(), ... answer for the element type.
+        if name.startswith("is_"):
+            return getattr(self.element_ty, name)
+        raise AttributeError(name)
+
+    @property
+    def primitive_bitwidth(self):
+        return self.element_ty.primitive_bitwidth
+
+    @property
+    def numel(self):
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    def to_ir(self):
+        return "tensor<%sx%s>" % ("x".join(map(str, self.shape)),
+                                  self.element_ty.to_ir())
+
+    def __eq__(self, other):
+        return (isinstance(other, block_type) and
+                other.element_ty == self.element_ty and other.shape == self.shape)
+
+    def __hash__(self):
+        return hash(("block", self.element_ty, self.shape))
+
+    def __repr__(self):
+        return "<%s, %r>" % ("x".join(map(str, self.shape)), self.element_ty)
+
+
+int1 = dtype("int1")
+int8 = dtype("int8")
+int16 = dtype("int16")
+int32 = dtype("int32")
+int64 = dtype("int64")
+uint8 = dtype("uint8")
+uint16 = dtype("uint16")
+uint32 = dtype("uint32")
+uint64 = dtype("uint64")
+float8e5 = dtype("float8e5")
+float8e4nv = dtype("float8e4nv")
+float16 = dtype("float16")
+bfloat16 = dtype("bfloat16")
+float32 = dtype("float32")
+float64 = dtype("float64")
+# Triton's aliases.
+void = None
+
+_BY_SHORT = {d.short_name: d for d in (int1, int8, int16, int32, int64, uint8,
+                                        uint16, uint32, uint64, float8e5,
+                                        float8e4nv, float16, bfloat16, float32,
+                                        float64)}
+_BY_SHORT.update({"fp8e4m3": float8e4nv, "fp8e5m2": float8e5, "f16": float16,
+                  "f32": float32, "f64": float64, "b1": int1})
+
+
+def parse_signature_type(text):
+    """Triton's signature strings: '*fp16', 'i32', 'fp32', ...; None if unknown."""
+    text = text.strip()
+    if text.startswith("*"):
+        inner = parse_signature_type(text[1:])
+        return pointer_type(inner) if inner is not None else None
+    return _BY_SHORT.get(text)

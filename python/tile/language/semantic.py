@@ -1,0 +1,725 @@
+"""Type rules of tile.language and the IR each operation emits.
+
+These follow Triton's rules, so that a ported kernel computes in the same
+types:
+
+* Binary arithmetic first finds a *computation type* (``computation_type``),
+  casts both sides to it, then broadcasts the shapes (``broadcast``).
+* Floats win over integers; the wider float wins; fp16 with bf16 computes in
+  fp32. ``/`` on integers computes in fp32.
+* Two integers of the same signedness take the wider type; of mixed
+  signedness, the unsigned one wins when it is at least as wide.
+* Python numbers are weakly typed: an int literal takes the other operand's
+  type, a float literal takes a float operand's type (fp32 next to integers).
+* Integer ``//`` and ``%`` truncate towards zero, as in C (and Triton).
+"""
+
+import math
+import struct
+
+from tile.compiler.errors import CompilationError
+from tile.compiler.ir_builder import Value, quote
+from tile.language import dtypes as d
+
+
+class SemanticError(Exception):
+    """A type or shape rule was broken; the code generator adds the source
+    location and raises CompilationError."""
+
+
+# ---------------------------------------------------------------------------
+# Constants and scalars
+# ---------------------------------------------------------------------------
+
+def _float_literal(value, ty):
+    if math.isfinite(value):
+        return "%.17e" % value
+    # inf and nan have no decimal spelling in MLIR; use the bit pattern.
+    bits = {"float16": ("<e", "<H", 4), "float32": ("<f", "<I", 8),
+            "float64": ("<d", "<Q", 16)}.get(ty.name)
+    if bits is None:
+        raise SemanticError("cannot spell %r as a %s constant" % (value, ty))
+    raw = struct.unpack(bits[1], struct.pack(bits[0], value))[0]
+    return "0x%0*X" % (bits[2], raw)
+
+
+def constant(b, value, ty):
+    """A scalar constant of type `ty`."""
+    if ty.is_bool():
+        text = "true" if value else "false"
+    elif ty.is_int():
+        value = int(value)
+        bits = ty.primitive_bitwidth
+        if ty.is_int_unsigned():
+            value &= (1 << bits) - 1
+            if value >= 1 << (bits - 1):  # signless spelling of the pattern
+                value -= 1 << bits
+        text = str(value)
+    else:
+        text = _float_literal(float(value), ty)
+    return b.op(ty, "arith.constant %s : %s" % (text, ty.to_ir()))
+
+
+def python_scalar_type(value):
+    if isinstance(value, bool):
+        return d.int1
+    if isinstance(value, int):
+        if -2**31 <= value < 2**31:
+            return d.int32
+        if 2**31 <= value < 2**32:
+            return d.uint32
+        if -2**63 <= value < 2**63:
+            return d.int64
+        if 2**63 <= value < 2**64:
+            return d.uint64
+        raise SemanticError("integer %d does not fit in 64 bits" % value)
+    if isinstance(value, float):
+        return d.float32
+    raise SemanticError("cannot use a %s here" % type(value).__name__)
+
+
+def splat(b, value, shape):
+    ty = d.block_type(value.type, shape)
+    return b.op(ty, "tile.splat %s : %s -> %s" % (value.name, value.type.to_ir(),
+                                                  ty.to_ir()))
+
+
+def full(b, shape, value, ty):
+    scalar = constant(b, value, ty)
+    return splat(b, scalar, shape) if shape else scalar
+
+
+# ---------------------------------------------------------------------------
+# Shapes
+# ---------------------------------------------------------------------------
+
+def shape_of(value):
+    return value.type.shape if value.type.is_block() else ()
+
+
+def expand_dims(b, value, axis):
+    shape = list(shape_of(value))
+    if axis < 0:
+        axis += len(shape) + 1
+    if not 0 <= axis <= len(shape):
+        raise SemanticError("axis %d is out of range for a %d-D tensor" %
+                            (axis, len(shape)))
+    if not value.type.is_block():
+        return splat(b, value, (1,))
+    shape.insert(axis, 1)
+    ty = d.block_type(value.type.scalar, shape)
+    return b.op(ty, "tile.expand_dims %s {axis = %d : i32} : %s -> %s" %
+                (value.name, axis, value.type.to_ir(), ty.to_ir()))
+
+
+def broadcast_to(b, value, shape):
+    shape = tuple(shape)
+    src = shape_of(value)
+    if src == shape:
+        return value
+    if not value.type.is_block():
+        return splat(b, value, shape)
+    if len(src) != len(shape):
+        raise SemanticError("cannot broadcast a %s tensor to %s" %
+                            (list(src), list(shape)))
+    for a, c in zip(src, shape):
+        if a != c and a != 1:
+            raise SemanticError("cannot broadcast a %s tensor to %s" %
+                                (list(src), list(shape)))
+    ty = d.block_type(value.type.scalar, shape)
+    return b.op(ty, "tile.broadcast %s : %s -> %s" % (value.name,
+                                                      value.type.to_ir(),
+                                                      ty.to_ir()))
+
+
+def broadcast_shapes(lhs, rhs):
+    """numpy-style: align right, dimensions equal or 1."""
+    if len(lhs) < len(rhs):
+        lhs = (1,) * (len(rhs) - len(lhs)) + tuple(lhs)
+    if len(rhs) < len(lhs):
+        rhs = (1,) * (len(lhs) - len(rhs)) + tuple(rhs)
+    out = []
+    for a, c in zip(lhs, rhs):
+        if a != c and 1 not in (a, c):
+            raise SemanticError("incompatible shapes for broadcasting: %s and %s"
+                                % (list(lhs), list(rhs)))
+        out.append(max(a, c))
+    return tuple(out)
+
+
+def _to_rank(b, value, rank):
+    while len(shape_of(value)) < rank and value.type.is_block():
+        value = expand_dims(b, value, 0)
+    return value
+
+
+def broadcast(b, lhs, rhs):
+    """Brings two values to one shape (scalars stay scalars together)."""
+    ls, rs = shape_of(lhs), shape_of(rhs)
+    if ls == rs and lhs.type.is_block() == rhs.type.is_block():
+        return lhs, rhs
+    shape = broadcast_shapes(ls, rs)
+    lhs = _to_rank(b, lhs, len(shape))
+    rhs = _to_rank(b, rhs, len(shape))
+    return broadcast_to(b, lhs, shape), broadcast_to(b, rhs, shape)
+
+
+def reshape(b, value, shape, can_reorder=False):
+    shape = tuple(int(s) for s in shape)
+    if not value.type.is_block():
+        raise SemanticError("reshape needs a tensor")
+    n = 1
+    for s in shape:
+        n *= s
+    if n != value.type.numel:
+        raise SemanticError("cannot reshape %d elements into %s" %
+                            (value.type.numel, list(shape)))
+    ty = d.block_type(value.type.scalar, shape)
+    return b.op(ty, "tile.reshape %s%s : %s -> %s" % (
+        value.name, " allow_reorder" if can_reorder else "",
+        value.type.to_ir(), ty.to_ir()))
+
+
+def permute(b, value, order):
+    shape = shape_of(value)
+    order = [int(o) for o in order]
+    if sorted(order) != list(range(len(shape))):
+        raise SemanticError("permute order %s is not a permutation of %d dims"
+                            % (order, len(shape)))
+    ty = d.block_type(value.type.scalar, [shape[o] for o in order])
+    return b.op(ty, "tile.trans %s {order = array<i32: %s>} : %s -> %s" % (
+        value.name, ", ".join(map(str, order)), value.type.to_ir(), ty.to_ir()))
+
+
+# ---------------------------------------------------------------------------
+# Casts
+# ---------------------------------------------------------------------------
+
+def _like(value, scalar_ty):
+    """`scalar_ty`, in the shape of `value`."""
+    if value.type.is_block():
+        return d.block_type(scalar_ty, value.type.shape)
+    return scalar_ty
+
+
+def cast(b, value, dst, bitcast=False):
+    src = value.type.scalar
+    if src == dst:
+        return value
+    out = _like(value, dst)
+    src_ir, out_ir = value.type.to_ir(), out.to_ir()
+    if bitcast:
+        if src.primitive_bitwidth != dst.primitive_bitwidth:
+            raise SemanticError("cannot bitcast %s to %s: the widths differ" %
+                                (src, dst))
+        return b.op(out, "tile.bitcast %s : %s -> %s" % (value.name, src_ir, out_ir))
+    if src.is_ptr() or dst.is_ptr():
+        if src.is_ptr() and dst.is_ptr():
+            return b.op(out, "tile.bitcast %s : %s -> %s" % (value.name, src_ir, out_ir))
+        if src.is_ptr() and dst == d.int64:
+            return b.op(out, "tile.ptr_to_int %s : %s -> %s" % (value.name, src_ir, out_ir))
+        if dst.is_ptr() and src == d.int64:
+            return b.op(out, "tile.int_to_ptr %s : %s -> %s" % (value.name, src_ir, out_ir))
+        raise SemanticError("cannot cast %s to %s" % (src, dst))
+    if dst.is_bool():
+        zero = full(b, shape_of(value), 0, src)
+        return compare(b, "!=", value, zero)
+    if src.is_floating() and dst.is_floating():
+        if src.is_fp8() or dst.is_fp8():
+            rounding = ", rounding = rtne" if dst.primitive_bitwidth < src.primitive_bitwidth or dst.is_fp8() and src.is_fp8() else ""
+            return b.op(out, "tile.fp_to_fp %s%s : %s -> %s" % (value.name, rounding, src_ir, out_ir))
+        if dst.primitive_bitwidth > src.primitive_bitwidth:
+            return b.op(out, "arith.extf %s : %s to %s" % (value.name, src_ir, out_ir))
+        if dst.primitive_bitwidth < src.primitive_bitwidth:
+            return b.op(out, "arith.truncf %s : %s to %s" % (value.name, src_ir, out_ir))
+        # fp16 <-> bf16 goes through fp32.
+        return cast(b, cast(b, value, d.float32), dst)
+    if src.is_int() and dst.is_int():
+        if dst.primitive_bitwidth > src.primitive_bitwidth:
+            op = "arith.extsi" if src.is_int_signed() and not src.is_bool() else "arith.extui"
+        elif dst.primitive_bitwidth < src.primitive_bitwidth:
+            op = "arith.trunci"
+        else:
+            return Value(value.name, out)  # signedness only
+        return b.op(out, "%s %s : %s to %s" % (op, value.name, src_ir, out_ir))
+    if src.is_int() and dst.is_floating():
+        if dst.is_fp8():
+            return cast(b, cast(b, value, d.float32), dst)
+        op = "arith.sitofp" if src.is_int_signed() and not src.is_bool() else "arith.uitofp"
+        return b.op(out, "%s %s : %s to %s" % (op, value.name, src_ir, out_ir))
+    if src.is_floating() and dst.is_int():
+        if src.is_fp8():
+            return cast(b, cast(b, value, d.float32), dst)
+        op = "arith.fptosi" if dst.is_int_signed() else "arith.fptoui"
+        return b.op(out, "%s %s : %s to %s" % (op, value.name, src_ir, out_ir))
+    raise SemanticError("cannot cast %s to %s" % (src, dst))
+
+
+# ---------------------------------------------------------------------------
+# Arithmetic
+# ---------------------------------------------------------------------------
+
+def integer_promote(a, c):
+    if a == c:
+        return a
+    if a.is_int_signed() == c.is_int_signed():
+        return a if a.primitive_bitwidth >= c.primitive_bitwidth else c
+    signed, unsigned = (a, c) if a.is_int_signed() else (c, a)
+    if unsigned.primitive_bitwidth >= signed.primitive_bitwidth:
+        return unsigned
+    return signed
+
+
+def computation_type(a, c, div=False):
+    """The type both operands are cast to before an arithmetic op."""
+    if a.is_ptr() or c.is_ptr():
+        raise SemanticError("no arithmetic type for %s and %s" % (a, c))
+    if d.float64 in (a, c):
+        return d.float64
+    if d.float32 in (a, c):
+        return d.float32
+    if a.is_floating() and c.is_floating():
+        if a == c and not (div and a.is_fp8()):
+            return a
+        return d.float32
+    if a.is_floating() or c.is_floating():
+        f = a if a.is_floating() else c
+        return d.float32 if f.is_fp8() else f
+    if div:
+        return d.float32
+    return integer_promote(a, c)
+
+
+def _weak(value_is_literal, literal, other_ty):
+    """The type a Python literal takes next to a typed operand."""
+    if isinstance(literal, bool):
+        return d.int1
+    if isinstance(literal, float):
+        return other_ty if other_ty.is_floating() else d.float32
+    if other_ty.is_int() and not other_ty.is_bool():
+        return other_ty
+    if other_ty.is_floating():
+        return other_ty
+    return python_scalar_type(literal)
+
+
+def lift(b, x, other_ty=None):
+    """A Value for `x`; Python numbers take a type from `other_ty`."""
+    if isinstance(x, Value):
+        return x
+    if isinstance(x, (bool, int, float)):
+        ty = _weak(True, x, other_ty) if other_ty is not None else python_scalar_type(x)
+        if ty.is_int() and isinstance(x, int) and not ty.is_bool():
+            lo = 0 if ty.is_int_unsigned() else -(1 << (ty.primitive_bitwidth - 1))
+            hi = (1 << ty.primitive_bitwidth) - 1 if ty.is_int_unsigned() else (1 << (ty.primitive_bitwidth - 1)) - 1
+            if not lo <= x <= hi:
+                ty = python_scalar_type(x)
+        return constant(b, x, ty)
+    raise SemanticError("cannot use a %s as a tensor" % type(x).__name__)
+
+
+def lift_pair(b, x, y):
+    xv = isinstance(x, Value)
+    yv = isinstance(y, Value)
+    if xv and not yv:
+        return x, lift(b, y, x.type.scalar)
+    if yv and not xv:
+        return lift(b, x, y.type.scalar), y
+    return lift(b, x), lift(b, y)
+
+
+_INT_OPS = {"+": "arith.addi", "-": "arith.subi", "*": "arith.muli",
+            "&": "arith.andi", "|": "arith.ori", "^": "arith.xori",
+            "<<": "arith.shli"}
+_FLOAT_OPS = {"+": "arith.addf", "-": "arith.subf", "*": "arith.mulf",
+              "/": "arith.divf", "%": "arith.remf"}
+
+
+def binary(b, op, x, y):
+    x, y = lift_pair(b, x, y)
+    xs, ys = x.type.scalar, y.type.scalar
+    # Pointer arithmetic.
+    if xs.is_ptr() or ys.is_ptr():
+        if op == "+" and ys.is_ptr() and not xs.is_ptr():
+            x, y, xs, ys = y, x, ys, xs
+        if xs.is_ptr() and ys.is_int() and op in ("+", "-"):
+            if op == "-":
+                y = binary(b, "-", 0, y)
+            x, y = broadcast(b, x, y)
+            return b.op(x.type, "tile.addptr %s, %s : %s, %s" % (
+                x.name, y.name, x.type.to_ir(), y.type.to_ir()))
+        raise SemanticError("unsupported pointer arithmetic: %s %s %s" % (xs, op, ys))
+    if op in ("&", "|", "^", "<<", ">>"):
+        if not (xs.is_int() and ys.is_int()):
+            raise SemanticError("operator %s needs integer operands, got %s and %s"
+                                % (op, xs, ys))
+        ty = integer_promote(xs, ys)
+    else:
+        ty = computation_type(xs, ys, div=(op == "/"))
+    x, y = cast(b, x, ty), cast(b, y, ty)
+    x, y = broadcast(b, x, y)
+    rty = x.type
+    if ty.is_floating():
+        if op == "//":
+            q = b.op(rty, "arith.divf %s, %s : %s" % (x.name, y.name, rty.to_ir()))
+            return b.op(rty, "math.floor %s : %s" % (q.name, rty.to_ir()))
+        name = _FLOAT_OPS.get(op)
+    else:
+        signed = ty.is_int_signed()
+        name = _INT_OPS.get(op) or {
+            "//": "arith.divsi" if signed else "arith.divui",
+            "%": "arith.remsi" if signed else "arith.remui",
+            ">>": "arith.shrsi" if signed else "arith.shrui"}.get(op)
+    if name is None:
+        raise SemanticError("operator %s is not defined for %s" % (op, ty))
+    return b.op(rty, "%s %s, %s : %s" % (name, x.name, y.name, rty.to_ir()))
+
+
+_CMP_INT = {"<": ("slt", "ult"), "<=": ("sle", "ule"), ">": ("sgt", "ugt"),
+            ">=": ("sge", "uge"), "==": ("eq", "eq"), "!=": ("ne", "ne")}
+_CMP_FLOAT = {"<": "olt", "<=": "ole", ">": "ogt", ">=": "oge", "==": "oeq",
+              "!=": "une"}
+
+
+def compare(b, op, x, y):
+    x, y = lift_pair(b, x, y)
+    xs, ys = x.type.scalar, y.type.scalar
+    if xs.is_ptr() or ys.is_ptr():
+        if not (xs.is_ptr() and ys.is_ptr()):
+            raise SemanticError("cannot compare %s with %s" % (xs, ys))
+        x, y = cast(b, x, d.int64), cast(b, y, d.int64)
+        ty = d.uint64
+    else:
+        ty = computation_type(xs, ys)
+        x, y = cast(b, x, ty), cast(b, y, ty)
+    x, y = broadcast(b, x, y)
+    out = _like(x, d.int1)
+    if ty.is_floating():
+        pred, opname = _CMP_FLOAT[op], "arith.cmpf"
+    else:
+        pred = _CMP_INT[op][0 if ty.is_int_signed() else 1]
+        opname = "arith.cmpi"
+    return b.op(out, "%s %s, %s, %s : %s" % (opname, pred, x.name, y.name,
+                                             x.type.to_ir()))
+
+
+def negate(b, x):
+    x = lift(b, x)
+    if x.type.scalar.is_floating():
+        return b.op(x.type, "arith.negf %s : %s" % (x.name, x.type.to_ir()))
+    return binary(b, "-", 0, x)
+
+
+def invert(b, x):
+    x = lift(b, x)
+    if not x.type.scalar.is_int():
+        raise SemanticError("~ needs an integer operand, got %s" % x.type.scalar)
+    return binary(b, "^", x, -1 if not x.type.scalar.is_bool() else True)
+
+
+def logical_not(b, x):
+    x = cast(b, lift(b, x), d.int1)
+    return binary(b, "^", x, True)
+
+
+def where(b, cond, x, y):
+    cond = cast(b, lift(b, cond), d.int1)
+    x, y = lift_pair(b, x, y)
+    if not (x.type.scalar.is_ptr() and y.type.scalar.is_ptr()):
+        ty = computation_type(x.type.scalar, y.type.scalar)
+        x, y = cast(b, x, ty), cast(b, y, ty)
+    x, y = broadcast(b, x, y)
+    cond, x = broadcast(b, cond, x)
+    cond, y = broadcast(b, cond, y)
+    x, y = broadcast(b, x, y)
+    return b.op(x.type, "arith.select %s, %s, %s : %s, %s" % (
+        cond.name, x.name, y.name, cond.type.to_ir(), x.type.to_ir()))
+
+
+def minmax(b, x, y, is_max, propagate_nan=False):
+    x, y = lift_pair(b, x, y)
+    ty = computation_type(x.type.scalar, y.type.scalar)
+    x, y = broadcast(b, cast(b, x, ty), cast(b, y, ty))
+    if ty.is_floating():
+        name = ("arith.maximumf" if is_max else "arith.minimumf") if propagate_nan \
+            else ("arith.maxnumf" if is_max else "arith.minnumf")
+    elif ty.is_int_signed():
+        name = "arith.maxsi" if is_max else "arith.minsi"
+    else:
+        name = "arith.maxui" if is_max else "arith.minui"
+    return b.op(x.type, "%s %s, %s : %s" % (name, x.name, y.name, x.type.to_ir()))
+
+
+def unary_math(b, name, x):
+    x = lift(b, x)
+    if not x.type.scalar.is_floating():
+        raise SemanticError("%s needs a floating-point operand, got %s" %
+                            (name.split(".")[-1], x.type.scalar))
+    return b.op(x.type, "%s %s : %s" % (name, x.name, x.type.to_ir()))
+
+
+# ---------------------------------------------------------------------------
+# Program identity and ranges
+# ---------------------------------------------------------------------------
+
+def program_id(b, axis, op="tile.get_program_id"):
+    if axis not in (0, 1, 2):
+        raise SemanticError("axis must be 0, 1 or 2, got %r" % (axis,))
+    return b.op(d.int32, "%s %s" % (op, "xyz"[axis]))
+
+
+def arange(b, start, end):
+    if not (isinstance(start, int) and isinstance(end, int)):
+        raise SemanticError("arange's bounds must be constexpr integers")
+    n = end - start
+    if n <= 0:
+        raise SemanticError("arange's end (%d) must be greater than its start (%d)"
+                            % (end, start))
+    if n & (n - 1):
+        raise SemanticError("arange's size must be a power of two, got %d" % n)
+    if start < 0:
+        raise SemanticError("arange's start must be non-negative, got %d" % start)
+    ty = d.block_type(d.int32, (n,))
+    return b.op(ty, "tile.make_range {start = %d : i32, end = %d : i32} : %s"
+                % (start, end, ty.to_ir()))
+
+
+# ---------------------------------------------------------------------------
+# Memory
+# ---------------------------------------------------------------------------
+
+_CACHE = {"": None, ".ca": "ca", ".cg": "cg", ".cs": "cs", ".cv": "cv",
+          ".wb": "wb", ".wt": "wt"}
+_EVICT = {"": None, "evict_normal": None, "evict_first": "evict_first",
+          "evict_last": "evict_last"}
+
+
+def _modifier(table, value, what):
+    key = value or ""
+    if key not in table:
+        raise SemanticError("unknown %s %r; expected one of %s" % (
+            what, value, ", ".join(repr(k) for k in table if k)))
+    return table[key]
+
+
+def _pointer_operand(value, what):
+    if not isinstance(value, Value) or not value.type.scalar.is_ptr():
+        found = value.type.scalar if isinstance(value, Value) else type(value).__name__
+        raise SemanticError("%s expects a pointer or a tensor of pointers, got %s"
+                            % (what, found))
+
+
+def load(b, ptr, mask, other, cache, evict, volatile):
+    _pointer_operand(ptr, "load")
+    elt = ptr.type.scalar.element_ty
+    if mask is not None:
+        mask = cast(b, lift(b, mask), d.int1)
+        ptr, mask = broadcast(b, ptr, mask)
+        ptr, mask = broadcast(b, ptr, mask)
+    if other is not None:
+        if mask is None:
+            raise SemanticError("load's `other` needs a `mask`")
+        other = cast(b, lift(b, other, elt), elt)
+        other = broadcast_to(b, other, shape_of(ptr)) if ptr.type.is_block() else other
+    operands = [ptr.name] + [v.name for v in (mask, other) if v is not None]
+    attrs = ""
+    c = _modifier(_CACHE, cache, "cache modifier")
+    e = _modifier(_EVICT, evict, "eviction policy")
+    if c:
+        attrs += " cache = %s" % c
+    if e:
+        attrs += " evict = %s" % e
+    if volatile:
+        attrs += " volatile"
+    return b.op(_like(ptr, elt), "tile.load %s%s : %s" % (
+        ", ".join(operands), attrs, ptr.type.to_ir()))
+
+
+def store(b, ptr, value, mask, cache, evict):
+    _pointer_operand(ptr, "store")
+    elt = ptr.type.scalar.element_ty
+    value = lift(b, value, elt)
+    if value.type.is_block() and not ptr.type.is_block():
+        raise SemanticError("cannot store a %s tensor through a scalar pointer"
+                            % list(value.type.shape))
+    value = broadcast_to(b, value, shape_of(ptr)) if ptr.type.is_block() else value
+    value = cast(b, value, elt)
+    operands = [ptr.name, value.name]
+    if mask is not None:
+        mask = cast(b, lift(b, mask), d.int1)
+        mask = broadcast_to(b, mask, shape_of(ptr)) if ptr.type.is_block() else mask
+        operands.append(mask.name)
+    attrs = ""
+    c = _modifier(_CACHE, cache, "cache modifier")
+    e = _modifier(_EVICT, evict, "eviction policy")
+    if c:
+        attrs += " cache = %s" % c
+    if e:
+        attrs += " evict = %s" % e
+    b.emit("tile.store %s%s : %s" % (", ".join(operands), attrs, ptr.type.to_ir()))
+
+
+_SEM = {None: "acq_rel", "acq_rel": "acq_rel", "acquire": "acquire",
+        "release": "release", "relaxed": "relaxed"}
+_SCOPE = {None: "gpu", "gpu": "gpu", "cta": "cta", "sys": "sys"}
+
+
+def atomic_rmw(b, kind, ptr, val, mask, sem, scope):
+    _pointer_operand(ptr, "atomic_" + kind)
+    elt = ptr.type.scalar.element_ty
+    if sem not in _SEM:
+        raise SemanticError("unknown memory semantic %r" % (sem,))
+    if scope not in _SCOPE:
+        raise SemanticError("unknown scope %r" % (scope,))
+    val = cast(b, lift(b, val, elt), elt)
+    if ptr.type.is_block():
+        val = broadcast_to(b, val, shape_of(ptr))
+    if kind == "add" and elt.is_floating():
+        kind = "fadd"
+    if kind in ("max", "min") and elt.is_int_unsigned():
+        kind = "u" + kind
+    operands = [ptr.name, val.name]
+    if mask is not None:
+        mask = cast(b, lift(b, mask), d.int1)
+        if ptr.type.is_block():
+            mask = broadcast_to(b, mask, shape_of(ptr))
+        operands.append(mask.name)
+    return b.op(_like(ptr, elt), "tile.atomic_rmw %s, %s, %s, %s : %s" % (
+        kind, _SEM[sem], _SCOPE[scope], ", ".join(operands), ptr.type.to_ir()))
+
+
+def atomic_cas(b, ptr, cmp, val, sem, scope):
+    _pointer_operand(ptr, "atomic_cas")
+    elt = ptr.type.scalar.element_ty
+    cmp = cast(b, lift(b, cmp, elt), elt)
+    val = cast(b, lift(b, val, elt), elt)
+    if ptr.type.is_block():
+        cmp = broadcast_to(b, cmp, shape_of(ptr))
+        val = broadcast_to(b, val, shape_of(ptr))
+    return b.op(_like(ptr, elt), "tile.atomic_cas %s, %s, %s, %s, %s : %s" % (
+        _SEM[sem], _SCOPE[scope], ptr.name, cmp.name, val.name, ptr.type.to_ir()))
+
+
+# ---------------------------------------------------------------------------
+# Dot, reductions and scans
+# ---------------------------------------------------------------------------
+
+_PRECISIONS = ("ieee", "tf32", "tf32x3")
+
+
+def dot(b, a, c, acc, input_precision, out_dtype):
+    if not (a.type.is_block() and c.type.is_block()):
+        raise SemanticError("dot needs two tensors")
+    if len(a.type.shape) not in (2, 3) or len(c.type.shape) != len(a.type.shape):
+        raise SemanticError("dot needs 2-D (or batched 3-D) operands of equal rank,"
+                            " got %s and %s" % (list(a.type.shape), list(c.type.shape)))
+    if a.type.shape[-1] != c.type.shape[-2]:
+        raise SemanticError("dot's inner dimensions differ: %s and %s" %
+                            (list(a.type.shape), list(c.type.shape)))
+    if a.type.shape[-1] < 16:
+        raise SemanticError("dot's inner dimension must be at least 16, got %d"
+                            % a.type.shape[-1])
+    at, ct = a.type.scalar, c.type.scalar
+    if at != ct and not (at.is_fp8() and ct.is_fp8()):
+        raise SemanticError("dot's operands must have the same type, got %s and %s"
+                            % (at, ct))
+    if input_precision is None:
+        input_precision = "tf32" if at == d.float32 else "ieee"
+    if input_precision not in _PRECISIONS:
+        raise SemanticError("input_precision must be one of %s, got %r" %
+                            (", ".join(_PRECISIONS), input_precision))
+    if at != d.float32:
+        input_precision = "ieee"
+    if at.is_int():
+        out = d.int32
+    else:
+        out = out_dtype or d.float32
+    shape = tuple(a.type.shape[:-1]) + (c.type.shape[-1],)
+    if acc is None:
+        acc = full(b, shape, 0, out)
+    else:
+        acc = broadcast_to(b, cast(b, lift(b, acc, out), acc.type.scalar if isinstance(acc, Value) else out), shape)
+    prec = "" if input_precision == "ieee" else " inputPrecision = %s" % input_precision
+    return b.op(acc.type, "tile.dot %s, %s, %s%s : %s * %s -> %s" % (
+        a.name, c.name, acc.name, prec, a.type.to_ir(), c.type.to_ir(),
+        acc.type.to_ir()))
+
+
+def reduce(b, values, axis, combine, keep_dims=False):
+    """Reduces `values` (a list of same-shape tensors) along `axis`; `combine`
+    is called with the builder and 2N scalar Values and returns N Values."""
+    values = [lift(b, v) for v in values]
+    if axis is None:
+        values = [reshape(b, v, (v.type.numel,)) if v.type.is_block() and
+                  len(v.type.shape) != 1 else v for v in values]
+        axis = 0
+    for v in values:
+        if not v.type.is_block():
+            raise SemanticError("reductions need tensor operands")
+    shape = list(values[0].type.shape)
+    if axis < 0:
+        axis += len(shape)
+    if not 0 <= axis < len(shape):
+        raise SemanticError("axis %d is out of range for a %d-D tensor" %
+                            (axis, len(shape)))
+    out_shape = shape[:axis] + shape[axis + 1:]
+    out_types = [d.block_type(v.type.scalar, out_shape) if out_shape else
+                 v.type.scalar for v in values]
+    names = [b.fresh_name() for _ in values]
+    header = "%s = tile.reduce %s axis = %d : (%s) -> %s {" % (
+        names[0] if len(values) == 1 else "%s:%d" % (names[0], len(values)),
+        ", ".join(v.name for v in values), axis,
+        ", ".join(v.type.to_ir() for v in values),
+        out_types[0].to_ir() if len(values) == 1 else
+        "(%s)" % ", ".join(t.to_ir() for t in out_types))
+    results = _combiner(b, header, "tile.reduce.return", values, combine)
+    outs = [Value(names[0] if len(values) == 1 else "%s#%d" % (names[0], i), t)
+            for i, t in enumerate(out_types)]
+    del results
+    if keep_dims:
+        outs = [expand_dims(b, o, axis) for o in outs]
+    return outs
+
+
+def scan(b, values, axis, combine, reverse=False):
+    values = [lift(b, v) for v in values]
+    for v in values:
+        if not v.type.is_block():
+            raise SemanticError("scans need tensor operands")
+    rank = len(values[0].type.shape)
+    if axis < 0:
+        axis += rank
+    if not 0 <= axis < rank:
+        raise SemanticError("axis %d is out of range for a %d-D tensor" % (axis, rank))
+    name = b.fresh_name()
+    header = "%s = tile.scan %s axis = %d%s : (%s) -> %s {" % (
+        name if len(values) == 1 else "%s:%d" % (name, len(values)),
+        ", ".join(v.name for v in values), axis, " reverse" if reverse else "",
+        ", ".join(v.type.to_ir() for v in values),
+        values[0].type.to_ir() if len(values) == 1 else
+        "(%s)" % ", ".join(v.type.to_ir() for v in values))
+    _combiner(b, header, "tile.scan.return", values, combine)
+    return [Value(name if len(values) == 1 else "%s#%d" % (name, i), v.type)
+            for i, v in enumerate(values)]
+
+
+def _combiner(b, header, terminator, values, combine):
+    scalars = [v.type.scalar for v in values]
+    args = [b.fresh(t) for t in scalars + scalars]
+    with b.region(header):
+        b.emit("^bb0(%s):" % ", ".join("%s: %s" % (a.name, a.type.to_ir())
+                                       for a in args), with_loc=False)
+        results = combine(b, args[:len(values)], args[len(values):])
+        results = [cast(b, lift(b, r, t), t) for r, t in zip(results, scalars)]
+        b.emit("%s %s : %s" % (terminator, ", ".join(r.name for r in results),
+                               ", ".join(r.type.to_ir() for r in results)))
+    return results
+
+
+def sum_dtype(ty, dtype=None):
+    """tl.sum accumulates narrow integers in 32 bits, as Triton does."""
+    if dtype is not None:
+        return dtype
+    if ty.is_int() and ty.primitive_bitwidth < 32:
+        return d.uint32 if ty.is_int_unsigned() else d.int32
+    return ty

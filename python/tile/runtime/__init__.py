@@ -1,0 +1,1 @@
+"""Loading and launching compiled kernels."""

@@ -1,0 +1,277 @@
+"""@tile.jit, specialization, and ahead-of-time compilation to Tile IR."""
+
+import ast
+import hashlib
+import inspect
+import textwrap
+
+from tile import _C
+from tile.compiler.code_generator import CodeGenerator
+from tile.compiler.errors import CompilationError
+from tile.compiler.ir_builder import IRBuilder, Value
+from tile.language import core as tl
+from tile.language import dtypes as d
+
+
+class JITFunction:
+    """A Python function compiled by tile when called from a kernel or
+    compiled with `tile.compile`."""
+
+    def __init__(self, fn, do_not_specialize=(), noinline=False):
+        self.fn = fn
+        self.__name__ = fn.__name__
+        self.__doc__ = fn.__doc__
+        self.globals = fn.__globals__
+        signature = inspect.signature(fn)
+        self.params = list(signature.parameters.values())
+        self.arg_names = [p.name for p in self.params]
+        self.constexprs = {i for i, p in enumerate(self.params)
+                           if p.annotation is tl.constexpr or
+                           p.annotation == "tl.constexpr"}
+        self.do_not_specialize = set(do_not_specialize)
+        try:
+            lines, start = inspect.getsourcelines(fn)
+            self.filename = inspect.getsourcefile(fn) or "<unknown>"
+        except (OSError, TypeError):
+            raise TypeError("tile.jit needs the source of %s" % fn.__name__) from None
+        self.source_lines = lines
+        self.line_offset = start - 1
+        self.src = textwrap.dedent("".join(lines))
+        # Drop the decorators: the parse starts at `def`.
+        tree = ast.parse(self.src)
+        self.def_node = tree.body[0]
+        self.def_node.decorator_list = []
+        self.indent = len(lines[0]) - len(lines[0].lstrip())
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("%s is a @tile.jit kernel: launch it with "
+                           "%s[grid](...), or call it from another kernel"
+                           % (self.__name__, self.__name__))
+
+    @property
+    def cache_key(self):
+        return hashlib.sha256(self.src.encode()).hexdigest()
+
+    def __repr__(self):
+        return "JITFunction(%s)" % self.__name__
+
+
+def jit(fn=None, *, do_not_specialize=(), noinline=False, debug=None):
+    """Decorator: `@tile.jit` or `@tile.jit(do_not_specialize=[...])`."""
+    if fn is None:
+        return lambda f: JITFunction(f, do_not_specialize, noinline)
+    return JITFunction(fn, do_not_specialize, noinline)
+
+
+def _fix_columns(fn, node):
+    """The parse is of dedented source; report columns of the original."""
+    for n in ast.walk(node):
+        if hasattr(n, "col_offset"):
+            n.col_offset += fn.indent
+
+
+class Module:
+    """Collects the functions of one compile: the kernel and the
+    specializations of the @jit functions it calls."""
+
+    def __init__(self, builder):
+        self.builder = builder
+        self.emitted = {}   # specialization key -> (symbol, result types)
+
+    def generate(self, fn, symbol, params, kernel, arg_attrs=None):
+        """Emits `fn` as func.func @symbol. `params` maps each parameter to a
+        tl.constexpr or to a type (which becomes a function argument)."""
+        b = self.builder
+        scope, arg_decls = {}, []
+        arg_attrs = arg_attrs or {}
+        for name in fn.arg_names:
+            value = params[name]
+            if isinstance(value, tl.constexpr):
+                scope[name] = value
+                continue
+            v = b.fresh(value)
+            scope[name] = tl.tensor(v)
+            attrs = arg_attrs.get(name)
+            arg_decls.append("%s: %s%s" % (v.name, value.to_ir(),
+                                           " {%s}" % attrs if attrs else ""))
+        body = ast.Module(body=fn.def_node.body, type_ignores=[])
+        gen = CodeGenerator(fn, b, scope, self)
+        lines = []
+        with b.function():
+            with b.capture(lines):
+                with tl.building(b):
+                    gen.visit_block(fn.def_node.body)
+                results = gen.returns or []
+                values = []
+                for r in results:
+                    r = r.value if isinstance(r, tl.constexpr) else r
+                    if not isinstance(r, tl.tensor):
+                        with tl.building(b):
+                            from tile.language import semantic as sem
+                            r = tl.tensor(sem.lift(b, r))
+                    values.append(r)
+                if kernel and values:
+                    raise gen.error(fn.def_node, "a kernel cannot return values")
+                b.set_location(fn.def_node.lineno + fn.line_offset, 0)
+                b.emit("return%s" % ((" %s : %s" % (
+                    ", ".join(v.handle.name for v in values),
+                    ", ".join(v.type.to_ir() for v in values))) if values else ""))
+            result_types = [v.type for v in values]
+            b.set_location(fn.def_node.lineno + fn.line_offset, fn.indent)
+            header = "func.func %s@%s(%s)%s%s {" % (
+                "" if kernel else "private ", symbol, ", ".join(arg_decls),
+                (" -> (%s)" % ", ".join(t.to_ir() for t in result_types))
+                if result_types else "",
+                " attributes {tile.kernel}" if kernel else "")
+            b.emit(header, with_loc=False)
+            b.emit_lines(lines)
+            b.emit("}")
+        del body
+        return result_types
+
+    def call(self, gen, node, fn, args, kwargs):
+        """A call from kernel code to another @jit function."""
+        bound = {}
+        if len(args) > len(fn.arg_names):
+            raise gen.error(node, "%s() takes %d arguments but %d were given" %
+                            (fn.__name__, len(fn.arg_names), len(args)))
+        for name, value in zip(fn.arg_names, args):
+            bound[name] = value
+        for name, value in kwargs.items():
+            if name not in fn.arg_names:
+                raise gen.error(node, "%s() got an unexpected argument '%s'" %
+                                (fn.__name__, name))
+            bound[name] = value
+        for i, p in enumerate(fn.params):
+            if p.name not in bound:
+                if p.default is inspect.Parameter.empty:
+                    raise gen.error(node, "%s() is missing the argument '%s'" %
+                                    (fn.__name__, p.name))
+                bound[p.name] = tl.constexpr(p.default)
+        params, operands = {}, []
+        b = self.builder
+        for i, name in enumerate(fn.arg_names):
+            value = bound[name]
+            raw = value.value if isinstance(value, tl.constexpr) else value
+            if i in fn.constexprs or not isinstance(raw, (tl.tensor, int, float, bool)):
+                params[name] = tl.constexpr(raw)
+            else:
+                if not isinstance(raw, tl.tensor):
+                    from tile.language import semantic as sem
+                    raw = tl.tensor(sem.lift(b, raw))
+                params[name] = raw.type
+                operands.append(raw.handle)
+        key = (fn.cache_key, tuple((n, repr(params[n])) for n in fn.arg_names))
+        if key not in self.emitted:
+            symbol = "%s_%d" % (fn.__name__, len(self.emitted))
+            self.emitted[key] = (symbol, None)
+            saved = b.location
+            types = self.generate(fn, symbol, params, kernel=False)
+            b.location = saved
+            self.emitted[key] = (symbol, types)
+        symbol, types = self.emitted[key]
+        if types is None:
+            raise gen.error(node, "recursive @jit calls are not supported")
+        b.set_location(node.lineno + gen.fn.line_offset, node.col_offset)
+        call = "func.call @%s(%s) : (%s) -> (%s)" % (
+            symbol, ", ".join(o.name for o in operands),
+            ", ".join(o.type.to_ir() for o in operands),
+            ", ".join(t.to_ir() for t in types))
+        if not types:
+            b.emit(call)
+            return None
+        result = b.fresh_name()
+        b.emit("%s = %s" % (result if len(types) == 1 else
+                            "%s:%d" % (result, len(types)), call))
+        values = [tl.tensor(Value(result if len(types) == 1 else
+                                  "%s#%d" % (result, i), t))
+                  for i, t in enumerate(types)]
+        return values[0] if len(values) == 1 else tuple(values)
+
+
+class CompiledKernel:
+    """The result of `tile.compile`: the kernel's IR at each stage in `asm`
+    and its metadata."""
+
+    def __init__(self, name, asm, metadata):
+        self.name = name
+        self.asm = asm
+        self.metadata = metadata
+
+    def __repr__(self):
+        return "CompiledKernel(%s, stages=%s)" % (self.name, list(self.asm))
+
+
+def _map_diagnostics(diagnostics):
+    """An MLIR diagnostic located in the kernel's source, as a
+    CompilationError with the source line and a caret."""
+    for diag in diagnostics:
+        if diag.file and diag.line:
+            try:
+                with open(diag.file) as f:
+                    source = f.read().splitlines()[diag.line - 1]
+            except (OSError, IndexError):
+                source = None
+            return CompilationError(diag.message, diag.file, diag.line,
+                                    max(diag.column - 1, 0), source)
+    message = "; ".join(d.message for d in diagnostics) or "invalid Tile IR"
+    return CompilationError(message)
+
+
+def lower_to_tile_ir(fn, params, arg_attrs=None):
+    """The verified Tile IR of kernel `fn` specialised on `params`."""
+    builder = IRBuilder(fn.filename)
+    module = Module(builder)
+    module.generate(fn, fn.__name__, params, kernel=True, arg_attrs=arg_attrs)
+    text = builder.module_text()
+    result = _C.parse_and_verify(text, "<tile-ir:%s>" % fn.__name__)
+    if not result.ok:
+        error = _map_diagnostics(result.diagnostics)
+        error.ir = text
+        raise error
+    return result.ir
+
+
+def compile(fn, signature, constexprs=None, num_warps=4, num_stages=3,
+            target="sm_90a", divisibility=None):
+    """Compiles `fn` ahead of time, without a GPU.
+
+    `signature` maps each non-constexpr parameter to a Triton signature string
+    ('*fp32', 'i32', ...); `constexprs` gives the constexpr parameters' values;
+    `divisibility` names parameters known to be multiples of 16 (pointers:
+    16-byte aligned)."""
+    if not isinstance(fn, JITFunction):
+        raise TypeError("tile.compile expects a @tile.jit function, got %r" % (fn,))
+    constexprs = dict(constexprs or {})
+    signature = dict(signature)
+    params, arg_attrs = {}, {}
+    for i, name in enumerate(fn.arg_names):
+        if name in constexprs:
+            params[name] = tl.constexpr(constexprs.pop(name))
+            continue
+        if i in fn.constexprs:
+            raise TypeError("%s: constexpr parameter '%s' needs a value in "
+                            "constexprs" % (fn.__name__, name))
+        if name not in signature:
+            raise TypeError("%s: parameter '%s' is missing from the signature" %
+                            (fn.__name__, name))
+        text = signature.pop(name)
+        ty = d.parse_signature_type(text) if isinstance(text, str) else None
+        if ty is None:
+            raise ValueError("%s: parameter '%s' has an unknown signature type %r"
+                             % (fn.__name__, name, text))
+        params[name] = ty
+    if signature or constexprs:
+        unknown = sorted(set(signature) | set(constexprs))
+        raise TypeError("%s has no parameter(s) %s" % (fn.__name__, ", ".join(unknown)))
+    for name in divisibility or ():
+        if name not in params or isinstance(params[name], tl.constexpr):
+            raise TypeError("divisibility names '%s', which is not a runtime "
+                            "parameter" % name)
+        arg_attrs[name] = "tile.divisibility = 16 : i32"
+    if not isinstance(num_warps, int) or num_warps <= 0 or num_warps & (num_warps - 1):
+        raise ValueError("num_warps must be a power of two, got %r" % (num_warps,))
+    ir = lower_to_tile_ir(fn, params, arg_attrs)
+    metadata = {"name": fn.__name__, "num_warps": num_warps,
+                "num_stages": num_stages, "target": target}
+    return CompiledKernel(fn.__name__, {"tile": ir}, metadata)
