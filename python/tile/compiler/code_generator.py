@@ -565,7 +565,11 @@ class CodeGenerator(ast.NodeVisitor):
         from tile.runtime.jit import JITFunction
         if isinstance(fn, JITFunction):
             return self.module.call(self, node, fn, args, kwargs)
-        if getattr(fn, "__tile_builtin__", False) or fn in (tl.static_range, tl.range):
+        owner = getattr(fn, "__self__", None)
+        if isinstance(owner, d.dtype):
+            return tl.constexpr(fn(*[_py(a) for a in args]))
+        if getattr(fn, "__tile_builtin__", False) or isinstance(owner, tl.tensor) \
+                or fn in (tl.static_range, tl.range):
             result = fn(*args, **kwargs)
             return tl.constexpr(result) if isinstance(result, (int, float, bool)) else result
         if fn is builtins.range:

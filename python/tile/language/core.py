@@ -331,7 +331,7 @@ def view(input, *shape):
 def trans(input, *dims):
     value = _tensor(input)
     order = _shape_args(dims) if dims else list(
-        reversed(range(len(value.type.shape))))
+        reversed(builtins.range(len(value.type.shape))))
     return tensor(sem.permute(current_builder(), value, order))
 
 
@@ -553,9 +553,9 @@ def _arg_reduce(input, axis, is_max, keep_dims):
         axis = 0
     shape = v.type.shape
     idx = sem.arange(b, 0, shape[axis])
-    for _ in range(len(shape) - 1 - axis):
+    for _ in builtins.range(len(shape) - 1 - axis):
         idx = sem.expand_dims(b, idx, 1)
-    for _ in range(axis):
+    for _ in builtins.range(axis):
         idx = sem.expand_dims(b, idx, 0)
     idx = sem.broadcast_to(b, idx, shape)
 

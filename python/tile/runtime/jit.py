@@ -84,7 +84,7 @@ class Module:
         b = self.builder
         scope, arg_decls = {}, []
         arg_attrs = arg_attrs or {}
-        for name in fn.arg_names:
+        for name, arg_node in zip(fn.arg_names, fn.def_node.args.args):
             value = params[name]
             if isinstance(value, tl.constexpr):
                 scope[name] = value
@@ -92,8 +92,11 @@ class Module:
             v = b.fresh(value)
             scope[name] = tl.tensor(v)
             attrs = arg_attrs.get(name)
-            arg_decls.append("%s: %s%s" % (v.name, value.to_ir(),
-                                           " {%s}" % attrs if attrs else ""))
+            b.set_location(arg_node.lineno + fn.line_offset,
+                           arg_node.col_offset + fn.indent)
+            arg_decls.append("%s: %s%s %s" % (v.name, value.to_ir(),
+                                              " {%s}" % attrs if attrs else "",
+                                              b.loc()))
         body = ast.Module(body=fn.def_node.body, type_ignores=[])
         gen = CodeGenerator(fn, b, scope, self)
         lines = []

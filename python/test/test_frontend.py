@@ -1,0 +1,164 @@
+"""The front end: classic kernels through tile.compile to verified Tile IR."""
+
+import pytest
+
+import tile
+from filecheck import filecheck
+from kernels import classic as k
+
+
+def compile_ir(fn, signature, constexprs=None, **kw):
+    return tile.compile(fn, signature=signature, constexprs=constexprs or {},
+                        **kw).asm["tile"]
+
+
+def test_vector_add():
+    ir = compile_ir(k.add_kernel, {"x_ptr": "*fp32", "y_ptr": "*fp32",
+                                   "out_ptr": "*fp32", "n_elements": "i32"},
+                    {"BLOCK_SIZE": 1024}, divisibility=["x_ptr"])
+    filecheck(ir, r"""
+CHECK: func.func @add_kernel(%{{.*}}: !tile.ptr<f32> {tile.divisibility = 16 : i32}
+CHECK-SAME: attributes {tile.kernel}
+CHECK: tile.get_program_id x
+CHECK: arith.muli {{.*}} : i32
+CHECK: tile.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+CHECK: arith.cmpi slt, {{.*}} : tensor<1024xi32>
+CHECK: tile.addptr {{.*}} : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+CHECK: tile.load {{.*}} : tensor<1024x!tile.ptr<f32>>
+CHECK: tile.load
+CHECK: arith.addf {{.*}} : tensor<1024xf32>
+CHECK: tile.store {{.*}} : tensor<1024x!tile.ptr<f32>>
+""")
+
+
+def test_every_op_has_the_python_location():
+    ir = compile_ir(k.add_kernel, {"x_ptr": "*fp32", "y_ptr": "*fp32",
+                                   "out_ptr": "*fp32", "n_elements": "i32"},
+                    {"BLOCK_SIZE": 128})
+    assert "classic.py" in ir
+    for line in ir.splitlines():
+        if "= tile." in line or "tile.store" in line:
+            assert "loc(" in line
+
+
+def test_softmax():
+    ir = compile_ir(k.softmax_kernel, {"out_ptr": "*fp32", "in_ptr": "*fp32",
+                                       "in_row_stride": "i32", "out_row_stride": "i32",
+                                       "n_rows": "i32", "n_cols": "i32"},
+                    {"BLOCK_SIZE": 1024})
+    filecheck(ir, r"""
+CHECK: tile.get_num_programs x
+CHECK: scf.for %[[IV:.*]] = {{.*}} : i32 {
+CHECK: arith.constant 0xFF800000 : f32
+CHECK: tile.load {{.*}}, {{.*}}, {{.*}} : tensor<1024x!tile.ptr<f32>>
+CHECK: tile.reduce {{.*}} axis = 0 : (tensor<1024xf32>) -> f32
+CHECK: arith.maxnumf {{.*}} : f32
+CHECK: tile.reduce.return
+CHECK: math.exp {{.*}} : tensor<1024xf32>
+CHECK: tile.reduce {{.*}} axis = 0 : (tensor<1024xf32>) -> f32
+CHECK: arith.addf {{.*}} : f32
+CHECK: arith.divf {{.*}} : tensor<1024xf32>
+CHECK: tile.store
+""")
+
+
+def test_matmul_with_nested_activation():
+    sig = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32", "N": "i32",
+           "K": "i32", "stride_am": "i32", "stride_ak": "i32", "stride_bk": "i32",
+           "stride_bn": "i32", "stride_cm": "i32", "stride_cn": "i32"}
+    consts = {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32, "GROUP_M": 8,
+              "ACTIVATION": "leaky_relu"}
+    ir = compile_ir(k.matmul_kernel, sig, consts)
+    filecheck(ir, r"""
+CHECK-DAG: func.func private @leaky_relu_0(%{{.*}}: tensor<64x64xf32> {{.*}}) -> tensor<64x64xf32>
+CHECK: func.func @matmul_kernel
+CHECK: arith.divsi
+CHECK: arith.minsi
+CHECK: arith.remsi
+CHECK: tile.expand_dims {{.*}} {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+CHECK: scf.for {{.*}} iter_args({{.*}}) -> (tensor<64x64xf32>, tensor<64x32x!tile.ptr<f16>>, tensor<32x64x!tile.ptr<f16>>) : i32 {
+CHECK: tile.dot {{.*}} : tensor<64x32xf16> * tensor<32x64xf16> -> tensor<64x64xf32>
+CHECK: scf.yield
+CHECK: call @leaky_relu_0({{.*}}) : (tensor<64x64xf32>) -> tensor<64x64xf32>
+CHECK: arith.truncf {{.*}} : tensor<64x64xf32> to tensor<64x64xf16>
+CHECK: tile.store
+""")
+    # Without the activation, no call and no helper function.
+    consts["ACTIVATION"] = ""
+    plain = compile_ir(k.matmul_kernel, sig, consts)
+    assert "leaky_relu" not in plain
+
+
+def test_layer_norm_forward_and_backward():
+    ir = compile_ir(k.layer_norm_fwd, {"X": "*fp16", "Y": "*fp16", "W": "*fp16",
+                                       "B": "*fp16", "Mean": "*fp32", "Rstd": "*fp32",
+                                       "stride": "i32", "N": "i32", "eps": "fp32"},
+                    {"BLOCK_SIZE": 512})
+    filecheck(ir, r"""
+CHECK: scf.for
+CHECK: arith.extf {{.*}} : tensor<512xf16> to tensor<512xf32>
+CHECK: math.sqrt {{.*}} : f32
+CHECK: tile.store {{.*}} : !tile.ptr<f32>
+""")
+    ir = compile_ir(k.layer_norm_bwd_dx,
+                    {"DX": "*fp16", "DY": "*fp16", "DW": "*fp16", "DB": "*fp16",
+                     "X": "*fp16", "W": "*fp16", "Mean": "*fp32", "Rstd": "*fp32",
+                     "Lock": "*i32", "stride": "i32", "N": "i32"},
+                    {"GROUP_SIZE_M": 64, "BLOCK_SIZE_N": 1024})
+    filecheck(ir, r"""
+CHECK: scf.while
+CHECK: tile.atomic_cas acq_rel, gpu, {{.*}} : !tile.ptr<i32>
+CHECK: scf.condition
+CHECK: } do {
+CHECK: scf.if
+CHECK: tile.atomic_rmw xchg, acq_rel, gpu
+CHECK: } else {
+CHECK: scf.yield
+CHECK: tile.atomic_rmw xchg
+""")
+
+
+def test_cumsum_and_argmax():
+    ir = compile_ir(k.cumsum_argmax_kernel, {"x_ptr": "*fp32", "cum_ptr": "*fp32",
+                                             "arg_ptr": "*i32", "n_cols": "i32"},
+                    {"BLOCK": 256})
+    filecheck(ir, r"""
+CHECK: tile.scan {{.*}} axis = 0 : (tensor<256xf32>) -> tensor<256xf32>
+CHECK: tile.scan.return
+CHECK: tile.reduce {{.*}}, {{.*}} axis = 0 : (tensor<256xf32>, tensor<256xi32>) -> (f32, i32)
+CHECK: tile.reduce.return {{.*}} : f32, i32
+""")
+
+
+def test_transpose():
+    ir = compile_ir(k.transpose_kernel, {"in_ptr": "*fp16", "out_ptr": "*fp16",
+                                         "M": "i32", "N": "i32"},
+                    {"BLOCK_M": 32, "BLOCK_N": 64})
+    filecheck(ir, r"""
+CHECK: tile.get_program_id y
+CHECK: tile.broadcast {{.*}} : tensor<32x1xi32> -> tensor<32x64xi32>
+CHECK: tile.trans {{.*}} {order = array<i32: 1, 0>} : tensor<32x64xf16> -> tensor<64x32xf16>
+CHECK: tile.trans {{.*}} : tensor<32x64xi1> -> tensor<64x32xi1>
+""")
+
+
+def test_scalar_while_if():
+    ir = compile_ir(k.scalar_loop_kernel, {"out_ptr": "*i32", "n": "i32", "limit": "i32"})
+    filecheck(ir, r"""
+CHECK: scf.while ({{.*}}) : (i32, i32) -> (i32, i32) {
+CHECK: arith.cmpi slt
+CHECK: scf.condition
+CHECK: arith.remsi
+CHECK: scf.if {{.*}} -> (i32) {
+CHECK: } else {
+CHECK: scf.if {{.*}} -> (i32) {
+CHECK: tile.store {{.*}} : !tile.ptr<i32>
+""")
+
+
+def test_histogram_atomics():
+    ir = compile_ir(k.histogram_kernel, {"x_ptr": "*i32", "hist_ptr": "*i32", "n": "i32"},
+                    {"BLOCK": 1024, "BINS": 64})
+    filecheck(ir, r"""
+CHECK: tile.atomic_rmw add, acq_rel, gpu, {{.*}} : tensor<1024x!tile.ptr<i32>>
+""")
