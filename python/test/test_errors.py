@@ -1,0 +1,192 @@
+"""Every class of compile error is a tile.CompilationError that names the
+kernel's file and line and shows the source line with a caret."""
+
+import re
+
+import pytest
+
+import tile
+import tile.language as tl
+
+
+def check_error(fn, signature, constexprs, message, caret_under):
+    """Compiles, expects a CompilationError, and checks the message, the line
+    number and that the caret sits under `caret_under` in the shown line."""
+    with pytest.raises(tile.CompilationError) as info:
+        tile.compile(fn, signature=signature, constexprs=constexprs)
+    err = info.value
+    text = str(err)
+    assert message in text, text
+    assert err.filename == __file__
+    source = open(__file__).read().splitlines()[err.lineno - 1]
+    assert caret_under in source, (source, text)
+    header, shown, caret = text.splitlines()[:3]
+    assert re.match(r".*test_errors\.py:%d:%d: error: " % (err.lineno, err.col + 1), header)
+    assert shown.strip() == source.strip()
+    # The caret is under the start of `caret_under` in the displayed line.
+    assert caret.index("^") == shown.index(caret_under), text
+    assert "Traceback" not in text
+
+
+@tile.jit
+def uses_lambda(x_ptr):
+    f = lambda v: v + 1  # noqa: E731
+    tl.store(x_ptr, f(1))
+
+
+@tile.jit
+def uses_break(x_ptr, n):
+    for i in range(n):
+        break
+
+
+@tile.jit
+def uses_try(x_ptr):
+    try:
+        tl.store(x_ptr, 1.0)
+    except Exception:
+        pass
+
+
+def test_unsupported_syntax():
+    check_error(uses_lambda, {"x_ptr": "*fp32"}, {}, "lambda is not supported",
+                "lambda v")
+    check_error(uses_break, {"x_ptr": "*fp32", "n": "i32"}, {}, "break is not supported",
+                "break")
+    check_error(uses_try, {"x_ptr": "*fp32"}, {}, "try is not supported", "try:")
+
+
+@tile.jit
+def type_mismatch(x_ptr):
+    x = tl.load(x_ptr)
+    y = x & 1.5
+    tl.store(x_ptr, y)
+
+
+def test_type_mismatch():
+    check_error(type_mismatch, {"x_ptr": "*fp32"}, {},
+                "operator & needs integer operands", "x & 1.5")
+
+
+@tile.jit
+def shape_mismatch(x_ptr):
+    a = tl.arange(0, 64)
+    b = tl.arange(0, 128)
+    tl.store(x_ptr + a, a + b)
+
+
+def test_shape_mismatch():
+    check_error(shape_mismatch, {"x_ptr": "*i32"}, {},
+                "incompatible shapes for broadcasting: [64] and [128]", "a + b")
+
+
+@tile.jit
+def bad_arange(x_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, offs)
+
+
+def test_non_power_of_two_arange():
+    check_error(bad_arange, {"x_ptr": "*i32"}, {"BLOCK": 100},
+                "arange's size must be a power of two, got 100", "tl.arange(0, BLOCK)")
+
+
+@tile.jit
+def runtime_arange(x_ptr, n):
+    offs = tl.arange(0, n)
+    tl.store(x_ptr + offs, offs)
+
+
+def test_non_constexpr_where_constexpr_required():
+    check_error(runtime_arange, {"x_ptr": "*i32", "n": "i32"}, {},
+                "arange's bounds must be constexpr integers", "tl.arange(0, n)")
+
+
+def plain_python_helper(x):
+    return x + 1
+
+
+@tile.jit
+def calls_plain_python(x_ptr):
+    v = tl.load(x_ptr)
+    tl.store(x_ptr, plain_python_helper(v))
+
+
+def test_call_to_non_jit_function():
+    check_error(calls_plain_python, {"x_ptr": "*fp32"}, {},
+                "cannot call 'plain_python_helper' from a kernel",
+                "plain_python_helper(v)")
+
+
+@tile.jit
+def undefined_name(x_ptr):
+    tl.store(x_ptr, not_defined_anywhere)  # noqa: F821
+
+
+def test_undefined_name():
+    check_error(undefined_name, {"x_ptr": "*fp32"}, {},
+                "name 'not_defined_anywhere' is not defined", "not_defined_anywhere")
+
+
+@tile.jit
+def changes_loop_type(x_ptr, n):
+    acc = 0
+    for i in range(n):
+        acc = acc + tl.arange(0, 16)
+    tl.store(x_ptr, acc)
+
+
+def test_loop_carried_type_change():
+    check_error(changes_loop_type, {"x_ptr": "*i32", "n": "i32"}, {},
+                "loop-carried variable 'acc' changes type", "for i in range(n)")
+
+
+@tile.jit
+def bad_dot(a_ptr):
+    offs = tl.arange(0, 16)
+    a = tl.load(a_ptr + offs[:, None] * 16 + offs[None, :])
+    b = tl.load(a_ptr + offs)
+    tl.store(a_ptr, tl.sum(tl.dot(a, b)))
+
+
+def test_dot_rank_error():
+    check_error(bad_dot, {"a_ptr": "*fp16"}, {},
+                "dot needs 2-D (or batched 3-D) operands", "tl.dot(a, b)")
+
+
+@tile.jit
+def bad_cache_modifier(x_ptr):
+    tl.store(x_ptr, tl.load(x_ptr, cache_modifier=".l2"))
+
+
+def test_bad_cache_modifier():
+    check_error(bad_cache_modifier, {"x_ptr": "*fp32"}, {},
+                "unknown cache modifier '.l2'", "tl.load(x_ptr")
+
+
+def test_launch_argument_errors():
+    @tile.jit
+    def k(x_ptr, n, BLOCK: tl.constexpr):
+        pass
+
+    with pytest.raises(TypeError, match="parameter 'n' is missing"):
+        tile.compile(k, signature={"x_ptr": "*fp32"}, constexprs={"BLOCK": 4})
+    with pytest.raises(TypeError, match="constexpr parameter 'BLOCK' needs a value"):
+        tile.compile(k, signature={"x_ptr": "*fp32", "n": "i32"})
+    with pytest.raises(ValueError, match="parameter 'n' has an unknown signature type 'int'"):
+        tile.compile(k, signature={"x_ptr": "*fp32", "n": "int"}, constexprs={"BLOCK": 4})
+    with pytest.raises(TypeError, match="has no parameter"):
+        tile.compile(k, signature={"x_ptr": "*fp32", "n": "i32", "m": "i32"},
+                     constexprs={"BLOCK": 4})
+    with pytest.raises(ValueError, match="num_warps must be a power of two"):
+        tile.compile(k, signature={"x_ptr": "*fp32", "n": "i32"},
+                     constexprs={"BLOCK": 4}, num_warps=3)
+
+
+def test_calling_a_kernel_directly_is_an_error():
+    @tile.jit
+    def k(x_ptr):
+        pass
+
+    with pytest.raises(RuntimeError, match=r"launch it with k\[grid\]"):
+        k(None)
