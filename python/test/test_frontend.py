@@ -162,3 +162,26 @@ def test_histogram_atomics():
     filecheck(ir, r"""
 CHECK: tile.atomic_rmw add, acq_rel, gpu, {{.*}} : tensor<1024x!tile.ptr<i32>>
 """)
+
+
+def test_join_split_cat_histogram_debug():
+    ir = compile_ir(k.misc_ops_kernel, {"x_ptr": "*i32", "out_ptr": "*i32"}, {"BLOCK": 64})
+    filecheck(ir, r"""
+CHECK: tile.join {{.*}} : tensor<64xi32> -> tensor<64x2xi32>
+CHECK: tile.split {{.*}} : tensor<64x2xi32> -> tensor<64xi32>
+CHECK: tile.cat {{.*}} : tensor<64xi32> -> tensor<128xi32>
+CHECK: tile.histogram {{.*}} : tensor<64xi32> -> tensor<16xi32>
+CHECK: tile.mulhiui {{.*}} : tensor<64xi32>
+CHECK: tile.print "h" {hex = false, isSigned = array<i32: 1>} {{.*}} : tensor<16xi32>
+CHECK: tile.assert {{.*}}, "split order" : tensor<64xi1>
+""")
+
+
+def test_dump_ir(tmp_path, monkeypatch):
+    monkeypatch.setenv("TILE_DUMP_IR", str(tmp_path))
+    compile_ir(k.add_kernel, {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32",
+                              "n_elements": "i32"}, {"BLOCK_SIZE": 256})
+    (dumped,) = list(tmp_path.iterdir())
+    assert dumped.name.startswith("add_kernel.") and dumped.name.endswith(".tile.mlir")
+    # The dump replays through libtile (and so through tile-opt).
+    assert "tile.load" in tile.verify_ir(dumped.read_text())

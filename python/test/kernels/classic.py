@@ -194,3 +194,17 @@ def histogram_kernel(x_ptr, hist_ptr, n, BLOCK: tl.constexpr, BINS: tl.constexpr
     mask = offs < n
     x = tl.load(x_ptr + offs, mask=mask, other=0)
     tl.atomic_add(hist_ptr + x, 1, mask=mask & (x >= 0) & (x < BINS))
+
+
+@tile.jit
+def misc_ops_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    j = tl.join(x, x + 1)
+    lo, hi = tl.split(j)
+    c = tl.cat(lo, hi)
+    h = tl.histogram(x % 16, 16)
+    u = tl.umulhi(x.to(tl.uint32), 7)
+    tl.device_print("h", h)
+    tl.device_assert(lo < hi, "split order")
+    tl.store(out_ptr + offs, lo + hi + u.to(tl.int32) + tl.sum(c) + tl.sum(h))

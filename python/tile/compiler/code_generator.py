@@ -198,13 +198,7 @@ class CodeGenerator(ast.NodeVisitor):
             if not _py(cond):
                 raise self.error(node, "assertion failed at compile time: %s" % msg)
             return
-        self._device_assert(cond, str(msg))
-
-    def _device_assert(self, cond, msg):
-        b = self.builder
-        c = sem.cast(b, cond.handle, d.int1)
-        from tile.compiler.ir_builder import quote
-        b.emit("tile.assert %s, %s : %s" % (c.name, quote(msg), c.type.to_ir()))
+        tl.device_assert(cond, str(msg))
 
     # ----------------------------------------------------------------- if
     def _lift_for_merge(self, a, b_):

@@ -12,7 +12,8 @@ from tile.language.core import (  # noqa: F401
     maximum, minimum, clamp, exp, exp2, log, log2, sqrt, rsqrt, sin, cos,
     floor, ceil, erf, abs, sigmoid, fma, fdiv, cdiv, dot, sum, max, min,
     xor_sum, argmax, argmin, cumsum, cumprod, softmax, multiple_of,
-    max_contiguous, static_assert, static_print, static_range, range)
+    max_contiguous, static_assert, static_print, static_range, range, join,
+    split, cat, histogram, umulhi, device_print, device_assert)
 from tile.language import math  # noqa: F401
 
 float8e4m3fn = float8e4nv

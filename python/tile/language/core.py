@@ -654,3 +654,96 @@ class range:  # noqa: A001 - mirrors tl.range
             self.start, self.end = arg1, arg2
         self.step = 1 if step is None else step
         self.num_stages = num_stages
+
+
+# ---------------------------------------------------------------------------
+# Joining, splitting, histograms, debugging
+# ---------------------------------------------------------------------------
+
+def _same_type_pair(a, c, what):
+    b = current_builder()
+    av, cv = _tensor(a), _tensor(c)
+    if av.type != cv.type:
+        raise sem.SemanticError("%s needs two tensors of one type, got %r and %r"
+                                % (what, av.type, cv.type))
+    return b, av, cv
+
+
+@builtin
+def join(a, c):
+    b, av, cv = _same_type_pair(a, c, "join")
+    ty = d.block_type(av.type.scalar, tuple(av.type.shape) + (2,))
+    return tensor(b.op(ty, "tile.join %s, %s : %s -> %s" % (
+        av.name, cv.name, av.type.to_ir(), ty.to_ir())))
+
+
+@builtin
+def split(a):
+    b = current_builder()
+    v = _tensor(a)
+    if not v.type.is_block() or v.type.shape[-1] != 2:
+        raise sem.SemanticError("split needs a tensor whose last dimension is 2")
+    ty = d.block_type(v.type.scalar, v.type.shape[:-1])
+    name = b.fresh_name()
+    b.emit("%s:2 = tile.split %s : %s -> %s" % (name, v.name, v.type.to_ir(),
+                                               ty.to_ir()))
+    return tensor(Value(name + "#0", ty)), tensor(Value(name + "#1", ty))
+
+
+@builtin
+def cat(input, other, can_reorder=False):
+    b, av, cv = _same_type_pair(input, other, "cat")
+    shape = list(av.type.shape)
+    shape[0] *= 2
+    ty = d.block_type(av.type.scalar, shape)
+    return tensor(b.op(ty, "tile.cat %s, %s : %s -> %s" % (
+        av.name, cv.name, av.type.to_ir(), ty.to_ir())))
+
+
+@builtin
+def histogram(input, num_bins):
+    b = current_builder()
+    v = _tensor(input)
+    bins = int(_unwrap(num_bins))
+    _check_shape([bins])
+    if not v.type.is_block() or len(v.type.shape) != 1 or not v.type.scalar.is_int():
+        raise sem.SemanticError("histogram needs a 1-D integer tensor")
+    ty = d.block_type(d.int32, (bins,))
+    return tensor(b.op(ty, "tile.histogram %s : %s -> %s" % (
+        v.name, v.type.to_ir(), ty.to_ir())))
+
+
+@builtin
+def umulhi(x, y):
+    b = current_builder()
+    xv, yv = sem.lift_pair(b, _raw(x), _raw(y))
+    ty = sem.integer_promote(xv.type.scalar, yv.type.scalar)
+    if not ty.is_int() or ty.primitive_bitwidth not in (32, 64):
+        raise sem.SemanticError("umulhi needs 32- or 64-bit integers, got %s" % ty)
+    xv, yv = sem.broadcast(b, sem.cast(b, xv, ty), sem.cast(b, yv, ty))
+    return tensor(b.op(xv.type, "tile.mulhiui %s, %s : %s" % (
+        xv.name, yv.name, xv.type.to_ir())))
+
+
+@builtin
+def device_print(prefix, *args, hex=False):
+    from tile.compiler.ir_builder import quote
+    b = current_builder()
+    values = [sem.lift(b, _raw(a)) for a in args]
+    signed = [1 if v.type.scalar.is_int_signed() else 0 for v in values]
+    text = "tile.print %s {hex = %s, isSigned = array<i32%s>}" % (
+        quote(str(_unwrap(prefix))), "true" if _unwrap(hex) else "false",
+        (": " + ", ".join(map(str, signed))) if signed else "")
+    if values:
+        text += " %s : %s" % (", ".join(v.name for v in values),
+                              ", ".join(v.type.to_ir() for v in values))
+    b.emit(text)
+
+
+@builtin
+def device_assert(cond, msg=""):
+    from tile.compiler.ir_builder import quote
+    b = current_builder()
+    c = sem.cast(b, sem.lift(b, _raw(cond)), d.int1)
+    b.emit("tile.assert %s, %s : %s" % (c.name, quote(str(_unwrap(msg))),
+                                        c.type.to_ir()))

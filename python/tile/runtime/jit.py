@@ -3,6 +3,7 @@
 import ast
 import hashlib
 import inspect
+import os
 import textwrap
 
 from tile import _C
@@ -221,6 +222,20 @@ def _map_diagnostics(diagnostics):
     return CompilationError(message)
 
 
+def _dump_ir(fn, params, stage, text):
+    """TILE_DUMP_IR=<dir> writes each stage's IR, so that any compile can be
+    replayed with tile-opt."""
+    directory = os.environ.get("TILE_DUMP_IR")
+    if not directory:
+        return
+    key = hashlib.sha256((fn.cache_key + repr(sorted(
+        (k, repr(v)) for k, v in params.items()))).encode()).hexdigest()[:12]
+    os.makedirs(directory, exist_ok=True)
+    path = os.path.join(directory, "%s.%s.%s.mlir" % (fn.__name__, key, stage))
+    with open(path, "w") as f:
+        f.write(text)
+
+
 def lower_to_tile_ir(fn, params, arg_attrs=None):
     """The verified Tile IR of kernel `fn` specialised on `params`."""
     builder = IRBuilder(fn.filename)
@@ -228,6 +243,7 @@ def lower_to_tile_ir(fn, params, arg_attrs=None):
     module.generate(fn, fn.__name__, params, kernel=True, arg_attrs=arg_attrs)
     text = builder.module_text()
     result = _C.parse_and_verify(text, "<tile-ir:%s>" % fn.__name__)
+    _dump_ir(fn, params, "tile", result.ir if result.ok else text)
     if not result.ok:
         error = _map_diagnostics(result.diagnostics)
         error.ir = text
