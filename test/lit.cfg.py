@@ -25,3 +25,4 @@ llvm_config.with_environment("PATH", config.tile_tools_dir, append_path=True)
 tools = [ToolSubst("tile-opt", unresolved="fatal")]
 llvm_config.add_tool_substitutions(tools, [config.tile_tools_dir])
 config.substitutions.append(("%mlir_include_dir", config.mlir_include_dir))
+config.substitutions.append(("%python", config.python_executable))
