@@ -309,6 +309,22 @@ class CodeGenerator(ast.NodeVisitor):
                 carried.append((n, tl.tensor(sem.lift(self.builder, v))))
         return carried
 
+    def _loop_yields(self, node, carried):
+        """The values a loop body ends with for its carried variables, which
+        must keep the type they entered with."""
+        b = self.builder
+        yields = []
+        for n, init in carried:
+            v = _py(self.scope[n])
+            if not isinstance(v, tl.tensor):
+                v = tl.tensor(sem.cast(b, sem.lift(b, v, init.dtype), init.dtype))
+            if v.type != init.type:
+                raise self.error(node, "loop-carried variable '%s' changes type "
+                                 "from %r to %r in the loop body" %
+                                 (n, init.type, v.type))
+            yields.append(v.handle)
+        return yields
+
     def visit_For(self, node):
         it = self.visit(node.iter)
         if node.orelse:
@@ -353,16 +369,7 @@ class CodeGenerator(ast.NodeVisitor):
         lines = []
         with b.capture(lines):
             self.visit_block(node.body)
-            yields = []
-            for (n, init), a in zip(carried, args):
-                v = _py(self.scope[n])
-                if not isinstance(v, tl.tensor):
-                    v = tl.tensor(sem.cast(b, sem.lift(b, v, init.dtype), init.dtype))
-                if v.type != init.type:
-                    raise self.error(node, "loop-carried variable '%s' changes type "
-                                     "from %r to %r in the loop body" %
-                                     (n, init.type, v.type))
-                yields.append(v.handle)
+            yields = self._loop_yields(node, carried)
             if yields:
                 b.emit("scf.yield %s : %s" % (", ".join(y.name for y in yields),
                                               ", ".join(y.type.to_ir() for y in yields)))
@@ -409,16 +416,7 @@ class CodeGenerator(ast.NodeVisitor):
         body_lines = []
         with b.capture(body_lines):
             self.visit_block(node.body)
-            yields = []
-            for n, init in carried:
-                v = _py(self.scope[n])
-                if not isinstance(v, tl.tensor):
-                    v = tl.tensor(sem.cast(b, sem.lift(b, v, init.dtype), init.dtype))
-                if v.type != init.type:
-                    raise self.error(node, "loop-carried variable '%s' changes type "
-                                     "from %r to %r in the loop body" %
-                                     (n, init.type, v.type))
-                yields.append(v.handle)
+            yields = self._loop_yields(node, carried)
             b.emit("scf.yield%s" % ((" %s : %s" % (", ".join(y.name for y in yields),
                                                    types)) if yields else ""))
         self.scope = before

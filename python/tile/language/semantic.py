@@ -502,6 +502,13 @@ def _modifier(table, value, what):
     return table[key]
 
 
+def _memory_attrs(cache, evict):
+    """The optional ` cache = ..` and ` evict = ..` of tile.load/tile.store."""
+    c = _modifier(_CACHE, cache, "cache modifier")
+    e = _modifier(_EVICT, evict, "eviction policy")
+    return (" cache = %s" % c if c else "") + (" evict = %s" % e if e else "")
+
+
 def _pointer_operand(value, what):
     if not isinstance(value, Value) or not value.type.scalar.is_ptr():
         found = value.type.scalar if isinstance(value, Value) else type(value).__name__
@@ -522,15 +529,7 @@ def load(b, ptr, mask, other, cache, evict, volatile):
         other = cast(b, lift(b, other, elt), elt)
         other = broadcast_to(b, other, shape_of(ptr)) if ptr.type.is_block() else other
     operands = [ptr.name] + [v.name for v in (mask, other) if v is not None]
-    attrs = ""
-    c = _modifier(_CACHE, cache, "cache modifier")
-    e = _modifier(_EVICT, evict, "eviction policy")
-    if c:
-        attrs += " cache = %s" % c
-    if e:
-        attrs += " evict = %s" % e
-    if volatile:
-        attrs += " volatile"
+    attrs = _memory_attrs(cache, evict) + (" volatile" if volatile else "")
     return b.op(_like(ptr, elt), "tile.load %s%s : %s" % (
         ", ".join(operands), attrs, ptr.type.to_ir()))
 
@@ -549,14 +548,8 @@ def store(b, ptr, value, mask, cache, evict):
         mask = cast(b, lift(b, mask), d.int1)
         mask = broadcast_to(b, mask, shape_of(ptr)) if ptr.type.is_block() else mask
         operands.append(mask.name)
-    attrs = ""
-    c = _modifier(_CACHE, cache, "cache modifier")
-    e = _modifier(_EVICT, evict, "eviction policy")
-    if c:
-        attrs += " cache = %s" % c
-    if e:
-        attrs += " evict = %s" % e
-    b.emit("tile.store %s%s : %s" % (", ".join(operands), attrs, ptr.type.to_ir()))
+    b.emit("tile.store %s%s : %s" % (", ".join(operands),
+                                     _memory_attrs(cache, evict), ptr.type.to_ir()))
 
 
 _SEM = {None: "acq_rel", "acq_rel": "acq_rel", "acquire": "acquire",
