@@ -12,6 +12,7 @@ from tile.compiler.errors import CompilationError
 from tile.compiler.ir_builder import IRBuilder, Value
 from tile.language import core as tl
 from tile.language import dtypes as d
+from tile.runtime import launcher
 
 
 class JITFunction:
@@ -43,6 +44,68 @@ class JITFunction:
         self.def_node = tree.body[0]
         self.def_node.decorator_list = []
         self.indent = len(lines[0]) - len(lines[0].lstrip())
+        self.cache = {}
+
+    def __getitem__(self, grid):
+        """`kernel[grid](*args, num_warps=4, num_stages=3, **constexprs)`."""
+        return lambda *args, **kwargs: self.run(grid, args, kwargs)
+
+    def run(self, grid, args, kwargs):
+        # The warm path: bind, key, look up, launch. No AST or IR work.
+        options = (kwargs.pop("num_warps", 4), kwargs.pop("num_stages", 3),
+                   kwargs.pop("target", "sm_90a"))
+        bound = self._bind(args, kwargs)
+        key = (tuple(_spec_key(name, bound[name], i in self.constexprs)
+                     for i, name in enumerate(self.arg_names)), options)
+        kernel = self.cache.get(key)
+        if kernel is None:
+            kernel = self._compile_for(key, bound, options)
+            self.cache[key] = kernel
+        if callable(grid):
+            grid = grid(bound)
+        grid = tuple(grid) + (1,) * (3 - len(grid))
+        runtime_args = [bound[n] for n, spec in zip(self.arg_names, key[0])
+                        if spec[0] not in ("constexpr", "one")]
+        return launcher.active().launch(kernel, grid, runtime_args)
+
+    def _bind(self, args, kwargs):
+        if len(args) > len(self.params):
+            raise TypeError("%s() takes %d arguments but %d were given" %
+                            (self.__name__, len(self.params), len(args)))
+        bound = dict(zip(self.arg_names, args))
+        for name, value in kwargs.items():
+            if name not in self.arg_names:
+                raise TypeError("%s() got an unexpected argument '%s'" %
+                                (self.__name__, name))
+            if name in bound:
+                raise TypeError("%s() got two values for argument '%s'" %
+                                (self.__name__, name))
+            bound[name] = value
+        for p in self.params:
+            if p.name not in bound:
+                if p.default is inspect.Parameter.empty:
+                    raise TypeError("%s() is missing the argument '%s'" %
+                                    (self.__name__, p.name))
+                bound[p.name] = p.default
+        return bound
+
+    def _compile_for(self, key, bound, options):
+        params, attrs = {}, {}
+        for name, spec in zip(self.arg_names, key[0]):
+            kind = spec[0]
+            if kind == "constexpr":
+                params[name] = tl.constexpr(bound[name])
+            elif kind == "one":
+                params[name] = tl.constexpr(1)
+            else:
+                params[name] = d.parse_signature_type(kind)
+                if spec[1]:
+                    attrs[name] = "tile.divisibility = 16 : i32"
+        ir = lower_to_tile_ir(self, params, attrs)
+        num_warps, num_stages, target = options
+        return CompiledKernel(self.__name__, {"tile": ir},
+                              {"name": self.__name__, "num_warps": num_warps,
+                               "num_stages": num_stages, "target": target})
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError("%s is a @tile.jit kernel: launch it with "
@@ -55,6 +118,60 @@ class JITFunction:
 
     def __repr__(self):
         return "JITFunction(%s)" % self.__name__
+
+
+_TORCH_DTYPES = {
+    "torch.bool": "i1", "torch.int8": "i8", "torch.int16": "i16",
+    "torch.int32": "i32", "torch.int64": "i64", "torch.uint8": "u8",
+    "torch.uint16": "u16", "torch.uint32": "u32", "torch.uint64": "u64",
+    "torch.float16": "fp16", "torch.bfloat16": "bf16", "torch.float32": "fp32",
+    "torch.float64": "fp64", "torch.float8_e4m3fn": "fp8e4nv",
+    "torch.float8_e5m2": "fp8e5"}
+# __cuda_array_interface__ typestrs (numpy's), little-endian.
+_ARRAY_TYPESTRS = {"|b1": "i1", "|i1": "i8", "<i2": "i16", "<i4": "i32",
+                   "<i8": "i64", "|u1": "u8", "<u2": "u16", "<u4": "u32",
+                   "<u8": "u64", "<f2": "fp16", "<f4": "fp32", "<f8": "fp64"}
+
+
+def _spec_key(name, value, is_constexpr):
+    """What a launch specialises on, for one argument: (type, divisible by 16).
+
+    Integers equal to 1 are compiled in as constants, like Triton does."""
+    if is_constexpr:
+        return ("constexpr", repr(value))
+    if hasattr(value, "data_ptr"):
+        if getattr(value, "is_cuda", True) is False:
+            raise ValueError("argument '%s' is a tensor on %s; tile kernels take "
+                             "CUDA tensors" % (name, getattr(value, "device", "the CPU")))
+        sig = _TORCH_DTYPES.get(str(value.dtype))
+        if sig is None:
+            raise TypeError("argument '%s' has unsupported dtype %s" % (name, value.dtype))
+        return ("*" + sig, value.data_ptr() % 16 == 0)
+    interface = getattr(value, "__cuda_array_interface__", None)
+    if interface is not None:
+        sig = _ARRAY_TYPESTRS.get(interface.get("typestr"))
+        if sig is None:
+            raise TypeError("argument '%s' has unsupported typestr %r" %
+                            (name, interface.get("typestr")))
+        return ("*" + sig, interface["data"][0] % 16 == 0)
+    if isinstance(value, bool):
+        return ("i1", False)
+    if isinstance(value, int):
+        if value == 1:
+            return ("one", True)
+        if -2**31 <= value < 2**31:
+            return ("i32", value % 16 == 0)
+        if -2**63 <= value < 2**64:
+            return ("i64" if value < 2**63 else "u64", value % 16 == 0)
+        raise ValueError("argument '%s' = %d does not fit in 64 bits" % (name, value))
+    if isinstance(value, float):
+        return ("fp32", False)
+    if value is None:
+        raise TypeError("argument '%s' is None; pass a tensor, a number or a "
+                        "bool" % name)
+    raise TypeError("argument '%s' has unsupported type %s; pass a tensor, an "
+                    "object with data_ptr() or __cuda_array_interface__, a "
+                    "number or a bool" % (name, type(value).__name__))
 
 
 def jit(fn=None, *, do_not_specialize=(), noinline=False, debug=None):

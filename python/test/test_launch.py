@@ -1,0 +1,142 @@
+"""The JIT launch path, up to the launcher: binding, specialization keys,
+the cache, grids and argument errors. A stub launcher records launches."""
+
+import time
+
+import pytest
+
+import tile
+import tile.language as tl
+from tile.runtime.launcher import use_launcher
+from kernels import classic as k
+
+
+class FakeTensor:
+    """What the launch path needs of a torch tensor."""
+
+    def __init__(self, ptr, dtype="torch.float32", is_cuda=True):
+        self._ptr, self.dtype, self.is_cuda = ptr, dtype, is_cuda
+        self.device = "cuda:0" if is_cuda else "cpu"
+
+    def data_ptr(self):
+        return self._ptr
+
+
+class Recorder:
+    def __init__(self):
+        self.launches = []
+
+    def launch(self, kernel, grid, args):
+        self.launches.append((kernel, grid, args))
+
+
+@pytest.fixture
+def recorder():
+    with use_launcher(Recorder()) as r:
+        yield r
+
+
+def fresh(fn):
+    fn.cache.clear()
+    return fn
+
+
+def test_launch_compiles_once_per_specialization(recorder):
+    add = fresh(k.add_kernel)
+    x, y, out = FakeTensor(4096), FakeTensor(8192), FakeTensor(12288)
+    add[(4,)](x, y, out, 1000, BLOCK_SIZE=256)
+    add[(4,)](x, y, out, 1000, BLOCK_SIZE=256)
+    assert len(add.cache) == 1
+    kernel, grid, args = recorder.launches[0]
+    assert grid == (4, 1, 1)
+    assert args == [x, y, out, 1000]
+    # 16-byte aligned pointers (and integers divisible by 16) become
+    # divisibility facts; 1000 is not a multiple of 16.
+    assert kernel.asm["tile"].count("tile.divisibility = 16") == 3
+    # An unaligned pointer, another n, another dtype, another constexpr:
+    add[(4,)](FakeTensor(4100), y, out, 1000, BLOCK_SIZE=256)
+    add[(4,)](x, y, out, 1024, BLOCK_SIZE=256)
+    assert recorder.launches[-1][0].asm["tile"].count("tile.divisibility = 16") == 4
+    add[(4,)](FakeTensor(4096, "torch.float16"), y, out, 1000, BLOCK_SIZE=256)
+    add[(4,)](x, y, out, 1000, BLOCK_SIZE=512)
+    assert len(add.cache) == 5
+    add[(4,)](x, y, out, 1016, BLOCK_SIZE=256)  # same key as 1000
+    assert len(add.cache) == 5
+
+
+def test_integer_one_is_specialised(recorder):
+    add = fresh(k.add_kernel)
+    x = FakeTensor(4096)
+    add[(1,)](x, x, x, 1, BLOCK_SIZE=128)
+    kernel, _, args = recorder.launches[0]
+    assert args == [x, x, x]   # n_elements = 1 is compiled in
+    assert "arith.constant 1 : i32" in kernel.asm["tile"]
+
+
+def test_grid_callable_gets_the_meta_parameters(recorder):
+    add = fresh(k.add_kernel)
+    x = FakeTensor(4096)
+    add[lambda meta: (tile.cdiv(1000, meta["BLOCK_SIZE"]),)](x, x, x, 1000,
+                                                             BLOCK_SIZE=128)
+    assert recorder.launches[0][1] == (8, 1, 1)
+
+
+@pytest.mark.parametrize("call,error,message", [
+    (lambda f, x: f[(1,)](x, x, x, BLOCK_SIZE=8), TypeError,
+     "missing the argument 'n_elements'"),
+    (lambda f, x: f[(1,)](x, x, x, 10, 11, BLOCK_SIZE=8), TypeError,
+     "got two values for argument 'BLOCK_SIZE'"),
+    (lambda f, x: f[(1,)](x, x, x, 10, BLOCK_SIZE=8, bogus=1), TypeError,
+     "unexpected argument 'bogus'"),
+    (lambda f, x: f[(1,)](x, "x", x, 10, BLOCK_SIZE=8), TypeError,
+     "argument 'y_ptr' has unsupported type str"),
+    (lambda f, x: f[(1,)](x, x, None, 10, BLOCK_SIZE=8), TypeError,
+     "argument 'out_ptr' is None"),
+    (lambda f, x: f[(1,)](x, FakeTensor(0, is_cuda=False), x, 10, BLOCK_SIZE=8),
+     ValueError, "argument 'y_ptr' is a tensor on cpu"),
+    (lambda f, x: f[(1,)](x, FakeTensor(0, "torch.complex64"), x, 10, BLOCK_SIZE=8),
+     TypeError, "argument 'y_ptr' has unsupported dtype torch.complex64"),
+    (lambda f, x: f[(1,)](x, x, x, 2**70, BLOCK_SIZE=8), ValueError,
+     "argument 'n_elements' = 1180591620717411303424 does not fit in 64 bits"),
+])
+def test_bad_launch_arguments_name_the_argument(recorder, call, error, message):
+    with pytest.raises(error, match=message):
+        call(fresh(k.add_kernel), FakeTensor(4096))
+    assert not recorder.launches
+
+
+def test_failed_compile_leaves_the_cache_unharmed(recorder):
+    @tile.jit
+    def sometimes_bad(x_ptr, BLOCK: tl.constexpr):
+        tl.store(x_ptr + tl.arange(0, BLOCK), 1.0)
+
+    x = FakeTensor(4096)
+    with pytest.raises(tile.CompilationError):
+        sometimes_bad[(1,)](x, BLOCK=100)
+    assert sometimes_bad.cache == {}
+    sometimes_bad[(1,)](x, BLOCK=128)
+    assert len(sometimes_bad.cache) == 1
+
+
+def test_no_gpu_runtime_is_a_clear_error():
+    x = FakeTensor(4096)
+    with pytest.raises(RuntimeError, match="no GPU runtime"):
+        fresh(k.add_kernel)[(1,)](x, x, x, 10, BLOCK_SIZE=16)
+
+
+def test_warm_path_overhead(recorder, capsys):
+    """Front-end cost of a warm launch (stub launcher): reported, and bounded
+    loosely so that a regression to compiling on every call fails."""
+    add = fresh(k.add_kernel)
+    x, y, out = FakeTensor(4096), FakeTensor(8192), FakeTensor(12288)
+    add[(4,)](x, y, out, 1000, BLOCK_SIZE=256)
+    n = 20000
+    launch = add[(4,)]
+    start = time.perf_counter()
+    for _ in range(n):
+        launch(x, y, out, 1000, BLOCK_SIZE=256)
+    per_call = (time.perf_counter() - start) / n * 1e6
+    with capsys.disabled():
+        print("\nwarm launch path (stub launcher): %.2f us/call" % per_call)
+    assert len(add.cache) == 1
+    assert per_call < 200
