@@ -185,3 +185,26 @@ def test_dump_ir(tmp_path, monkeypatch):
     assert dumped.name.startswith("add_kernel.") and dumped.name.endswith(".tile.mlir")
     # The dump replays through libtile (and so through tile-opt).
     assert "tile.load" in tile.verify_ir(dumped.read_text())
+
+
+def test_dropout_with_philox():
+    ir = compile_ir(k.dropout_kernel, {"x_ptr": "*fp32", "out_ptr": "*fp32",
+                                       "n_elements": "i32", "p": "fp32", "seed": "i32"},
+                    {"BLOCK_SIZE": 1024})
+    # Ten Philox rounds, two high multiplications each.
+    assert ir.count("tile.mulhiui") == 20
+    filecheck(ir, r"""
+CHECK: arith.extsi {{.*}} : i32 to i64
+CHECK: tile.mulhiui {{.*}} : tensor<1024xi32>
+CHECK: arith.xori
+CHECK: arith.sitofp {{.*}} : tensor<1024xi32> to tensor<1024xf32>
+CHECK: arith.cmpf ogt
+CHECK: arith.select
+CHECK: tile.store
+""")
+    ir = compile_ir(k.randn_kernel, {"out_ptr": "*fp32", "seed": "i64"}, {"BLOCK": 256})
+    filecheck(ir, r"""
+CHECK: math.log {{.*}} : tensor<256xf32>
+CHECK: math.sqrt
+CHECK: math.cos
+""")

@@ -208,3 +208,21 @@ def misc_ops_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
     tl.device_print("h", h)
     tl.device_assert(lo < hi, "split order")
     tl.store(out_ptr + offs, lo + hi + u.to(tl.int32) + tl.sum(c) + tl.sum(h))
+
+
+@tile.jit
+def dropout_kernel(x_ptr, out_ptr, n_elements, p, seed, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=mask)
+    random = tl.rand(seed, offsets)
+    x_keep = random > p
+    output = tl.where(x_keep, x / (1 - p), 0.0)
+    tl.store(out_ptr + offsets, output, mask=mask)
+
+
+@tile.jit
+def randn_kernel(out_ptr, seed, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.randn(seed, offs))

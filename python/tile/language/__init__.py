@@ -15,5 +15,7 @@ from tile.language.core import (  # noqa: F401
     max_contiguous, static_assert, static_print, static_range, range, join,
     split, cat, histogram, umulhi, device_print, device_assert)
 from tile.language import math  # noqa: F401
+from tile.language.random import (randint, randint4x, rand, rand4x,  # noqa: F401
+                                  randn)
 
 float8e4m3fn = float8e4nv
