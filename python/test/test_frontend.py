@@ -208,3 +208,26 @@ CHECK: math.log {{.*}} : tensor<256xf32>
 CHECK: math.sqrt
 CHECK: math.cos
 """)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_fused_attention_forward(causal):
+    sig = {"Q": "*fp16", "K": "*fp16", "V": "*fp16", "Out": "*fp16", "sm_scale": "fp32",
+           "stride_qm": "i32", "stride_kn": "i32", "stride_vn": "i32", "stride_om": "i32",
+           "seq_len": "i32"}
+    ir = compile_ir(k.attention_fwd_kernel, sig, {"BLOCK_M": 128, "BLOCK_N": 64,
+                                                  "HEAD_DIM": 64, "CAUSAL": causal})
+    filecheck(ir, r"""
+CHECK: scf.for {{.*}} iter_args({{.*}}) -> (tensor<128xf32>, tensor<128x64xf32>, tensor<128xf32>) {{ *}}: i32 {
+CHECK: tile.dot {{.*}} : tensor<128x64xf16> * tensor<64x64xf16> -> tensor<128x64xf32>
+CHECK: tile.reduce {{.*}} axis = 1 : (tensor<128x64xf32>) -> tensor<128xf32>
+CHECK: math.exp2 {{.*}} : tensor<128x64xf32>
+CHECK: arith.truncf {{.*}} : tensor<128x64xf32> to tensor<128x64xf16>
+CHECK: tile.dot
+CHECK: scf.yield
+CHECK: arith.divf {{.*}} : tensor<128x64xf32>
+CHECK: tile.store {{.*}} : tensor<128x64x!tile.ptr<f16>>
+""")
+    # Only the causal variant compares query and key positions.
+    assert ("arith.cmpi sge" in ir) == causal
+    assert ("arith.minsi" in ir) == causal
