@@ -231,3 +231,18 @@ CHECK: tile.store {{.*}} : tensor<128x64x!tile.ptr<f16>>
     # Only the causal variant compares query and key positions.
     assert ("arith.cmpi sge" in ir) == causal
     assert ("arith.minsi" in ir) == causal
+
+
+def test_reduce_and_scan_with_user_combiner():
+    ir = compile_ir(k.user_combiner_kernel, {"x_ptr": "*fp32", "out_ptr": "*fp32",
+                                             "idx_ptr": "*i32"}, {"BLOCK": 128})
+    filecheck(ir, r"""
+CHECK-DAG: func.func private @max_with_index_0(%{{.*}}: f32 {{.*}}, %{{.*}}: i32 {{.*}}, %{{.*}}: f32 {{.*}}, %{{.*}}: i32 {{.*}}) -> (f32, i32)
+CHECK-DAG: func.func private @add_combine_1(%{{.*}}: f32 {{.*}}, %{{.*}}: f32 {{.*}}) -> f32
+CHECK: tile.reduce {{.*}} axis = 0 : (tensor<128xf32>, tensor<128xi32>) -> (f32, i32)
+CHECK: call @max_with_index_0
+CHECK: tile.reduce.return {{.*}} : f32, i32
+CHECK: tile.scan {{.*}} axis = 0 reverse : (tensor<128xf32>) -> tensor<128xf32>
+CHECK: call @add_combine_1
+CHECK: tile.scan.return
+""")

@@ -268,3 +268,24 @@ def attention_fwd_kernel(Q, K, V, Out, sm_scale, stride_qm, stride_kn, stride_vn
     acc = acc / l_i[:, None]
     o_ptrs = Out + (base + offs_m[:, None]) * stride_om + offs_d[None, :]
     tl.store(o_ptrs, acc.to(Out.dtype.element_ty), mask=offs_m[:, None] < seq_len)
+
+
+@tile.jit
+def max_with_index(a, ia, b, ib):
+    take = (b > a) | ((b == a) & (ib < ia))
+    return tl.where(take, b, a), tl.where(take, ib, ia)
+
+
+@tile.jit
+def add_combine(a, b):
+    return a + b
+
+
+@tile.jit
+def user_combiner_kernel(x_ptr, out_ptr, idx_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    v, i = tl.reduce((x, offs), 0, max_with_index)
+    tl.store(out_ptr, v)
+    tl.store(idx_ptr, i)
+    tl.store(out_ptr + offs, tl.associative_scan(x, 0, add_combine, reverse=True))

@@ -550,6 +550,36 @@ class CodeGenerator(ast.NodeVisitor):
             result = result.logical_and(other) if is_and else result.logical_or(other)
         return result if _is_runtime(result) else tl.constexpr(result)
 
+    def _bind_combiner(self, node, args, kwargs):
+        """tl.reduce / tl.associative_scan take a @jit combiner; it becomes a
+        callable that emits a call to the combiner's specialization inside the
+        region."""
+        from tile.runtime.jit import JITFunction
+        args = list(args)
+        if len(args) >= 3:
+            fn, where = _py(args[2]), ("args", 2)
+        elif "combine_fn" in kwargs:
+            fn, where = _py(kwargs["combine_fn"]), ("kwargs", "combine_fn")
+        else:
+            raise self.error(node, "missing the combine_fn argument")
+        if not isinstance(fn, JITFunction):
+            raise self.error(node, "combine_fn must be a @tile.jit function")
+
+        def combine(b, lhs, rhs):
+            result = self.module.call(self, node, fn,
+                                      [tl.tensor(v) for v in lhs + rhs], {})
+            results = result if isinstance(result, tuple) else (result,)
+            if len(results) != len(lhs):
+                raise sem.SemanticError("combine_fn must return %d values, got %d"
+                                        % (len(lhs), len(results)))
+            return [r.handle for r in results]
+
+        if where[0] == "args":
+            args[2] = combine
+        else:
+            kwargs = dict(kwargs, combine_fn=combine)
+        return args, kwargs
+
     def visit_Call(self, node):
         fn = _py(self.visit(node.func))
         args = [self.visit(a) for a in node.args]
@@ -557,6 +587,8 @@ class CodeGenerator(ast.NodeVisitor):
         from tile.runtime.jit import JITFunction
         if isinstance(fn, JITFunction):
             return self.module.call(self, node, fn, args, kwargs)
+        if fn in (tl.reduce, tl.associative_scan):
+            args, kwargs = self._bind_combiner(node, args, kwargs)
         owner = getattr(fn, "__self__", None)
         if isinstance(owner, d.dtype):
             return tl.constexpr(fn(*[_py(a) for a in args]))

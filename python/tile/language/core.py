@@ -747,3 +747,37 @@ def device_assert(cond, msg=""):
     c = sem.cast(b, sem.lift(b, _raw(cond)), d.int1)
     b.emit("tile.assert %s, %s : %s" % (c.name, quote(str(_unwrap(msg))),
                                         c.type.to_ir()))
+
+
+# ---------------------------------------------------------------------------
+# Reductions and scans with a user combiner
+# ---------------------------------------------------------------------------
+
+def _operands(input):
+    values = input if isinstance(input, (tuple, list)) else (input,)
+    return [_tensor(v) for v in values], isinstance(input, (tuple, list))
+
+
+def _unpack(results, as_tuple):
+    out = tuple(tensor(r) for r in results)
+    return out if as_tuple else out[0]
+
+
+@builtin
+def reduce(input, axis, combine_fn, keep_dims=False):
+    """Reduces `input` (a tensor or a tuple of same-shape tensors) along
+    `axis` with `combine_fn`, a @tile.jit function taking the accumulated
+    values then the new ones. The code generator turns `combine_fn` into a
+    callable that emits its body."""
+    values, as_tuple = _operands(input)
+    results = sem.reduce(current_builder(), values, _unwrap(axis), combine_fn,
+                         bool(_unwrap(keep_dims)))
+    return _unpack(results, as_tuple)
+
+
+@builtin
+def associative_scan(input, axis, combine_fn, reverse=False):
+    values, as_tuple = _operands(input)
+    results = sem.scan(current_builder(), values, _unwrap(axis), combine_fn,
+                       bool(_unwrap(reverse)))
+    return _unpack(results, as_tuple)
