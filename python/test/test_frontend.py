@@ -246,3 +246,18 @@ CHECK: tile.scan {{.*}} axis = 0 reverse : (tensor<128xf32>) -> tensor<128xf32>
 CHECK: call @add_combine_1
 CHECK: tile.scan.return
 """)
+
+
+def test_precise_math():
+    import tile.language as tl
+
+    @tile.jit
+    def precise(x_ptr, y_ptr):
+        x = tl.load(x_ptr)
+        tl.store(y_ptr, tl.div_rn(x, 3.0) + tl.math.sqrt_rn(x))
+
+    ir = compile_ir(precise, {"x_ptr": "*fp32", "y_ptr": "*fp32"})
+    filecheck(ir, r"""
+CHECK: tile.precise_divf {{.*}} : f32
+CHECK: tile.precise_sqrt {{.*}} : f32
+""")

@@ -9,6 +9,8 @@ from tile import _C
 from tile.compiler.errors import CompilationError
 from tile.compiler.ir import IRError, verify_ir, run_pipeline
 from tile.runtime.jit import JITFunction, jit, compile
+from tile.runtime.autotuner import Config, autotune, heuristics
+from tile import testing
 from tile import language
 
 __version__ = _C.version()
@@ -23,6 +25,7 @@ def next_power_of_2(n):
     return 1 if n <= 1 else 1 << (n - 1).bit_length()
 
 
-__all__ = ["CompilationError", "IRError", "JITFunction", "cdiv", "compile",
+__all__ = ["CompilationError", "Config", "IRError", "JITFunction", "autotune",
+           "cdiv", "compile", "heuristics", "testing",
            "jit", "language", "next_power_of_2", "run_pipeline", "verify_ir",
            "__version__"]

@@ -781,3 +781,30 @@ def associative_scan(input, axis, combine_fn, reverse=False):
     results = sem.scan(current_builder(), values, _unwrap(axis), combine_fn,
                        bool(_unwrap(reverse)))
     return _unpack(results, as_tuple)
+
+
+def _precise(op, args):
+    b = current_builder()
+    values = [_tensor(a) for a in args]
+    ty = values[0].type.scalar
+    for v in values[1:]:
+        ty = sem.computation_type(ty, v.type.scalar)
+    if not ty.is_floating():
+        ty = d.float32
+    values = [sem.cast(b, v, ty) for v in values]
+    if len(values) == 2:
+        values = list(sem.broadcast(b, *values))
+    return tensor(b.op(values[0].type, "%s %s : %s" % (
+        op, ", ".join(v.name for v in values), values[0].type.to_ir())))
+
+
+@builtin
+def div_rn(x, y):
+    """x / y, correctly rounded (IEEE round-to-nearest-even)."""
+    return _precise("tile.precise_divf", (x, y))
+
+
+@builtin
+def sqrt_rn(x):
+    """sqrt(x), correctly rounded."""
+    return _precise("tile.precise_sqrt", (x,))

@@ -1,0 +1,103 @@
+"""Config, heuristics and autotune over the JIT launch path (stub launcher,
+injected timings: no GPU needed)."""
+
+import pytest
+
+import tile
+import tile.language as tl
+from tile.runtime.launcher import use_launcher
+
+
+class FakeTensor:
+    dtype, is_cuda = "torch.float32", True
+
+    def __init__(self, ptr):
+        self.ptr = ptr
+
+    def data_ptr(self):
+        return self.ptr
+
+
+class Recorder:
+    def __init__(self):
+        self.launches = []
+
+    def launch(self, kernel, grid, args):
+        self.launches.append(kernel)
+
+
+@tile.jit
+def scale_kernel(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(x_ptr + offs, x * 2, mask=offs < n)
+
+
+def block_of(kernel):
+    return int(kernel.asm["tile"].split("end = ")[1].split(" ")[0])
+
+
+def test_autotune_picks_the_fastest_and_caches_per_key():
+    timings = {64: 3.0, 128: 1.0, 256: 2.0}
+    seen = []
+
+    def fake_bench(fn):
+        before = len(recorder.launches)
+        fn()
+        block = block_of(recorder.launches[before])
+        seen.append(block)
+        return timings[block]
+
+    tuned = tile.autotune(configs=[tile.Config({"BLOCK": b}, num_warps=4)
+                                   for b in (64, 128, 256)],
+                          key=["n"], do_bench=fake_bench)(scale_kernel)
+    tuned.verbose = False
+    with use_launcher(Recorder()) as recorder:
+        x = FakeTensor(4096)
+        tuned[lambda m: (tile.cdiv(m["n"], m["BLOCK"]),)](x, 1000)
+        assert sorted(seen) == [64, 128, 256]
+        assert tuned.best_config.kwargs == {"BLOCK": 128}
+        assert block_of(recorder.launches[-1]) == 128
+        tuned[(1,)](x, 1000)                      # same key: no re-tuning
+        assert len(seen) == 3
+        tuned[(1,)](x, 2048)                      # new key: tunes again
+        assert len(seen) == 6
+
+
+def test_prune_configs():
+    def fake_bench(fn):
+        fn()
+        return 1.0
+
+    configs = [tile.Config({"BLOCK": b}) for b in (32, 64, 128, 256)]
+    tuned = tile.autotune(configs=configs, key=["n"], do_bench=fake_bench,
+                          prune_configs_by={"early_config_prune":
+                                            lambda cs, args: [c for c in cs
+                                                              if c.kwargs["BLOCK"] >= 128]})(
+        scale_kernel)
+    tuned.verbose = False
+    with use_launcher(Recorder()) as recorder:
+        tuned[(1,)](FakeTensor(4096), 100)
+    assert {block_of(k) for k in recorder.launches} == {128, 256}
+
+
+def test_autotuned_argument_passed_explicitly_is_an_error():
+    tuned = tile.autotune(configs=[tile.Config({"BLOCK": 64})], key=["n"],
+                          do_bench=lambda fn: 1.0)(scale_kernel)
+    with use_launcher(Recorder()):
+        with pytest.raises(ValueError, match="autotuned arguments BLOCK"):
+            tuned[(1,)](FakeTensor(4096), 100, BLOCK=32)
+
+
+def test_heuristics_compute_constexprs():
+    kernel = tile.heuristics({"BLOCK": lambda args: tile.next_power_of_2(args["n"])})(
+        scale_kernel)
+    with use_launcher(Recorder()) as recorder:
+        kernel[(1,)](FakeTensor(4096), 100)
+    assert block_of(recorder.launches[0]) == 128
+
+
+def test_config_repr_and_kwargs():
+    c = tile.Config({"BLOCK": 64}, num_warps=8, num_stages=2)
+    assert c.all_kwargs() == {"BLOCK": 64, "num_warps": 8, "num_stages": 2}
+    assert "BLOCK: 64" in repr(c)
