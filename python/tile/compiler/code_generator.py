@@ -448,8 +448,9 @@ class CodeGenerator(ast.NodeVisitor):
     def visit_Name(self, node):
         if node.id in self.scope:
             return self.scope[node.id]
-        if node.id in self.fn.globals:
-            return self.fn.globals[node.id]
+        found, value = self.fn.lookup(node.id)
+        if found:
+            return value
         if node.id in _PY_BUILTINS:
             return _PY_BUILTINS[node.id]
         if node.id == "range":

@@ -24,6 +24,8 @@ class JITFunction:
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
         self.globals = fn.__globals__
+        # Names a kernel defined inside another function reads from there.
+        self.closure_names = fn.__code__.co_freevars
         signature = inspect.signature(fn)
         self.params = list(signature.parameters.values())
         self.arg_names = [p.name for p in self.params]
@@ -106,6 +108,15 @@ class JITFunction:
         return CompiledKernel(self.__name__, {"tile": ir},
                               {"name": self.__name__, "num_warps": num_warps,
                                "num_stages": num_stages, "target": target})
+
+    def lookup(self, name):
+        """A free name of the kernel: a closure variable or a global."""
+        if name in self.closure_names:
+            cell = self.fn.__closure__[self.closure_names.index(name)]
+            return True, cell.cell_contents
+        if name in self.globals:
+            return True, self.globals[name]
+        return False, None
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError("%s is a @tile.jit kernel: launch it with "
