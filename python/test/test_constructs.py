@@ -1,0 +1,177 @@
+"""IR golden tests (FileCheck patterns) for the language constructs the
+classic kernels do not already cover."""
+
+import tile
+import tile.language as tl
+from filecheck import filecheck
+
+
+def ir_of(fn, signature, constexprs=None):
+    return tile.compile(fn, signature=signature, constexprs=constexprs or {}).asm["tile"]
+
+
+@tile.jit
+def early_return(x_ptr, n):
+    pid = tl.program_id(0)
+    if pid >= n:
+        return
+    tl.store(x_ptr + pid, 1.0)
+
+
+def test_early_return_becomes_structured():
+    filecheck(ir_of(early_return, {"x_ptr": "*fp32", "n": "i32"}), r"""
+CHECK: arith.cmpi sge
+CHECK: scf.if
+CHECK: } else {
+CHECK: tile.store
+CHECK: }
+CHECK: return
+""")
+
+
+@tile.jit
+def static_loops(x_ptr, N: tl.constexpr, FLAG: tl.constexpr):
+    acc = tl.zeros([16], dtype=tl.float32)
+    for i in tl.static_range(N):
+        acc += i
+    if FLAG:
+        acc = acc * 2
+    else:
+        acc = acc * 3
+    tl.static_assert(N > 0, "N must be positive")
+    tl.store(x_ptr + tl.arange(0, 16), acc)
+
+
+def test_static_range_unrolls_and_constexpr_if_folds():
+    ir = ir_of(static_loops, {"x_ptr": "*fp32"}, {"N": 3, "FLAG": True})
+    assert "scf.for" not in ir and "scf.if" not in ir
+    assert ir.count("arith.addf") == 3
+    assert "2.000000e+00" in ir and "3.000000e+00" not in ir
+
+
+@tile.jit
+def shapes_and_creation(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    m = tl.reshape(x, (BLOCK // 4, 4))
+    v = tl.view(m, (4, BLOCK // 4))
+    p = tl.permute(v, (1, 0))
+    e = tl.expand_dims(offs, 1)
+    b = tl.broadcast_to(e, (BLOCK, 8))
+    z = tl.zeros_like(x) + tl.full_like(x, 2.0)
+    t = tl.full((BLOCK,), 7, tl.int16)
+    s = tl.sum(p, axis=1) + tl.sum(b).to(tl.float32) + tl.sum(z)
+    tl.store(y_ptr + tl.arange(0, BLOCK // 4), s + tl.sum(t.to(tl.float32)))
+
+
+def test_shape_ops_and_creation():
+    filecheck(ir_of(shapes_and_creation, {"x_ptr": "*fp32", "y_ptr": "*fp32"},
+                    {"BLOCK": 64}), r"""
+CHECK: tile.reshape {{.*}} : tensor<64xf32> -> tensor<16x4xf32>
+CHECK: tile.reshape {{.*}} allow_reorder : tensor<16x4xf32> -> tensor<4x16xf32>
+CHECK: tile.trans {{.*}} {order = array<i32: 1, 0>} : tensor<4x16xf32> -> tensor<16x4xf32>
+CHECK: tile.expand_dims {{.*}} {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+CHECK: tile.broadcast {{.*}} : tensor<64x1xi32> -> tensor<64x8xi32>
+CHECK: arith.constant 7 : i16
+CHECK: tile.reduce
+""")
+
+
+@tile.jit
+def all_atomics(p_ptr, u_ptr, f_ptr, v):
+    offs = tl.arange(0, 32)
+    m = offs < 16
+    tl.atomic_add(p_ptr + offs, v, mask=m, sem="relaxed", scope="cta")
+    tl.atomic_max(p_ptr + offs, v)
+    tl.atomic_min(p_ptr + offs, v, sem="acquire")
+    tl.atomic_max(u_ptr + offs, 3)
+    tl.atomic_min(u_ptr + offs, 3)
+    tl.atomic_and(p_ptr + offs, v)
+    tl.atomic_or(p_ptr + offs, v, sem="release", scope="sys")
+    tl.atomic_xor(p_ptr + offs, v)
+    tl.atomic_xchg(p_ptr + offs, v)
+    tl.atomic_add(f_ptr + offs, 1.5)
+    tl.atomic_cas(p_ptr, 0, v, sem="acq_rel", scope="gpu")
+
+
+def test_atomics():
+    filecheck(ir_of(all_atomics, {"p_ptr": "*i32", "u_ptr": "*u32", "f_ptr": "*fp32",
+                                  "v": "i32"}), r"""
+CHECK: tile.atomic_rmw add, relaxed, cta, {{.*}}, {{.*}}, {{.*}} : tensor<32x!tile.ptr<i32>>
+CHECK: tile.atomic_rmw max, acq_rel, gpu
+CHECK: tile.atomic_rmw min, acquire, gpu
+CHECK: tile.atomic_rmw umax, acq_rel, gpu
+CHECK: tile.atomic_rmw umin, acq_rel, gpu
+CHECK: tile.atomic_rmw and
+CHECK: tile.atomic_rmw or, release, sys
+CHECK: tile.atomic_rmw xor
+CHECK: tile.atomic_rmw xchg
+CHECK: tile.atomic_rmw fadd, acq_rel, gpu, {{.*}} : tensor<32x!tile.ptr<f32>>
+CHECK: tile.atomic_cas acq_rel, gpu, {{.*}} : !tile.ptr<i32>
+""")
+
+
+@tile.jit
+def elementwise(x_ptr, i_ptr, y_ptr):
+    offs = tl.arange(0, 64)
+    x = tl.load(x_ptr + offs)
+    i = tl.load(i_ptr + offs)
+    y = tl.clamp(x, -1.0, 1.0) + tl.sigmoid(x) + tl.fma(x, x, x) + tl.abs(x)
+    y += tl.exp2(x) + tl.log2(x) + tl.rsqrt(x) + tl.sin(x) + tl.cos(x)
+    y += tl.floor(x) + tl.ceil(x) + tl.erf(x) + tl.softmax(x)
+    y += tl.xor_sum(i, 0).to(tl.float32) + tl.argmin(x, 0).to(tl.float32)
+    y += tl.cumprod(x, 0) + tl.fdiv(x, 2.0)
+    bits = x.to(tl.int32, bitcast=True)
+    y += (bits >> 3).to(tl.float32) + (~i & 0xFF | i ^ 3).to(tl.float32)
+    y += tl.where((x > 0) and (i < 3), 1.0, 0.0) + (-x)
+    tl.store(y_ptr + offs, tl.multiple_of(y, 16))
+
+
+def test_elementwise_math():
+    filecheck(ir_of(elementwise, {"x_ptr": "*fp32", "i_ptr": "*i32", "y_ptr": "*fp32"}),
+              r"""
+CHECK: arith.maxnumf
+CHECK: arith.minnumf
+CHECK: math.exp
+CHECK: math.fma
+CHECK: math.absf
+CHECK: math.exp2
+CHECK: math.log2
+CHECK: math.rsqrt
+CHECK: math.sin
+CHECK: math.cos
+CHECK: math.floor
+CHECK: math.ceil
+CHECK: math.erf
+CHECK: tile.reduce
+CHECK: arith.xori
+CHECK: tile.scan
+CHECK: arith.mulf
+CHECK: tile.bitcast {{.*}} : tensor<64xf32> -> tensor<64xi32>
+CHECK: arith.shrsi
+CHECK: arith.andi
+CHECK: arith.ori
+CHECK: arith.negf
+""")
+
+
+@tile.jit
+def pair(a, b):
+    return a + b, a * b
+
+
+@tile.jit
+def tuples(x_ptr):
+    x = tl.load(x_ptr)
+    s, p = pair(x, 2.0)
+    t = (s, p)
+    tl.store(x_ptr, t[0] + t[1])
+
+
+def test_tuples_and_multiple_returns():
+    filecheck(ir_of(tuples, {"x_ptr": "*fp32"}), r"""
+CHECK: func.func private @pair_0({{.*}}: f32 {{.*}}, {{.*}}: f32 {{.*}}) -> (f32, f32)
+CHECK: func.func @tuples
+CHECK: %[[R:.*]]:2 = call @pair_0
+CHECK: arith.addf %[[R]]#0, %[[R]]#1
+""")
