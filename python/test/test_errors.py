@@ -190,3 +190,15 @@ def test_calling_a_kernel_directly_is_an_error():
 
     with pytest.raises(RuntimeError, match=r"launch it with k\[grid\]"):
         k(None)
+
+
+@tile.jit
+def fp8_atomic(p_ptr):
+    tl.atomic_add(p_ptr, 1.0)
+
+
+def test_verifier_errors_map_to_the_python_line():
+    # The front end lets this through; the Tile verifier rejects it, and the
+    # diagnostic comes back on the kernel's line with a caret.
+    check_error(fp8_atomic, {"p_ptr": "*fp8e5"}, {},
+                "fadd supports f16, bf16, f32 and f64", "tl.atomic_add")
