@@ -59,6 +59,7 @@ CHECK: tile.reduce {{.*}} axis = 0 : (tensor<1024xf32>) -> f32
 CHECK: arith.addf {{.*}} : f32
 CHECK: arith.divf {{.*}} : tensor<1024xf32>
 CHECK: tile.store
+CHECK: } {tile.num_stages = 2 : i32}
 """)
 
 

@@ -384,7 +384,14 @@ class CodeGenerator(ast.NodeVisitor):
                 ", ".join(a.type.to_ir() for a in args))
         b.emit("%s : %s {" % (head, ty.to_ir()), with_loc=False)
         b.emit_lines(lines)
-        b.emit("}")
+        stages = _py(it.num_stages)
+        if stages is not None:
+            if not isinstance(stages, int) or stages < 1:
+                raise self.error(node.iter, "num_stages must be a positive "
+                                 "constexpr integer, got %r" % (stages,))
+            b.emit("} {tile.num_stages = %d : i32}" % stages)
+        else:
+            b.emit("}")
         for i, (n, init) in enumerate(carried):
             name = result if len(carried) == 1 else "%s#%d" % (result, i)
             self.scope[n] = tl.tensor(Value(name, init.type))

@@ -824,3 +824,20 @@ func.func @load_cache_modifier(%p: !tile.ptr<f32>) {
   %0 = tile.load %p cache = l2 : !tile.ptr<f32>
   return
 }
+
+// -----
+
+func.func @num_stages_zero(%n: i32) {
+  %c0 = arith.constant 0 : i32
+  // expected-error @+1 {{'tile.num_stages' must be a positive integer attribute}}
+  scf.for %i = %c0 to %n step %n : i32 {
+  } {tile.num_stages = 0 : i32}
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.num_stages' only applies to scf.for}}
+func.func @num_stages_on_func() attributes {tile.num_stages = 2 : i32} {
+  return
+}

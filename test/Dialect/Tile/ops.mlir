@@ -221,3 +221,14 @@ func.func @kernel(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32, tile.contigu
                   %n: i32 {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
   return
 }
+
+// CHECK-LABEL: func @pipelined_loop
+// CHECK: scf.for
+// CHECK: } {tile.num_stages = 3 : i32}
+func.func @pipelined_loop(%n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  scf.for %i = %c0 to %n step %c1 : i32 {
+  } {tile.num_stages = 3 : i32}
+  return
+}

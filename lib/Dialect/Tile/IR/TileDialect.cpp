@@ -118,6 +118,15 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
       return op->emitError() << "a tile kernel must not return values";
     return success();
   }
+  if (name == getNumStagesAttrName()) {
+    auto stages = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!stages || stages.getInt() < 1)
+      return op->emitError() << "'" << name
+                             << "' must be a positive integer attribute";
+    if (!isa<scf::ForOp>(op))
+      return op->emitError() << "'" << name << "' only applies to scf.for";
+    return success();
+  }
   return op->emitError() << "unknown tile attribute '" << name << "'";
 }
 

@@ -37,6 +37,11 @@ def Tile_Dialect : Dialect {
     static constexpr llvm::StringLiteral getKernelAttrName() {
       return llvm::StringLiteral("tile.kernel");
     }
+    /// On scf.for: the software-pipelining depth asked for with
+    /// `tl.range(..., num_stages=)`.
+    static constexpr llvm::StringLiteral getNumStagesAttrName() {
+      return llvm::StringLiteral("tile.num_stages");
+    }
   }];
 }
 
