@@ -6,24 +6,7 @@ import pytest
 import tile
 import tile.language as tl
 from tile.runtime.launcher import use_launcher
-
-
-class FakeTensor:
-    dtype, is_cuda = "torch.float32", True
-
-    def __init__(self, ptr):
-        self.ptr = ptr
-
-    def data_ptr(self):
-        return self.ptr
-
-
-class Recorder:
-    def __init__(self):
-        self.launches = []
-
-    def launch(self, kernel, grid, args):
-        self.launches.append(kernel)
+from launch_helpers import FakeTensor, Recorder
 
 
 @tile.jit
@@ -44,7 +27,7 @@ def test_autotune_picks_the_fastest_and_caches_per_key():
     def fake_bench(fn):
         before = len(recorder.launches)
         fn()
-        block = block_of(recorder.launches[before])
+        block = block_of(recorder.launches[before][0])
         seen.append(block)
         return timings[block]
 
@@ -57,7 +40,7 @@ def test_autotune_picks_the_fastest_and_caches_per_key():
         tuned[lambda m: (tile.cdiv(m["n"], m["BLOCK"]),)](x, 1000)
         assert sorted(seen) == [64, 128, 256]
         assert tuned.best_config.kwargs == {"BLOCK": 128}
-        assert block_of(recorder.launches[-1]) == 128
+        assert block_of(recorder.launches[-1][0]) == 128
         tuned[(1,)](x, 1000)                      # same key: no re-tuning
         assert len(seen) == 3
         tuned[(1,)](x, 2048)                      # new key: tunes again
@@ -78,7 +61,7 @@ def test_prune_configs():
     tuned.verbose = False
     with use_launcher(Recorder()) as recorder:
         tuned[(1,)](FakeTensor(4096), 100)
-    assert {block_of(k) for k in recorder.launches} == {128, 256}
+    assert {block_of(k) for k, _, _ in recorder.launches} == {128, 256}
 
 
 def test_autotuned_argument_passed_explicitly_is_an_error():
@@ -94,7 +77,7 @@ def test_heuristics_compute_constexprs():
         scale_kernel)
     with use_launcher(Recorder()) as recorder:
         kernel[(1,)](FakeTensor(4096), 100)
-    assert block_of(recorder.launches[0]) == 128
+    assert block_of(recorder.launches[0][0]) == 128
 
 
 def test_config_repr_and_kwargs():

@@ -9,25 +9,7 @@ import tile
 import tile.language as tl
 from tile.runtime.launcher import use_launcher
 from kernels import classic as k
-
-
-class FakeTensor:
-    """What the launch path needs of a torch tensor."""
-
-    def __init__(self, ptr, dtype="torch.float32", is_cuda=True):
-        self._ptr, self.dtype, self.is_cuda = ptr, dtype, is_cuda
-        self.device = "cuda:0" if is_cuda else "cpu"
-
-    def data_ptr(self):
-        return self._ptr
-
-
-class Recorder:
-    def __init__(self):
-        self.launches = []
-
-    def launch(self, kernel, grid, args):
-        self.launches.append((kernel, grid, args))
+from launch_helpers import FakeTensor, Recorder
 
 
 @pytest.fixture

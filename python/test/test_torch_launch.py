@@ -8,16 +8,9 @@ torch = pytest.importorskip("torch")
 import tile  # noqa: E402
 from tile.runtime.launcher import use_launcher  # noqa: E402
 from kernels import classic as k  # noqa: E402
+from launch_helpers import Recorder  # noqa: E402
 
 cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
-
-
-class Recorder:
-    def __init__(self):
-        self.launches = []
-
-    def launch(self, kernel, grid, args):
-        self.launches.append((kernel, grid, args))
 
 
 @cuda
