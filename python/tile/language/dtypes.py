@@ -89,26 +89,9 @@ class pointer_type(dtype):
         self.address_space = address_space
         self.name = "pointer<%s>" % element_ty.name
 
+    # The other is_*() answer False: "pointer<...>" names no scalar kind.
     def is_ptr(self):
         return True
-
-    def is_floating(self):
-        return False
-
-    def is_int(self):
-        return False
-
-    def is_int_signed(self):
-        return False
-
-    def is_int_unsigned(self):
-        return False
-
-    def is_bool(self):
-        return False
-
-    def is_fp8(self):
-        return False
 
     @property
     def primitive_bitwidth(self):
