@@ -202,3 +202,18 @@ def test_verifier_errors_map_to_the_python_line():
     # diagnostic comes back on the kernel's line with a caret.
     check_error(fp8_atomic, {"p_ptr": "*fp8e5"}, {},
                 "fadd supports f16, bf16, f32 and f64", "tl.atomic_add")
+
+
+@tile.jit
+def returns_a_dtype(x):
+    return tl.float32
+
+
+@tile.jit
+def calls_returns_a_dtype(x_ptr):
+    tl.store(x_ptr, returns_a_dtype(1.0))
+
+
+def test_returning_a_non_value_is_a_compilation_error():
+    with pytest.raises(tile.CompilationError, match="returns_a_dtype cannot return it"):
+        tile.compile(calls_returns_a_dtype, signature={"x_ptr": "*fp32"})

@@ -11,7 +11,6 @@ import ast
 import builtins
 
 from tile.compiler.errors import CompilationError
-from tile.compiler.ir_builder import Value
 from tile.language import core as tl
 from tile.language import dtypes as d
 from tile.language import semantic as sem
@@ -264,12 +263,10 @@ class CodeGenerator(ast.NodeVisitor):
                                  "%r in the other" % (n, tv2.type, ev2.type))
             then_vals.append(tv2)
             else_vals.append(ev2)
-        result = b.fresh_name()
+        decl, results = b.results([v.type for v in then_vals])
         types = ", ".join(v.type.to_ir() for v in then_vals)
         if merged:
-            header = "%s = scf.if %s -> (%s) {" % (
-                result if len(merged) == 1 else "%s:%d" % (result, len(merged)),
-                c.name, types)
+            header = "%s = scf.if %s -> (%s) {" % (decl, c.name, types)
         else:
             header = "scf.if %s {" % c.name
         b.emit(header, with_loc=False)
@@ -284,9 +281,7 @@ class CodeGenerator(ast.NodeVisitor):
                 b.emit("  scf.yield %s : %s" % (", ".join(v.handle.name for v in else_vals),
                                               types))
         b.emit("}")
-        for i, n in enumerate(merged):
-            name = result if len(merged) == 1 else "%s#%d" % (result, i)
-            self.scope[n] = tl.tensor(Value(name, then_vals[i].type))
+        self._rebind(merged, results)
 
     def visit_IfExp(self, node):
         cond = self.visit(node.test)
@@ -374,12 +369,11 @@ class CodeGenerator(ast.NodeVisitor):
                 b.emit("scf.yield %s : %s" % (", ".join(y.name for y in yields),
                                               ", ".join(y.type.to_ir() for y in yields)))
         self.scope = before
-        result = b.fresh_name()
+        decl, results = b.results([v.type for _, v in carried])
         head = "scf.for %s = %s to %s step %s" % (iv.name, lb.name, ub.name, step.name)
         if carried:
             head = "%s = %s iter_args(%s) -> (%s)" % (
-                result if len(carried) == 1 else "%s:%d" % (result, len(carried)),
-                head, ", ".join("%s = %s" % (a.name, v.handle.name)
+                decl, head, ", ".join("%s = %s" % (a.name, v.handle.name)
                                 for a, (_, v) in zip(args, carried)),
                 ", ".join(a.type.to_ir() for a in args))
         b.emit("%s : %s {" % (head, ty.to_ir()), with_loc=False)
@@ -392,9 +386,7 @@ class CodeGenerator(ast.NodeVisitor):
             b.emit("} {tile.num_stages = %d : i32}" % stages)
         else:
             b.emit("}")
-        for i, (n, init) in enumerate(carried):
-            name = result if len(carried) == 1 else "%s#%d" % (result, i)
-            self.scope[n] = tl.tensor(Value(name, init.type))
+        self._rebind([n for n, _ in carried], results)
 
     def visit_While(self, node):
         if node.orelse:
@@ -427,13 +419,10 @@ class CodeGenerator(ast.NodeVisitor):
             b.emit("scf.yield%s" % ((" %s : %s" % (", ".join(y.name for y in yields),
                                                    types)) if yields else ""))
         self.scope = before
-        result = b.fresh_name()
+        decl, results = b.results([v.type for _, v in carried])
         inits = ", ".join("%s = %s" % (a.name, v.handle.name)
                           for a, (_, v) in zip(cond_args, carried))
-        prefix = ""
-        if carried:
-            prefix = "%s = " % (result if len(carried) == 1 else
-                                "%s:%d" % (result, len(carried)))
+        prefix = "%s = " % decl if carried else ""
         b.emit("%sscf.while (%s) : (%s) -> (%s) {" % (prefix, inits, types, types),
                with_loc=False)
         # The before region's block arguments are named by the init list; the
@@ -444,9 +433,12 @@ class CodeGenerator(ast.NodeVisitor):
                                        for a in body_args), with_loc=False)
         b.emit_lines(body_lines)
         b.emit("}")
-        for i, (n, init) in enumerate(carried):
-            name = result if len(carried) == 1 else "%s#%d" % (result, i)
-            self.scope[n] = tl.tensor(Value(name, init.type))
+        self._rebind([n for n, _ in carried], results)
+
+    def _rebind(self, names, results):
+        """After a construct, its variables name the construct's results."""
+        for n, value in zip(names, results):
+            self.scope[n] = tl.tensor(value)
 
     # ----------------------------------------------------------- expressions
     def visit_Constant(self, node):

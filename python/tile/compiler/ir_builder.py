@@ -22,7 +22,7 @@ class Value:
         return "Value(%s : %r)" % (self.name, self.type)
 
 
-def _quote(text):
+def quote(text):
     out = []
     for ch in text:
         if ch in '"\\':
@@ -33,8 +33,6 @@ def _quote(text):
             out.extend("\\%02X" % b for b in ch.encode("utf-8"))
     return '"' + "".join(out) + '"'
 
-
-quote = _quote
 
 
 class IRBuilder:
@@ -52,11 +50,21 @@ class IRBuilder:
 
     def loc(self):
         line, col = self.location
-        return "loc(%s:%d:%d)" % (_quote(self.filename), line, col + 1)
+        return "loc(%s:%d:%d)" % (quote(self.filename), line, col + 1)
 
     def fresh(self, type):
         self._next_id += 1
         return Value("%%v%d" % self._next_id, type)
+
+    def results(self, types):
+        """Names the results of one op: returns the text left of its `=`
+        (`%r`, or `%r:N` for several) and one Value per result (`%r`, or
+        `%r#0` ... `%r#N-1`)."""
+        name = self.fresh_name()
+        if len(types) == 1:
+            return name, [Value(name, types[0])]
+        return ("%s:%d" % (name, len(types)),
+                [Value("%s#%d" % (name, i), t) for i, t in enumerate(types)])
 
     def fresh_name(self):
         self._next_id += 1

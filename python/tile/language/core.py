@@ -10,9 +10,11 @@ import contextlib
 import functools
 import threading
 
-from tile.compiler.ir_builder import Value
+from tile.compiler.ir_builder import Value, quote
 from tile.language import dtypes as d
 from tile.language import semantic as sem
+
+_semantic = sem
 
 _state = threading.local()
 
@@ -384,8 +386,8 @@ atomic_xchg = _atomic("xchg")
 
 @builtin
 def atomic_cas(pointer, cmp, val, sem=None, scope=None):
-    from tile.language import semantic
-    return tensor(semantic.atomic_cas(current_builder(), _raw(pointer), _raw(cmp),
+    # `sem` is Triton's name for the memory semantic; the module is _semantic.
+    return tensor(_semantic.atomic_cas(current_builder(), _raw(pointer), _raw(cmp),
                                       _raw(val), _unwrap(sem), _unwrap(scope)))
 
 
@@ -684,10 +686,10 @@ def split(a):
     if not v.type.is_block() or v.type.shape[-1] != 2:
         raise sem.SemanticError("split needs a tensor whose last dimension is 2")
     ty = d.block_type(v.type.scalar, v.type.shape[:-1])
-    name = b.fresh_name()
-    b.emit("%s:2 = tile.split %s : %s -> %s" % (name, v.name, v.type.to_ir(),
-                                               ty.to_ir()))
-    return tensor(Value(name + "#0", ty)), tensor(Value(name + "#1", ty))
+    decl, (lo, hi) = b.results([ty, ty])
+    b.emit("%s = tile.split %s : %s -> %s" % (decl, v.name, v.type.to_ir(),
+                                             ty.to_ir()))
+    return tensor(lo), tensor(hi)
 
 
 @builtin
@@ -727,7 +729,6 @@ def umulhi(x, y):
 
 @builtin
 def device_print(prefix, *args, hex=False):
-    from tile.compiler.ir_builder import quote
     b = current_builder()
     values = [sem.lift(b, _raw(a)) for a in args]
     signed = [1 if v.type.scalar.is_int_signed() else 0 for v in values]
@@ -742,7 +743,6 @@ def device_print(prefix, *args, hex=False):
 
 @builtin
 def device_assert(cond, msg=""):
-    from tile.compiler.ir_builder import quote
     b = current_builder()
     c = sem.cast(b, sem.lift(b, _raw(cond)), d.int1)
     b.emit("tile.assert %s, %s : %s" % (c.name, quote(str(_unwrap(msg))),

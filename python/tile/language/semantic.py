@@ -17,8 +17,7 @@ types:
 import math
 import struct
 
-from tile.compiler.errors import CompilationError
-from tile.compiler.ir_builder import Value, quote
+from tile.compiler.ir_builder import Value
 from tile.language import dtypes as d
 
 
@@ -658,17 +657,13 @@ def reduce(b, values, axis, combine, keep_dims=False):
     out_shape = shape[:axis] + shape[axis + 1:]
     out_types = [d.block_type(v.type.scalar, out_shape) if out_shape else
                  v.type.scalar for v in values]
-    names = [b.fresh_name() for _ in values]
+    decl, outs = b.results(out_types)
     header = "%s = tile.reduce %s axis = %d : (%s) -> %s {" % (
-        names[0] if len(values) == 1 else "%s:%d" % (names[0], len(values)),
-        ", ".join(v.name for v in values), axis,
+        decl, ", ".join(v.name for v in values), axis,
         ", ".join(v.type.to_ir() for v in values),
         out_types[0].to_ir() if len(values) == 1 else
         "(%s)" % ", ".join(t.to_ir() for t in out_types))
-    results = _combiner(b, header, "tile.reduce.return", values, combine)
-    outs = [Value(names[0] if len(values) == 1 else "%s#%d" % (names[0], i), t)
-            for i, t in enumerate(out_types)]
-    del results
+    _combiner(b, header, "tile.reduce.return", values, combine)
     if keep_dims:
         outs = [expand_dims(b, o, axis) for o in outs]
     return outs
@@ -684,16 +679,14 @@ def scan(b, values, axis, combine, reverse=False):
         axis += rank
     if not 0 <= axis < rank:
         raise SemanticError("axis %d is out of range for a %d-D tensor" % (axis, rank))
-    name = b.fresh_name()
+    decl, outs = b.results([v.type for v in values])
     header = "%s = tile.scan %s axis = %d%s : (%s) -> %s {" % (
-        name if len(values) == 1 else "%s:%d" % (name, len(values)),
-        ", ".join(v.name for v in values), axis, " reverse" if reverse else "",
+        decl, ", ".join(v.name for v in values), axis, " reverse" if reverse else "",
         ", ".join(v.type.to_ir() for v in values),
         values[0].type.to_ir() if len(values) == 1 else
         "(%s)" % ", ".join(v.type.to_ir() for v in values))
     _combiner(b, header, "tile.scan.return", values, combine)
-    return [Value(name if len(values) == 1 else "%s#%d" % (name, i), v.type)
-            for i, v in enumerate(values)]
+    return outs
 
 
 def _combiner(b, header, terminator, values, combine):
@@ -706,7 +699,6 @@ def _combiner(b, header, terminator, values, combine):
         results = [cast(b, lift(b, r, t), t) for r, t in zip(results, scalars)]
         b.emit("%s %s : %s" % (terminator, ", ".join(r.name for r in results),
                                ", ".join(r.type.to_ir() for r in results)))
-    return results
 
 
 def sum_dtype(ty, dtype=None):

@@ -1,7 +1,6 @@
 """tile.Config, tile.autotune and tile.heuristics, with Triton's signatures."""
 
 import builtins
-import functools
 import sys
 
 from tile.runtime.jit import JITFunction

@@ -9,9 +9,10 @@ import textwrap
 from tile import _C
 from tile.compiler.code_generator import CodeGenerator
 from tile.compiler.errors import CompilationError
-from tile.compiler.ir_builder import IRBuilder, Value
+from tile.compiler.ir_builder import IRBuilder
 from tile.language import core as tl
 from tile.language import dtypes as d
+from tile.language import semantic as sem
 from tile.runtime import launcher
 
 
@@ -226,7 +227,6 @@ class Module:
             arg_decls.append("%s: %s%s %s" % (v.name, value.to_ir(),
                                               " {%s}" % attrs if attrs else "",
                                               b.loc()))
-        body = ast.Module(body=fn.def_node.body, type_ignores=[])
         gen = CodeGenerator(fn, b, scope, self)
         lines = []
         with b.function():
@@ -238,9 +238,11 @@ class Module:
                 for r in results:
                     r = r.value if isinstance(r, tl.constexpr) else r
                     if not isinstance(r, tl.tensor):
-                        with tl.building(b):
-                            from tile.language import semantic as sem
+                        try:
                             r = tl.tensor(sem.lift(b, r))
+                        except sem.SemanticError as e:
+                            raise gen.error(fn.def_node, "%s cannot return it: %s"
+                                            % (fn.__name__, e)) from None
                     values.append(r)
                 if kernel and values:
                     raise gen.error(fn.def_node, "a kernel cannot return values")
@@ -258,7 +260,6 @@ class Module:
             b.emit(header, with_loc=False)
             b.emit_lines(lines)
             b.emit("}")
-        del body
         return result_types
 
     def call(self, gen, node, fn, args, kwargs):
@@ -289,7 +290,6 @@ class Module:
                 params[name] = tl.constexpr(raw)
             else:
                 if not isinstance(raw, tl.tensor):
-                    from tile.language import semantic as sem
                     raw = tl.tensor(sem.lift(b, raw))
                 params[name] = raw.type
                 operands.append(raw.handle)
@@ -312,12 +312,9 @@ class Module:
         if not types:
             b.emit(call)
             return None
-        result = b.fresh_name()
-        b.emit("%s = %s" % (result if len(types) == 1 else
-                            "%s:%d" % (result, len(types)), call))
-        values = [tl.tensor(Value(result if len(types) == 1 else
-                                  "%s#%d" % (result, i), t))
-                  for i, t in enumerate(types)]
+        decl, results = b.results(types)
+        b.emit("%s = %s" % (decl, call))
+        values = [tl.tensor(v) for v in results]
         return values[0] if len(values) == 1 else tuple(values)
 
 
