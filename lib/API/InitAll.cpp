@@ -3,12 +3,13 @@
 #include "tile/InitAll.h"
 
 #include "tile/Dialect/Tile/IR/Dialect.h"
+#include "tile/Dialect/TileGPU/IR/Dialect.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
 void mlir::tile::registerAllDialects(DialectRegistry &registry) {
-  registry.insert<TileDialect, arith::ArithDialect, math::MathDialect,
+  registry.insert<TileDialect, tilegpu::TileGPUDialect, arith::ArithDialect, math::MathDialect,
                   scf::SCFDialect, cf::ControlFlowDialect, func::FuncDialect>();
 }
 

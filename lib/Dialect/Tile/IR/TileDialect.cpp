@@ -47,7 +47,7 @@ Type mlir::tile::getPointeeTypeLike(Type type) {
     Type pointee = getPointeeTypeLike(tensor.getElementType());
     if (!pointee)
       return {};
-    return RankedTensorType::get(tensor.getShape(), pointee);
+    return tensor.clone(pointee);
   }
   if (auto ptr = dyn_cast<PointerType>(type))
     return ptr.getPointeeType();
@@ -57,7 +57,7 @@ Type mlir::tile::getPointeeTypeLike(Type type) {
 Type mlir::tile::getI1TypeLike(Type type) {
   auto i1 = IntegerType::get(type.getContext(), 1);
   if (auto tensor = dyn_cast<RankedTensorType>(type))
-    return RankedTensorType::get(tensor.getShape(), i1);
+    return tensor.clone(i1);
   return i1;
 }
 

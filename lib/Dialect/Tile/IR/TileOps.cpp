@@ -469,6 +469,11 @@ LogicalResult ReduceOp::verify() {
         shape.empty()
             ? srcType.getElementType()
             : Type(RankedTensorType::get(shape, srcType.getElementType()));
+    // Layout encodings (TileGPU) may differ; shape and element type may not.
+    auto resultTensor = dyn_cast<RankedTensorType>(result.getType());
+    if (resultTensor && !shape.empty() && resultTensor.getShape() == ArrayRef<int64_t>(shape) &&
+        resultTensor.getElementType() == srcType.getElementType())
+      continue;
     if (result.getType() != expected)
       return emitOpError("result type ")
              << result.getType() << " must be " << expected;

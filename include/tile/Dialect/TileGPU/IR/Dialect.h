@@ -1,0 +1,47 @@
+//===- Dialect.h - The TileGPU dialect --------------------------*- C++ -*-===//
+//
+// Tile programs whose tensors carry a layout over the CTA's threads.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_DIALECT_TILEGPU_IR_DIALECT_H
+#define TILE_DIALECT_TILEGPU_IR_DIALECT_H
+
+#include "tile/Dialect/Tile/IR/Dialect.h"
+#include "tile/Dialect/TileGPU/IR/LinearLayout.h"
+
+#include "mlir/IR/Attributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+
+#include "tile/Dialect/TileGPU/IR/TileGPUDialect.h.inc"
+#include "tile/Dialect/TileGPU/IR/TileGPUAttrInterfaces.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "tile/Dialect/TileGPU/IR/TileGPUAttrs.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "tile/Dialect/TileGPU/IR/TileGPUTypes.h.inc"
+
+namespace mlir {
+namespace tilegpu {
+
+/// The CTA's shared memory.
+struct SharedMemory : public SideEffects::Resource::Base<SharedMemory> {
+  StringRef getName() final { return "<TileGPUSharedMemory>"; }
+};
+
+/// The distributed encoding of a tensor type, or null.
+DistributedEncoding getDistributedEncoding(Type type);
+
+/// The linear layout of a tensor type with a distributed encoding.
+LinearLayout getLinearLayout(RankedTensorType type);
+
+} // namespace tilegpu
+} // namespace mlir
+
+#define GET_OP_CLASSES
+#include "tile/Dialect/TileGPU/IR/TileGPUOps.h.inc"
+
+#endif // TILE_DIALECT_TILEGPU_IR_DIALECT_H

@@ -1,0 +1,111 @@
+//===- LinearLayout.h - Layouts as linear maps over GF(2) -------*- C++ -*-===//
+//
+// A layout says which (register, lane, warp) of a CTA holds which element of
+// a tensor. For every layout tile uses, that map is linear over GF(2): each
+// bit of the register, lane and warp index contributes a fixed coordinate
+// vector (its *basis*), and the coordinates of an element are the XOR of the
+// bases of the bits that are set. Blocked and slice layouts are constructors
+// of this one representation, so broadcasting, layout conversion and
+// vectorization are questions about bases rather than a list of cases.
+//
+// Sizes must be powers of two. A zero basis means the bit does not move the
+// element: lanes or warps with that bit set hold copies (broadcast).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_DIALECT_TILEGPU_IR_LINEARLAYOUT_H
+#define TILE_DIALECT_TILEGPU_IR_LINEARLAYOUT_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace mlir {
+namespace tilegpu {
+
+class LinearLayout {
+public:
+  enum InDim : unsigned { Register = 0, Lane = 1, Warp = 2 };
+  static constexpr unsigned kNumInDims = 3;
+  using Basis = llvm::SmallVector<int64_t, 4>;
+
+  LinearLayout() = default;
+  /// `bases[d][i]` is the coordinate vector of bit i of input dimension d.
+  LinearLayout(llvm::ArrayRef<int64_t> shape,
+               std::array<llvm::SmallVector<Basis>, kNumInDims> bases);
+
+  /// Triton's blocked layout of a tensor of `shape`.
+  static LinearLayout blocked(llvm::ArrayRef<int64_t> shape,
+                              llvm::ArrayRef<unsigned> sizePerThread,
+                              llvm::ArrayRef<unsigned> threadsPerWarp,
+                              llvm::ArrayRef<unsigned> warpsPerCTA,
+                              llvm::ArrayRef<unsigned> order);
+
+  /// This layout with output dimension `dim` removed. Registers that then
+  /// hold the same element are merged; lanes and warps keep their copies.
+  LinearLayout sliced(unsigned dim) const;
+
+  /// The same map with output dimensions renamed: result dimension i is
+  /// this layout's dimension `perm[i]`.
+  LinearLayout transposed(llvm::ArrayRef<unsigned> perm) const;
+
+  llvm::ArrayRef<int64_t> getShape() const { return shape; }
+  unsigned getRank() const { return shape.size(); }
+  llvm::ArrayRef<Basis> getBases(InDim dim) const { return bases[dim]; }
+  unsigned getNumBits(InDim dim) const { return bases[dim].size(); }
+  int64_t getNumRegisters() const { return int64_t(1) << getNumBits(Register); }
+  int64_t getNumLanes() const { return int64_t(1) << getNumBits(Lane); }
+  int64_t getNumWarps() const { return int64_t(1) << getNumBits(Warp); }
+
+  /// Coordinates of the element held in register `reg` of lane `lane` of
+  /// warp `warp`.
+  Basis apply(int64_t reg, int64_t lane, int64_t warp) const;
+  /// The same, for one input dimension with the others zero.
+  Basis applyOne(InDim dim, int64_t index) const;
+
+  /// Mask of the bits of `dim` whose basis is zero: setting them yields a
+  /// copy. A thread is the *owner* of its elements when its lane and warp
+  /// have none of these bits set.
+  uint64_t getBroadcastMask(InDim dim) const;
+
+  /// For each register of this layout, the register of `other` holding the
+  /// element at the same coordinates in the same thread; std::nullopt when
+  /// the two layouts place threads differently (data must cross threads).
+  std::optional<llvm::SmallVector<int64_t>>
+  mapRegistersTo(const LinearLayout &other) const;
+
+  /// The general form: `toOther` maps this layout's coordinates to
+  /// `other`'s and must be linear (drop, zero or permute dimensions). Used
+  /// for broadcast, expand_dims and trans, which move no data across
+  /// threads when the layouts agree on lanes and warps.
+  std::optional<llvm::SmallVector<int64_t>> mapRegistersTo(
+      const LinearLayout &other,
+      llvm::function_ref<Basis(llvm::ArrayRef<int64_t>)> toOther) const;
+
+  /// How many consecutive registers hold consecutive elements along `dim`,
+  /// starting at register 0: the widest vector a thread can access.
+  unsigned getContiguousRegisters(unsigned dim) const;
+
+  /// Row-major linear index of `coords` in a tensor of this shape.
+  int64_t linearIndex(llvm::ArrayRef<int64_t> coords) const;
+
+  bool operator==(const LinearLayout &other) const {
+    return shape == other.shape && bases == other.bases;
+  }
+  bool operator!=(const LinearLayout &other) const { return !(*this == other); }
+  std::string str() const;
+
+private:
+  llvm::SmallVector<int64_t, 4> shape;
+  std::array<llvm::SmallVector<Basis>, kNumInDims> bases;
+};
+
+} // namespace tilegpu
+} // namespace mlir
+
+#endif // TILE_DIALECT_TILEGPU_IR_LINEARLAYOUT_H

@@ -1,0 +1,83 @@
+#ifndef TILE_DIALECT_TILEGPU_IR_TILEGPUOPS_TD
+#define TILE_DIALECT_TILEGPU_IR_TILEGPUOPS_TD
+
+include "tile/Dialect/TileGPU/IR/TileGPUTypes.td"
+include "tile/Dialect/Tile/IR/TileTypes.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def TileGPU_SharedMemory : Resource<"::mlir::tilegpu::SharedMemory">;
+
+def TileGPU_ConvertLayoutOp : TileGPU_Op<"convert_layout",
+    [Pure, SameOperandsAndResultShape, SameOperandsAndResultElementType]> {
+  let summary = "Moves a tensor to another layout";
+  let description = [{
+    The same tensor, held by threads as `result`'s encoding says. When the
+    two layouts differ only in which registers hold what, this is free;
+    otherwise it goes through shared memory.
+
+    ```mlir
+    %1 = tilegpu.convert_layout %0 : tensor<128xf32, #a> -> tensor<128xf32, #b>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def TileGPU_LocalAllocOp : TileGPU_Op<"local_alloc",
+    [MemoryEffects<[MemAlloc<TileGPU_SharedMemory>]>]> {
+  let summary = "Allocates a shared-memory buffer, optionally filled";
+  let description = [{
+    A buffer live until `local_dealloc` (or its last use). With `src` the
+    buffer starts out holding that tensor.
+
+    ```mlir
+    %buf = tilegpu.local_alloc %t : (tensor<64x32xf16, #b>) -> !tilegpu.memdesc<64x32xf16, #s>
+    ```
+  }];
+  let arguments = (ins Optional<Tile_Tensor>:$src);
+  let results = (outs TileGPU_MemDescType:$result);
+  let assemblyFormat = "($src^)? attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def TileGPU_LocalDeallocOp : TileGPU_Op<"local_dealloc",
+    [MemoryEffects<[MemFree<TileGPU_SharedMemory>]>]> {
+  let summary = "Ends a shared-memory buffer's life";
+  let arguments = (ins TileGPU_MemDescType:$buffer);
+  let assemblyFormat = "$buffer attr-dict `:` type($buffer)";
+  let hasVerifier = 1;
+}
+
+def TileGPU_LocalLoadOp : TileGPU_Op<"local_load",
+    [MemoryEffects<[MemRead<TileGPU_SharedMemory>]>]> {
+  let summary = "Reads a whole shared-memory buffer into registers";
+  let arguments = (ins TileGPU_MemDescType:$buffer);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$buffer attr-dict `:` type($buffer) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def TileGPU_LocalStoreOp : TileGPU_Op<"local_store",
+    [MemoryEffects<[MemWrite<TileGPU_SharedMemory>]>]> {
+  let summary = "Writes a tensor into a shared-memory buffer";
+  let arguments = (ins Tile_Tensor:$src, TileGPU_MemDescType:$buffer);
+  let assemblyFormat = "$src `,` $buffer attr-dict `:` type($src) `->` type($buffer)";
+  let hasVerifier = 1;
+}
+
+def TileGPU_BarrierOp : TileGPU_Op<"barrier"> {
+  let summary = "Synchronises the CTA's threads (bar.sync 0)";
+  let description = [{
+    Orders every shared-memory access before it against every one after it.
+    The barrier-insertion pass places these where the shared-memory access
+    analysis finds a hazard.
+  }];
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+#endif // TILE_DIALECT_TILEGPU_IR_TILEGPUOPS_TD

@@ -1,0 +1,364 @@
+//===- TileGPUDialect.cpp - TileGPU dialect, attributes, types, ops -------===//
+
+#include "tile/Dialect/TileGPU/IR/Dialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::tilegpu;
+
+//===----------------------------------------------------------------------===//
+// Custom directive: the `64x32xf16` of a memdesc.
+//===----------------------------------------------------------------------===//
+
+static ParseResult parseShape(AsmParser &parser,
+                              SmallVectorImpl<int64_t> &shape,
+                              Type &elementType) {
+  if (parser.parseDimensionList(shape, /*allowDynamic=*/false,
+                                /*withTrailingX=*/true) ||
+      parser.parseType(elementType))
+    return failure();
+  return success();
+}
+
+static void printShape(AsmPrinter &printer, ArrayRef<int64_t> shape,
+                       Type elementType) {
+  for (int64_t dim : shape)
+    printer << dim << "x";
+  printer << elementType;
+}
+
+#include "tile/Dialect/TileGPU/IR/TileGPUAttrInterfaces.cpp.inc"
+#include "tile/Dialect/TileGPU/IR/TileGPUDialect.cpp.inc"
+#define GET_ATTRDEF_CLASSES
+#include "tile/Dialect/TileGPU/IR/TileGPUAttrs.cpp.inc"
+#define GET_TYPEDEF_CLASSES
+#include "tile/Dialect/TileGPU/IR/TileGPUTypes.cpp.inc"
+#define GET_OP_CLASSES
+#include "tile/Dialect/TileGPU/IR/TileGPUOps.cpp.inc"
+
+namespace {
+/// Prints layouts as `#blocked`, `#slice`, `#shared` aliases: they repeat on
+/// every tensor type.
+struct TileGPUOpAsmInterface : public OpAsmDialectInterface {
+  using OpAsmDialectInterface::OpAsmDialectInterface;
+  AliasResult getAlias(Attribute attr, raw_ostream &os) const override {
+    if (isa<BlockedEncodingAttr>(attr))
+      os << "blocked";
+    else if (isa<SliceEncodingAttr>(attr))
+      os << "slice";
+    else if (isa<SharedEncodingAttr>(attr))
+      os << "shared";
+    else
+      return AliasResult::NoAlias;
+    return AliasResult::FinalAlias;
+  }
+};
+} // namespace
+
+void TileGPUDialect::initialize() {
+  addInterfaces<TileGPUOpAsmInterface>();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "tile/Dialect/TileGPU/IR/TileGPUAttrs.cpp.inc"
+      >();
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "tile/Dialect/TileGPU/IR/TileGPUTypes.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "tile/Dialect/TileGPU/IR/TileGPUOps.cpp.inc"
+      >();
+}
+
+int TileGPUDialect::getNumWarps(Operation *op) {
+  auto module = isa<ModuleOp>(op) ? cast<ModuleOp>(op)
+                                  : op->getParentOfType<ModuleOp>();
+  if (module)
+    if (auto attr = module->getAttrOfType<IntegerAttr>(getNumWarpsAttrName()))
+      return attr.getInt();
+  return 4;
+}
+
+LogicalResult TileGPUDialect::verifyOperationAttribute(Operation *op,
+                                                       NamedAttribute attr) {
+  StringRef name = attr.getName().strref();
+  if (name == getNumWarpsAttrName()) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!isa<ModuleOp>(op) || !value || value.getInt() <= 0 ||
+        !llvm::isPowerOf2_64(value.getInt()) || value.getInt() > 32)
+      return op->emitError() << "'" << name
+                             << "' must be a power-of-two integer in [1, 32] "
+                                "on a module";
+    return success();
+  }
+  if (name == getTargetAttrName()) {
+    auto value = dyn_cast<StringAttr>(attr.getValue());
+    if (!isa<ModuleOp>(op) || !value || !value.getValue().starts_with("sm_"))
+      return op->emitError()
+             << "'" << name << "' must be a string like \"sm_90a\" on a module";
+    return success();
+  }
+  if (name == getSharedAttrName() || name == getOffsetAttrName()) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!value || value.getInt() < 0)
+      return op->emitError()
+             << "'" << name << "' must be a non-negative integer";
+    return success();
+  }
+  return op->emitError() << "unknown TileGPU attribute '" << name << "'";
+}
+
+//===----------------------------------------------------------------------===//
+// Encodings
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyPermutation(function_ref<InFlightDiagnostic()> emitError,
+                                       ArrayRef<unsigned> order, StringRef what) {
+  SmallVector<bool> seen(order.size(), false);
+  for (unsigned d : order) {
+    if (d >= order.size() || seen[d])
+      return emitError() << what << " must be a permutation of [0, "
+                         << order.size() << ")";
+    seen[d] = true;
+  }
+  return success();
+}
+
+LogicalResult
+BlockedEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                            ArrayRef<unsigned> sizePerThread,
+                            ArrayRef<unsigned> threadsPerWarp,
+                            ArrayRef<unsigned> warpsPerCTA,
+                            ArrayRef<unsigned> order) {
+  size_t rank = order.size();
+  if (rank == 0)
+    return emitError() << "blocked layout must have rank >= 1";
+  if (sizePerThread.size() != rank || threadsPerWarp.size() != rank ||
+      warpsPerCTA.size() != rank)
+    return emitError() << "blocked layout fields must all have rank " << rank;
+  for (ArrayRef<unsigned> field : {sizePerThread, threadsPerWarp, warpsPerCTA})
+    for (unsigned v : field)
+      if (v == 0 || !llvm::isPowerOf2_32(v))
+        return emitError() << "blocked layout sizes must be powers of two";
+  unsigned threads = 1;
+  for (unsigned v : threadsPerWarp)
+    threads *= v;
+  if (threads != TileGPUDialect::kThreadsPerWarp)
+    return emitError() << "threadsPerWarp must multiply to "
+                       << TileGPUDialect::kThreadsPerWarp << ", got " << threads;
+  return verifyPermutation(emitError, order, "order");
+}
+
+LinearLayout BlockedEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  return LinearLayout::blocked(shape, getSizePerThread(), getThreadsPerWarp(),
+                               getWarpsPerCTA(), getOrder());
+}
+
+unsigned BlockedEncodingAttr::getRank() const { return getOrder().size(); }
+
+BlockedEncodingAttr BlockedEncodingAttr::getDefault(MLIRContext *context,
+                                                    ArrayRef<int64_t> shape,
+                                                    int numWarps) {
+  unsigned rank = shape.size();
+  SmallVector<unsigned> sizePerThread(rank, 1), threadsPerWarp(rank, 1),
+      warpsPerCTA(rank, 1), order;
+  for (unsigned d = rank; d-- > 0;)
+    order.push_back(d);
+  // Lanes fill the fastest dimensions first, then warps; whatever is left
+  // over lands on the slowest dimension (broadcast when it is too small).
+  unsigned lanesLeft = TileGPUDialect::kThreadsPerWarp;
+  unsigned warpsLeft = numWarps;
+  for (unsigned d : order) {
+    int64_t extent = shape[d];
+    unsigned lanes = std::min<int64_t>(lanesLeft, std::max<int64_t>(extent, 1));
+    threadsPerWarp[d] = lanes;
+    lanesLeft /= lanes;
+    extent = std::max<int64_t>(extent / lanes, 1);
+    unsigned warps = std::min<int64_t>(warpsLeft, extent);
+    warpsPerCTA[d] = warps;
+    warpsLeft /= warps;
+  }
+  threadsPerWarp[order.back()] *= lanesLeft;
+  warpsPerCTA[order.back()] *= warpsLeft;
+  return BlockedEncodingAttr::get(context, sizePerThread, threadsPerWarp,
+                                  warpsPerCTA, order);
+}
+
+LogicalResult
+SliceEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                          unsigned dim, DistributedEncoding parent) {
+  if (!parent)
+    return emitError() << "slice parent must be a distributed layout";
+  if (parent.getRank() < 2)
+    return emitError() << "slice parent must have rank >= 2";
+  if (dim >= parent.getRank())
+    return emitError() << "slice dim " << dim << " is out of range for a rank-"
+                       << parent.getRank() << " parent";
+  return success();
+}
+
+LinearLayout SliceEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  SmallVector<int64_t> parentShape(shape);
+  parentShape.insert(parentShape.begin() + getDim(), 1);
+  return getParent().toLinearLayout(parentShape).sliced(getDim());
+}
+
+unsigned SliceEncodingAttr::getRank() const {
+  return getParent().getRank() - 1;
+}
+
+LogicalResult
+SharedEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                           ArrayRef<unsigned> order) {
+  if (order.empty())
+    return emitError() << "shared layout must have rank >= 1";
+  return verifyPermutation(emitError, order, "order");
+}
+
+DistributedEncoding mlir::tilegpu::getDistributedEncoding(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return {};
+  return dyn_cast_or_null<DistributedEncoding>(tensor.getEncoding());
+}
+
+LinearLayout mlir::tilegpu::getLinearLayout(RankedTensorType type) {
+  return cast<DistributedEncoding>(type.getEncoding())
+      .toLinearLayout(type.getShape());
+}
+
+LogicalResult MemDescType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  ArrayRef<int64_t> shape, Type elementType,
+                                  SharedEncodingAttr encoding) {
+  if (shape.empty())
+    return emitError() << "memdesc must have rank >= 1";
+  for (int64_t dim : shape)
+    if (dim <= 0)
+      return emitError() << "memdesc dimensions must be positive";
+  if (encoding.getOrder().size() != shape.size())
+    return emitError() << "memdesc of rank " << shape.size()
+                       << " has a shared layout of rank "
+                       << encoding.getOrder().size();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Ops
+//===----------------------------------------------------------------------===//
+
+/// A tensor operand or result of a TileGPU op must say where its data is.
+static LogicalResult verifyDistributed(Operation *op, Type type,
+                                       StringRef what) {
+  auto tensor = cast<RankedTensorType>(type);
+  DistributedEncoding encoding = getDistributedEncoding(tensor);
+  if (!encoding)
+    return op->emitOpError() << what << " must have a distributed layout";
+  if (encoding.getRank() != tensor.getRank())
+    return op->emitOpError() << what << " has rank " << tensor.getRank()
+                             << " but its layout has rank "
+                             << encoding.getRank();
+  for (int64_t dim : tensor.getShape())
+    if (!llvm::isPowerOf2_64(dim))
+      return op->emitOpError()
+             << what << " dimensions must be powers of two";
+  return success();
+}
+
+LogicalResult ConvertLayoutOp::verify() {
+  if (failed(verifyDistributed(*this, getSrc().getType(), "source")) ||
+      failed(verifyDistributed(*this, getType(), "result")))
+    return failure();
+  return success();
+}
+
+OpFoldResult ConvertLayoutOp::fold(FoldAdaptor) {
+  if (getSrc().getType() == getType())
+    return getSrc();
+  return {};
+}
+
+namespace {
+/// convert(convert(x)) is one conversion.
+struct FoldConvertChain : OpRewritePattern<ConvertLayoutOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvertLayoutOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getSrc().getDefiningOp<ConvertLayoutOp>();
+    if (!inner)
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] { op.getSrcMutable().assign(inner.getSrc()); });
+    return success();
+  }
+};
+
+/// A conversion of a splat or a constant is the splat or constant in the
+/// new layout.
+struct ConvertOfSplat : OpRewritePattern<ConvertLayoutOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvertLayoutOp op,
+                                PatternRewriter &rewriter) const override {
+    if (auto splat = op.getSrc().getDefiningOp<tile::SplatOp>()) {
+      rewriter.replaceOpWithNewOp<tile::SplatOp>(op, op.getType(),
+                                                 splat.getSrc());
+      return success();
+    }
+    auto constant = op.getSrc().getDefiningOp<arith::ConstantOp>();
+    auto dense =
+        constant ? dyn_cast<DenseElementsAttr>(constant.getValue()) : nullptr;
+    if (!dense || !dense.isSplat())
+      return failure();
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+        op, op.getType(), dense.reshape(op.getType()));
+    return success();
+  }
+};
+} // namespace
+
+void ConvertLayoutOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                                  MLIRContext *context) {
+  results.add<FoldConvertChain, ConvertOfSplat>(context);
+}
+
+static LogicalResult verifyBufferMatches(Operation *op, Type tensorType,
+                                         MemDescType buffer) {
+  auto tensor = cast<RankedTensorType>(tensorType);
+  if (tensor.getShape() != buffer.getShape() ||
+      tensor.getElementType() != buffer.getElementType())
+    return op->emitOpError() << "tensor " << tensorType
+                             << " does not match buffer " << Type(buffer);
+  return verifyDistributed(op, tensorType, "tensor");
+}
+
+LogicalResult LocalAllocOp::verify() {
+  if (!getSrc())
+    return success();
+  return verifyBufferMatches(*this, getSrc().getType(), getType());
+}
+
+LogicalResult LocalDeallocOp::verify() {
+  if (!getBuffer().getDefiningOp<LocalAllocOp>())
+    return emitOpError("buffer must come from tilegpu.local_alloc");
+  return success();
+}
+
+LogicalResult LocalLoadOp::verify() {
+  return verifyBufferMatches(*this, getType(), getBuffer().getType());
+}
+
+LogicalResult LocalStoreOp::verify() {
+  return verifyBufferMatches(*this, getSrc().getType(), getBuffer().getType());
+}
+
+LogicalResult BarrierOp::verify() {
+  if (!(*this)->getParentOfType<FunctionOpInterface>())
+    return emitOpError("must be inside a kernel function");
+  return success();
+}
