@@ -2,8 +2,10 @@
 
 #include "tile/InitAll.h"
 
+#include "tile/Conversion/Passes.h"
 #include "tile/Dialect/Tile/IR/Dialect.h"
 #include "tile/Dialect/TileGPU/IR/Dialect.h"
+#include "tile/Dialect/TileGPU/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -16,4 +18,6 @@ void mlir::tile::registerAllDialects(DialectRegistry &registry) {
 void mlir::tile::registerAllPasses() {
   // canonicalize, cse, inline, sccp, symbol-dce, ...
   registerTransformsPasses();
+  registerTileConversionPasses();
+  tilegpu::registerTileGPUPasses();
 }

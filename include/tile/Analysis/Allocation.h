@@ -1,0 +1,52 @@
+//===- Allocation.h - Shared-memory needs and offsets -----------*- C++ -*-===//
+//
+// Some ops need shared memory for the duration of the op only (scratch): a
+// layout conversion that moves data between threads, a reduction across
+// warps, an FMA dot, a scalar atomic whose result every thread needs.
+// Buffers from tilegpu.local_alloc live from the alloc to their last use.
+// The allocation gives each a byte offset so that buffers live at the same
+// time never overlap, and reports the total.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_ANALYSIS_ALLOCATION_H
+#define TILE_ANALYSIS_ALLOCATION_H
+
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+
+namespace mlir {
+namespace tile {
+
+/// Bytes one element of `type` takes in shared memory (i1 takes a byte).
+unsigned getSharedElementBytes(Type elementType);
+
+/// For a layout or shape op (convert_layout, broadcast, expand_dims, trans):
+/// for each result register, the operand register holding the same element
+/// in the same thread; std::nullopt when data must move between threads.
+std::optional<SmallVector<int64_t>> getRegisterMapping(Operation *op);
+
+/// Scratch bytes `op` needs while it runs; 0 for none.
+int64_t getScratchBytes(Operation *op);
+
+class SharedMemoryAllocation {
+public:
+  /// Allocates every scratch and buffer in `function`.
+  explicit SharedMemoryAllocation(Operation *function);
+
+  /// The offset given to `op`'s scratch or buffer, if it has one.
+  std::optional<int64_t> getOffset(Operation *op) const;
+  int64_t getTotalBytes() const { return totalBytes; }
+
+private:
+  llvm::DenseMap<Operation *, int64_t> offsets;
+  int64_t totalBytes = 0;
+};
+
+} // namespace tile
+} // namespace mlir
+
+#endif // TILE_ANALYSIS_ALLOCATION_H

@@ -1,0 +1,60 @@
+#ifndef TILE_DIALECT_TILEGPU_TRANSFORMS_PASSES_TD
+#define TILE_DIALECT_TILEGPU_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TileGPUCoalesce : Pass<"tilegpu-coalesce", "mlir::ModuleOp"> {
+  let summary = "Lay out memory ops for wide, coalesced global accesses";
+  let description = [{
+    For every load, store and atomic on a tensor of pointers, the axis-info
+    analysis gives the dimension along which addresses are contiguous and
+    how aligned they are. The op is moved to a blocked layout whose threads
+    each hold that many consecutive elements (up to 128 bits) along that
+    dimension, with lanes and warps following the same order, so that each
+    thread issues one vector access and a warp's accesses are adjacent.
+    Operands and results are converted with tilegpu.convert_layout.
+  }];
+}
+
+def TileGPURemoveLayoutConversions
+    : Pass<"tilegpu-remove-layout-conversions", "mlir::ModuleOp"> {
+  let summary = "Remove layout conversions by recomputing values in place";
+  let description = [{
+    Backward: the operand of a conversion is recomputed in the target layout
+    when the ops that produce it are cheap to redo (splats, constants,
+    ranges, elementwise ops) or have no other user. Forward: elementwise
+    users of a conversion adopt its source layout when that removes the
+    conversion. Chains of conversions fold into one and conversions of
+    splats become splats.
+  }];
+}
+
+def TileGPUAllocateSharedMemory
+    : Pass<"tilegpu-allocate-shared-memory", "mlir::ModuleOp"> {
+  let summary = "Give each shared-memory scratch and buffer an offset";
+  let description = [{
+    Records `tilegpu.offset` on every op that needs shared memory and
+    `tilegpu.shared` (the total in bytes) on the module. Buffers live at the
+    same time get disjoint ranges. A total above `max-shared` bytes (the
+    device's opt-in limit per block; 227 KiB on sm_90) is an error naming
+    the kernel.
+  }];
+  let options = [
+    Option<"maxShared", "max-shared", "int64_t", "232448",
+           "Shared memory available to one block, in bytes">,
+  ];
+}
+
+def TileGPUInsertBarriers : Pass<"tilegpu-insert-barriers", "mlir::ModuleOp"> {
+  let summary = "Insert barriers between conflicting shared-memory accesses";
+  let description = [{
+    Walks each kernel in program order, keeping the shared-memory byte
+    ranges read and written since the last barrier. An op whose accesses
+    overlap a pending write (read-after-write, write-after-write) or whose
+    writes overlap a pending read (write-after-read) gets a tilegpu.barrier
+    before it. Loop bodies that touch shared memory start with a barrier,
+    since the previous iteration's accesses are pending there.
+  }];
+}
+
+#endif // TILE_DIALECT_TILEGPU_TRANSFORMS_PASSES_TD

@@ -1,0 +1,200 @@
+//===- Allocation.cpp - Shared-memory needs and offsets -------------------===//
+
+#include "tile/Analysis/Allocation.h"
+#include "tile/Dialect/TileGPU/IR/Dialect.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tilegpu;
+
+unsigned mlir::tile::getSharedElementBytes(Type elementType) {
+  return std::max(1u, getElementBitWidth(elementType) / 8);
+}
+
+static int64_t tensorBytes(Type type) {
+  auto tensor = cast<ShapedType>(type);
+  return tensor.getNumElements() *
+         getSharedElementBytes(tensor.getElementType());
+}
+
+std::optional<SmallVector<int64_t>> mlir::tile::getRegisterMapping(Operation *op) {
+  if (op->getNumOperands() < 1 || op->getNumResults() != 1)
+    return std::nullopt;
+  auto srcType = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  auto dstType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!srcType || !dstType || !getDistributedEncoding(srcType) ||
+      !getDistributedEncoding(dstType))
+    return std::nullopt;
+  LinearLayout src = getLinearLayout(srcType), dst = getLinearLayout(dstType);
+  using Basis = LinearLayout::Basis;
+  return llvm::TypeSwitch<Operation *, std::optional<SmallVector<int64_t>>>(op)
+      .Case([&](ConvertLayoutOp) { return dst.mapRegistersTo(src); })
+      .Case([&](BroadcastOp) {
+        ArrayRef<int64_t> srcShape = srcType.getShape();
+        return dst.mapRegistersTo(src, [&](ArrayRef<int64_t> c) {
+          Basis s(c);
+          for (unsigned d = 0; d < s.size(); ++d)
+            if (srcShape[d] == 1)
+              s[d] = 0;
+          return s;
+        });
+      })
+      .Case([&](ExpandDimsOp expand) {
+        unsigned axis = expand.getAxis();
+        return dst.mapRegistersTo(src, [&](ArrayRef<int64_t> c) {
+          Basis s(c);
+          s.erase(s.begin() + axis);
+          return s;
+        });
+      })
+      .Case([&](TransOp trans) {
+        ArrayRef<int32_t> order = trans.getOrder();
+        return dst.mapRegistersTo(src, [&](ArrayRef<int64_t> c) {
+          Basis s(c.size(), 0);
+          for (unsigned i = 0; i < c.size(); ++i)
+            s[order[i]] = c[i];
+          return s;
+        });
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// Warps whose index bits move along `axis` of `layout`.
+static int64_t warpsAlong(const LinearLayout &layout, unsigned axis) {
+  int64_t warps = 1;
+  for (const LinearLayout::Basis &basis :
+       layout.getBases(LinearLayout::Warp))
+    if (basis[axis] != 0)
+      warps *= 2;
+  return warps;
+}
+
+int64_t mlir::tile::getScratchBytes(Operation *op) {
+  return llvm::TypeSwitch<Operation *, int64_t>(op)
+      .Case<ConvertLayoutOp, BroadcastOp, ExpandDimsOp, TransOp>(
+          [&](Operation *op) -> int64_t {
+            if (getRegisterMapping(op))
+              return 0;
+            return tensorBytes(op->getOperand(0).getType());
+          })
+      .Case<ReshapeOp, JoinOp, SplitOp, CatOp>([&](Operation *op) {
+        int64_t bytes = 0;
+        for (Value operand : op->getOperands())
+          bytes += tensorBytes(operand.getType());
+        return bytes;
+      })
+      .Case([&](ReduceOp reduce) -> int64_t {
+        int64_t bytes = 0;
+        for (auto [src, result] :
+             llvm::zip(reduce.getSrcs(), reduce.getResult())) {
+          auto srcType = cast<RankedTensorType>(src.getType());
+          int64_t warps =
+              warpsAlong(getLinearLayout(srcType), reduce.getAxis());
+          if (warps == 1)
+            continue;
+          int64_t outputs = srcType.getNumElements() / srcType.getShape()[reduce.getAxis()];
+          bytes += warps * outputs *
+                   getSharedElementBytes(srcType.getElementType());
+        }
+        return bytes;
+      })
+      .Case([&](ScanOp scan) {
+        int64_t bytes = 0;
+        for (Value src : scan.getSrcs())
+          bytes += tensorBytes(src.getType());
+        return bytes;
+      })
+      .Case([&](DotOp dot) {
+        return tensorBytes(dot.getA().getType()) +
+               tensorBytes(dot.getB().getType());
+      })
+      .Case([&](HistogramOp histogram) {
+        return tensorBytes(histogram.getType());
+      })
+      .Case<AtomicRMWOp, AtomicCASOp>([&](Operation *op) -> int64_t {
+        // A scalar atomic runs in one thread; the others read its result.
+        if (isa<RankedTensorType>(op->getResult(0).getType()) ||
+            op->getResult(0).use_empty())
+          return 0;
+        return 8;
+      })
+      .Case([&](LocalAllocOp alloc) { return tensorBytes(alloc.getType()); })
+      .Default([](Operation *) { return 0; });
+}
+
+namespace {
+struct Interval {
+  Operation *owner;
+  int64_t bytes;
+  int64_t start, end; // op indices, inclusive
+};
+} // namespace
+
+SharedMemoryAllocation::SharedMemoryAllocation(Operation *function) {
+  // Number ops in program order; a buffer live across a loop iteration
+  // stays live to the end of the loop.
+  DenseMap<Operation *, int64_t> index;
+  int64_t next = 0;
+  function->walk<WalkOrder::PreOrder>([&](Operation *op) { index[op] = next++; });
+  auto lastIndexIn = [&](Operation *op) {
+    int64_t last = index[op];
+    op->walk([&](Operation *inner) { last = std::max(last, index[inner]); });
+    return last;
+  };
+  SmallVector<Interval> intervals;
+  function->walk([&](Operation *op) {
+    int64_t bytes = getScratchBytes(op);
+    if (bytes == 0)
+      return;
+    Interval interval{op, (bytes + 15) / 16 * 16, index[op], index[op]};
+    if (isa<LocalAllocOp>(op)) {
+      for (Operation *user : op->getResult(0).getUsers()) {
+        int64_t end = index[user];
+        // Uses inside a loop that does not contain the alloc extend the
+        // buffer's life to the loop's end.
+        for (Operation *loop = user->getParentOp(); loop && loop != function;
+             loop = loop->getParentOp())
+          if (isa<LoopLikeOpInterface>(loop) && !loop->isAncestor(op))
+            end = std::max(end, lastIndexIn(loop));
+        interval.end = std::max(interval.end, end);
+      }
+    }
+    intervals.push_back(interval);
+  });
+  // Largest first, each at the lowest offset that overlaps no buffer live at
+  // the same time.
+  std::stable_sort(intervals.begin(), intervals.end(),
+                   [](const Interval &a, const Interval &b) {
+                     return a.bytes > b.bytes;
+                   });
+  SmallVector<std::pair<Interval, int64_t>> placed;
+  for (const Interval &interval : intervals) {
+    SmallVector<std::pair<int64_t, int64_t>> busy;
+    for (auto &[other, offset] : placed)
+      if (other.start <= interval.end && interval.start <= other.end)
+        busy.push_back({offset, offset + other.bytes});
+    llvm::sort(busy);
+    int64_t offset = 0;
+    for (auto [begin, end] : busy) {
+      if (offset + interval.bytes <= begin)
+        break;
+      offset = std::max(offset, end);
+    }
+    placed.push_back({interval, offset});
+    offsets[interval.owner] = offset;
+    totalBytes = std::max(totalBytes, offset + interval.bytes);
+  }
+}
+
+std::optional<int64_t> SharedMemoryAllocation::getOffset(Operation *op) const {
+  auto it = offsets.find(op);
+  if (it == offsets.end())
+    return std::nullopt;
+  return it->second;
+}

@@ -1,0 +1,257 @@
+//===- AxisInfo.cpp - Contiguity, divisibility, constancy -----------------===//
+
+#include "tile/Analysis/AxisInfo.h"
+#include "tile/Dialect/Tile/IR/Dialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <numeric>
+
+using namespace mlir;
+using namespace mlir::tile;
+
+/// Divisibility is tracked up to 2^30: beyond that it never matters.
+static constexpr int64_t kMaxDivisor = int64_t(1) << 30;
+
+int64_t mlir::tile::highestPowerOf2Divisor(int64_t value) {
+  if (value == 0)
+    return kMaxDivisor;
+  return std::min<int64_t>(value & -value, kMaxDivisor);
+}
+
+AxisInfo AxisInfo::unknown(unsigned rank) {
+  AxisInfo info;
+  info.contiguity.assign(rank, 1);
+  info.divisibility.assign(rank, 1);
+  info.constancy.assign(rank, 1);
+  return info;
+}
+
+static SmallVector<int64_t, 4> shapeOf(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return SmallVector<int64_t, 4>(tensor.getShape());
+  return {1};
+}
+
+static int64_t gcd(int64_t a, int64_t b) { return std::gcd(a, b); }
+
+/// Facts about a value that is the same everywhere: a splat or a scalar.
+static AxisInfo uniform(Type type, int64_t divisibility,
+                        std::optional<int64_t> constant) {
+  SmallVector<int64_t, 4> shape = shapeOf(type);
+  AxisInfo info = AxisInfo::unknown(shape.size());
+  info.divisibility.assign(shape.size(), divisibility);
+  info.constancy = shape;
+  info.constant = constant;
+  return info;
+}
+
+AxisInfoAnalysis::AxisInfoAnalysis(Operation *root) {
+  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (auto function = dyn_cast<FunctionOpInterface>(op)) {
+      for (BlockArgument arg : function.getArguments()) {
+        int64_t divisibility = 1, contiguity = 1;
+        if (auto attr = function.getArgAttrOfType<IntegerAttr>(
+                arg.getArgNumber(), TileDialect::getDivisibilityAttrName()))
+          divisibility = attr.getInt();
+        if (auto attr = function.getArgAttrOfType<IntegerAttr>(
+                arg.getArgNumber(), TileDialect::getContiguityAttrName()))
+          contiguity = attr.getInt();
+        AxisInfo info = uniform(arg.getType(), divisibility, std::nullopt);
+        if (contiguity > 1) {
+          info.contiguity.assign(info.getRank(), contiguity);
+          info.constancy.assign(info.getRank(), 1);
+        }
+        facts[arg] = info;
+      }
+      return;
+    }
+    visit(op);
+  });
+}
+
+AxisInfo AxisInfoAnalysis::getAxisInfo(Value value) const {
+  auto it = facts.find(value);
+  if (it != facts.end())
+    return it->second;
+  return AxisInfo::unknown(shapeOf(value.getType()).size());
+}
+
+int64_t AxisInfoAnalysis::getPtrVectorLimit(Value ptr, unsigned dim) const {
+  AxisInfo info = getAxisInfo(ptr);
+  unsigned elementBytes =
+      std::max(1u, getElementBitWidth(getPointeeTypeLike(ptr.getType())) / 8);
+  int64_t alignedElements =
+      std::max<int64_t>(1, info.divisibility[dim] / elementBytes);
+  return std::min(info.contiguity[dim], alignedElements);
+}
+
+int64_t AxisInfoAnalysis::getMaskConstancy(Value mask, unsigned dim) const {
+  if (!mask)
+    return kMaxDivisor;
+  return getAxisInfo(mask).constancy[dim];
+}
+
+/// x + y (and addptr, where y is scaled by the element size).
+static AxisInfo addFacts(const AxisInfo &x, const AxisInfo &y,
+                         int64_t yScale) {
+  AxisInfo info = AxisInfo::unknown(x.getRank());
+  for (unsigned d = 0; d < x.getRank(); ++d) {
+    // Runs of x stay consecutive where y is constant, and vice versa.
+    // (For addptr, contiguity counts elements, so the scale drops out.)
+    info.contiguity[d] = std::max(gcd(x.contiguity[d], y.constancy[d]),
+                                  gcd(x.constancy[d], y.contiguity[d]));
+    info.divisibility[d] =
+        gcd(x.divisibility[d],
+            std::min(kMaxDivisor, y.divisibility[d] * yScale));
+    info.constancy[d] = gcd(x.constancy[d], y.constancy[d]);
+  }
+  if (x.constant && y.constant)
+    info.constant = *x.constant + *y.constant * yScale;
+  return info;
+}
+
+void AxisInfoAnalysis::visit(Operation *op) {
+  if (op->getNumResults() != 1) {
+    for (Value result : op->getResults())
+      facts[result] = AxisInfo::unknown(shapeOf(result.getType()).size());
+    return;
+  }
+  Value result = op->getResult(0);
+  Type type = result.getType();
+  SmallVector<int64_t, 4> shape = shapeOf(type);
+  auto operand = [&](unsigned i) { return getAxisInfo(op->getOperand(i)); };
+
+  AxisInfo info =
+      llvm::TypeSwitch<Operation *, AxisInfo>(op)
+          .Case([&](arith::ConstantOp constant) {
+            std::optional<int64_t> value;
+            if (auto attr = dyn_cast<IntegerAttr>(constant.getValue()))
+              value = attr.getInt();
+            else if (auto dense =
+                         dyn_cast<DenseIntElementsAttr>(constant.getValue()))
+              if (dense.isSplat())
+                value = dense.getSplatValue<APInt>().getSExtValue();
+            if (!value)
+              return AxisInfo::unknown(shape.size());
+            return uniform(type, highestPowerOf2Divisor(*value), value);
+          })
+          .Case([&](MakeRangeOp range) {
+            AxisInfo facts = AxisInfo::unknown(1);
+            facts.contiguity[0] = range.getEnd() - range.getStart();
+            facts.divisibility[0] = highestPowerOf2Divisor(range.getStart());
+            return facts;
+          })
+          .Case([&](SplatOp splat) {
+            AxisInfo src = operand(0);
+            return uniform(type, src.divisibility[0], src.constant);
+          })
+          .Case([&](BroadcastOp broadcast) {
+            AxisInfo src = operand(0);
+            auto srcShape = shapeOf(broadcast.getSrc().getType());
+            AxisInfo facts = src;
+            for (unsigned d = 0; d < shape.size(); ++d)
+              if (srcShape[d] == 1 && shape[d] != 1) {
+                facts.contiguity[d] = 1;
+                facts.constancy[d] = shape[d];
+              }
+            return facts;
+          })
+          .Case([&](ExpandDimsOp expand) {
+            AxisInfo src = operand(0);
+            unsigned axis = expand.getAxis();
+            int64_t divisibility = kMaxDivisor;
+            for (int64_t d : src.divisibility)
+              divisibility = gcd(divisibility, d);
+            src.contiguity.insert(src.contiguity.begin() + axis, 1);
+            src.divisibility.insert(src.divisibility.begin() + axis,
+                                    divisibility);
+            src.constancy.insert(src.constancy.begin() + axis, 1);
+            return src;
+          })
+          .Case([&](AddPtrOp addptr) {
+            unsigned bytes = std::max(
+                1u, getElementBitWidth(getPointeeTypeLike(type)) / 8);
+            return addFacts(operand(0), operand(1), bytes);
+          })
+          .Case([&](arith::AddIOp) {
+            return addFacts(operand(0), operand(1), 1);
+          })
+          .Case([&](arith::SubIOp) {
+            AxisInfo x = operand(0), y = operand(1);
+            AxisInfo facts = AxisInfo::unknown(shape.size());
+            for (unsigned d = 0; d < shape.size(); ++d) {
+              facts.contiguity[d] = gcd(x.contiguity[d], y.constancy[d]);
+              facts.divisibility[d] = gcd(x.divisibility[d], y.divisibility[d]);
+              facts.constancy[d] = gcd(x.constancy[d], y.constancy[d]);
+            }
+            if (x.constant && y.constant)
+              facts.constant = *x.constant - *y.constant;
+            return facts;
+          })
+          .Case([&](arith::MulIOp) {
+            AxisInfo x = operand(0), y = operand(1);
+            AxisInfo facts = AxisInfo::unknown(shape.size());
+            for (unsigned d = 0; d < shape.size(); ++d) {
+              facts.divisibility[d] = std::min(
+                  kMaxDivisor, x.divisibility[d] * y.divisibility[d]);
+              facts.constancy[d] = gcd(x.constancy[d], y.constancy[d]);
+              // Multiplying by one keeps runs.
+              if (y.constant == 1)
+                facts.contiguity[d] = x.contiguity[d];
+              else if (x.constant == 1)
+                facts.contiguity[d] = y.contiguity[d];
+            }
+            if (x.constant && y.constant)
+              facts.constant = *x.constant * *y.constant;
+            return facts;
+          })
+          .Case([&](arith::CmpIOp cmp) {
+            AxisInfo x = operand(0), y = operand(1);
+            AxisInfo facts = AxisInfo::unknown(shape.size());
+            bool ordered = cmp.getPredicate() != arith::CmpIPredicate::eq &&
+                           cmp.getPredicate() != arith::CmpIPredicate::ne;
+            for (unsigned d = 0; d < shape.size(); ++d) {
+              facts.constancy[d] = gcd(x.constancy[d], y.constancy[d]);
+              // `range < n`: within a run of the range that starts at a
+              // multiple of n's divisor, the answer cannot change.
+              if (ordered && y.constancy[d] == shape[d] && x.contiguity[d] > 1)
+                facts.constancy[d] = std::max(
+                    facts.constancy[d],
+                    gcd(x.contiguity[d],
+                        gcd(x.divisibility[d], y.divisibility[d])));
+            }
+            return facts;
+          })
+          .Case<arith::AndIOp, arith::OrIOp, arith::XOrIOp, arith::SelectOp,
+                arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp>(
+              [&](Operation *) {
+                AxisInfo facts = AxisInfo::unknown(shape.size());
+                facts.constancy = SmallVector<int64_t, 4>(shape);
+                for (unsigned i = 0; i < op->getNumOperands(); ++i) {
+                  AxisInfo x = operand(i);
+                  if (x.getRank() != shape.size())
+                    continue;
+                  for (unsigned d = 0; d < shape.size(); ++d)
+                    facts.constancy[d] = gcd(facts.constancy[d],
+                                             x.constancy[d]);
+                }
+                if (isa<arith::ExtSIOp, arith::ExtUIOp>(op)) {
+                  AxisInfo x = operand(0);
+                  facts.contiguity = x.contiguity;
+                  facts.divisibility = x.divisibility;
+                  facts.constant = x.constant;
+                }
+                return facts;
+              })
+          .Default([&](Operation *) {
+            // A layout change moves no values.
+            if (op->getName().getStringRef() == "tilegpu.convert_layout")
+              return operand(0);
+            return AxisInfo::unknown(shape.size());
+          });
+  facts[result] = info;
+}

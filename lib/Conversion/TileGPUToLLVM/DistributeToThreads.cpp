@@ -1,0 +1,69 @@
+//===- DistributeToThreads.cpp - Tensors become each thread's registers ---===//
+
+#include "Utility.h"
+
+#include "tile/Conversion/Passes.h"
+
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+
+namespace mlir {
+namespace tile {
+#define GEN_PASS_DEF_TILEGPUDISTRIBUTETOTHREADS
+#include "tile/Conversion/Passes.h.inc"
+} // namespace tile
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tilegpu;
+
+namespace {
+
+bool isScalarOnly(Operation *op) {
+  auto scalar = [](Type t) { return !isa<RankedTensorType>(t); };
+  if (!llvm::all_of(op->getOperandTypes(), scalar) ||
+      !llvm::all_of(op->getResultTypes(), scalar))
+    return false;
+  for (Region &region : op->getRegions())
+    for (Block &block : region)
+      if (!llvm::all_of(block.getArgumentTypes(), scalar))
+        return false;
+  return true;
+}
+
+struct BarrierPattern : OpConversionPattern<BarrierOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BarrierOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::Barrier0Op>(op);
+    return success();
+  }
+};
+
+struct DistributeToThreadsPass
+    : tile::impl::TileGPUDistributeToThreadsBase<DistributeToThreadsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *context = &getContext();
+    AxisInfoAnalysis axisInfo(module);
+    ThreadTypeConverter converter;
+    ConversionTarget target(*context);
+    target.markUnknownOpDynamicallyLegal(isScalarOnly);
+    target.addIllegalOp<BarrierOp, ConvertLayoutOp>();
+    target.addIllegalOp<LocalAllocOp, LocalLoadOp, LocalStoreOp,
+                        LocalDeallocOp>();
+    RewritePatternSet patterns(context);
+    populateElementwiseAndShapePatterns(converter, patterns);
+    populateMemoryOpPatterns(converter, patterns, axisInfo);
+    populateReduceScanPatterns(converter, patterns);
+    populateDotPatterns(converter, patterns);
+    patterns.add<BarrierPattern>(converter, context);
+    scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
+                                                         target);
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,153 @@
+//===- DotOps.cpp - tile.dot on the CUDA cores (FMA) ----------------------===//
+//
+// The simple, always-correct dot: A and B go to shared memory in row-major
+// order, then each thread walks K for the accumulator elements it holds,
+// loading each A row and B column element once per k and reusing it across
+// its registers. The tensor-core lowering replaces this for mma-able shapes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Utility.h"
+
+#include "tile/Analysis/Allocation.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <map>
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tilegpu;
+
+namespace {
+
+Value castTo(OpBuilder &b, Location loc, Value v, Type type) {
+  Type from = v.getType();
+  if (from == type)
+    return v;
+  if (isa<FloatType>(type))
+    return isa<FloatType>(from)
+               ? Value(arith::ExtFOp::create(b, loc, type, v))
+               : Value(arith::SIToFPOp::create(b, loc, type, v));
+  return arith::ExtSIOp::create(b, loc, type, v);
+}
+
+struct DotPattern : OpConversionPattern<DotOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(DotOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    FailureOr<int64_t> offset = getScratchOffset(op);
+    if (failed(offset))
+      return failure();
+    auto aType = cast<RankedTensorType>(op.getA().getType());
+    auto bType = cast<RankedTensorType>(op.getB().getType());
+    auto cType = cast<RankedTensorType>(op.getC().getType());
+    int64_t M = aType.getShape()[0], K = aType.getShape()[1],
+            N = bType.getShape()[1];
+    Type accType = cType.getElementType();
+    ThreadId tid = getThreadId(rewriter, op);
+    auto ptrType = LLVM::LLVMPointerType::get(getContext(), 3);
+
+    Value aBase =
+        getSharedPointer(rewriter, loc, op, i32Constant(rewriter, loc, *offset));
+    int64_t aBytes = aType.getNumElements() *
+                     getSharedElementBytes(aType.getElementType());
+    Value bBase = getSharedPointer(rewriter, loc, op,
+                                   i32Constant(rewriter, loc, *offset + aBytes));
+    auto write = [&](Value base, RankedTensorType type, ValueRange values) {
+      LinearLayout layout = getLinearLayout(type);
+      Value owner = emitOwnerPredicate(rewriter, loc, layout, tid);
+      for (auto [value, coords] :
+           llvm::zip(values, emitCoordinates(rewriter, loc, layout, tid))) {
+        Value index = emitLinearIndex(rewriter, loc, coords, type.getShape());
+        Value ptr = LLVM::GEPOp::create(rewriter, loc, ptrType,
+                                        type.getElementType(), base,
+                                        ValueRange{index});
+        storeShared(rewriter, loc, ptr, value, owner);
+      }
+    };
+    write(aBase, aType, adaptor.getA());
+    write(bBase, bType, adaptor.getB());
+    emitBarrier(rewriter, loc);
+
+    // Accumulator registers, and the distinct rows and columns they need.
+    LinearLayout cLayout = getLinearLayout(cType);
+    auto cCoords = emitCoordinates(rewriter, loc, cLayout, tid);
+    std::map<int64_t, unsigned> rowSlot, colSlot;
+    SmallVector<Value> rows, cols;
+    SmallVector<std::pair<unsigned, unsigned>> regSlots;
+    for (int64_t reg = 0; reg < cLayout.getNumRegisters(); ++reg) {
+      LinearLayout::Basis fixed = cLayout.applyOne(LinearLayout::Register, reg);
+      auto r = rowSlot.try_emplace(fixed[0], rows.size());
+      if (r.second)
+        rows.push_back(cCoords[reg][0]);
+      auto c = colSlot.try_emplace(fixed[1], cols.size());
+      if (c.second)
+        cols.push_back(cCoords[reg][1]);
+      regSlots.push_back({r.first->second, c.first->second});
+    }
+    (void)M;
+    SmallVector<Value> init(adaptor.getC().begin(), adaptor.getC().end());
+    auto loop = scf::ForOp::create(rewriter, loc, i32Constant(rewriter, loc, 0),
+                                   i32Constant(rewriter, loc, K),
+                                   i32Constant(rewriter, loc, 1), init);
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(loop.getBody());
+      Value k = loop.getInductionVar();
+      SmallVector<Value> aValues, bValues;
+      for (Value row : rows) {
+        Value index = arith::AddIOp::create(
+            rewriter, loc,
+            arith::MulIOp::create(rewriter, loc, row,
+                                  i32Constant(rewriter, loc, K)),
+            k);
+        Value ptr = LLVM::GEPOp::create(rewriter, loc, ptrType,
+                                        aType.getElementType(), aBase,
+                                        ValueRange{index});
+        aValues.push_back(castTo(
+            rewriter, loc,
+            loadShared(rewriter, loc, ptr, aType.getElementType()), accType));
+      }
+      for (Value col : cols) {
+        Value index = arith::AddIOp::create(
+            rewriter, loc,
+            arith::MulIOp::create(rewriter, loc, k,
+                                  i32Constant(rewriter, loc, N)),
+            col);
+        Value ptr = LLVM::GEPOp::create(rewriter, loc, ptrType,
+                                        bType.getElementType(), bBase,
+                                        ValueRange{index});
+        bValues.push_back(castTo(
+            rewriter, loc,
+            loadShared(rewriter, loc, ptr, bType.getElementType()), accType));
+      }
+      SmallVector<Value> next;
+      for (auto [acc, slots] : llvm::zip(loop.getRegionIterArgs(), regSlots)) {
+        Value a = aValues[slots.first], b = bValues[slots.second];
+        if (isa<FloatType>(accType))
+          next.push_back(math::FmaOp::create(rewriter, loc, a, b, acc));
+        else
+          next.push_back(arith::AddIOp::create(
+              rewriter, loc, acc, arith::MulIOp::create(rewriter, loc, a, b)));
+      }
+      scf::YieldOp::create(rewriter, loc, next);
+    }
+    rewriter.replaceOpWithMultiple(
+        op, {SmallVector<Value>(loop.getResults().begin(),
+                                loop.getResults().end())});
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tile::populateDotPatterns(ThreadTypeConverter &converter,
+                                     RewritePatternSet &patterns) {
+  patterns.add<DotPattern>(converter, patterns.getContext());
+}

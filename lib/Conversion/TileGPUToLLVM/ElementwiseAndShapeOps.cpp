@@ -1,0 +1,183 @@
+//===- ElementwiseAndShapeOps.cpp - Per-register ops and layout moves -----===//
+//
+// An elementwise op on tensors becomes the same op on each register. Ops that
+// only rearrange elements (broadcast, expand_dims, trans, convert_layout)
+// pick registers when every thread already holds what it needs, and go
+// through shared memory otherwise.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Utility.h"
+
+#include "tile/Analysis/Allocation.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tilegpu;
+
+namespace {
+
+bool hasTensorType(TypeRange types) {
+  return llvm::any_of(types, [](Type t) { return isa<RankedTensorType>(t); });
+}
+
+/// Ops with their own patterns below or in the other files.
+bool isSpecialOp(Operation *op) {
+  return isa<arith::ConstantOp, MakeRangeOp, SplatOp, BroadcastOp,
+             ExpandDimsOp, TransOp, ReshapeOp, ConvertLayoutOp, LoadOp,
+             StoreOp, AtomicRMWOp, AtomicCASOp, ReduceOp, ScanOp, DotOp,
+             HistogramOp, JoinOp, SplitOp, CatOp, PrintOp, AssertOp>(op) ||
+         op->getNumRegions() != 0 ||
+         op->getDialect()->getNamespace() == "scf" ||
+         op->getDialect()->getNamespace() == "func";
+}
+
+struct ElementwisePattern : ConversionPattern {
+  ElementwisePattern(const TypeConverter &converter, MLIRContext *context)
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), 1, context) {}
+
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<ValueRange> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (isSpecialOp(op) || !hasTensorType(op->getResultTypes()))
+      return failure();
+    int64_t registers =
+        getLinearLayout(cast<RankedTensorType>(op->getResult(0).getType()))
+            .getNumRegisters();
+    SmallVector<SmallVector<Value>> results(op->getNumResults());
+    for (int64_t reg = 0; reg < registers; ++reg) {
+      SmallVector<Value> scalarOperands;
+      for (ValueRange values : operands)
+        scalarOperands.push_back(values.size() == 1 ? values[0] : values[reg]);
+      SmallVector<Type> scalarTypes;
+      for (Type type : op->getResultTypes())
+        scalarTypes.push_back(getElementTypeOrSelf(type));
+      OperationState state(op->getLoc(), op->getName(), scalarOperands,
+                           scalarTypes, op->getAttrs());
+      Operation *scalar = rewriter.create(state);
+      for (auto [i, result] : llvm::enumerate(scalar->getResults()))
+        results[i].push_back(result);
+    }
+    rewriter.replaceOpWithMultiple(op, results);
+    return success();
+  }
+};
+
+struct ConstantPattern : OpConversionPattern<arith::ConstantOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(arith::ConstantOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = dyn_cast<RankedTensorType>(op.getType());
+    auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
+    if (!type || !dense)
+      return failure();
+    if (!dense.isSplat())
+      return rewriter.notifyMatchFailure(op, "non-splat tensor constant");
+    Value scalar = arith::ConstantOp::create(
+        rewriter, op.getLoc(),
+        cast<TypedAttr>(dense.getSplatValue<Attribute>()));
+    SmallVector<Value> values(getLinearLayout(type).getNumRegisters(), scalar);
+    rewriter.replaceOpWithMultiple(op, {values});
+    return success();
+  }
+};
+
+struct SplatPattern : OpConversionPattern<SplatOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SplatOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SmallVector<Value> values(getLinearLayout(op.getType()).getNumRegisters(),
+                              adaptor.getSrc()[0]);
+    rewriter.replaceOpWithMultiple(op, {values});
+    return success();
+  }
+};
+
+struct MakeRangePattern : OpConversionPattern<MakeRangeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MakeRangeOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    ThreadId tid = getThreadId(rewriter, op);
+    Value start = i32Constant(rewriter, loc, op.getStart());
+    SmallVector<Value> values;
+    for (auto &coords :
+         emitCoordinates(rewriter, loc, getLinearLayout(op.getType()), tid))
+      values.push_back(arith::AddIOp::create(rewriter, loc, start, coords[0]));
+    rewriter.replaceOpWithMultiple(op, {values});
+    return success();
+  }
+};
+
+/// broadcast, expand_dims, trans, convert_layout and reshape.
+template <typename OpTy>
+struct RearrangePattern : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OneToNOpAdaptor = typename OpConversionPattern<OpTy>::OneToNOpAdaptor;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ValueRange src = adaptor.getOperands()[0];
+    if (std::optional<SmallVector<int64_t>> mapping = getRegisterMapping(op)) {
+      SmallVector<Value> values;
+      for (int64_t reg : *mapping)
+        values.push_back(src[reg]);
+      rewriter.replaceOpWithMultiple(op, {values});
+      return success();
+    }
+    FailureOr<int64_t> offset = getScratchOffset(op);
+    if (failed(offset))
+      return failure();
+    Location loc = op.getLoc();
+    auto srcType = cast<RankedTensorType>(op->getOperand(0).getType());
+    auto dstType = cast<RankedTensorType>(op->getResult(0).getType());
+    ArrayRef<int64_t> srcShape = srcType.getShape();
+    Value base = getSharedPointer(rewriter, loc, op,
+                                  i32Constant(rewriter, loc, *offset));
+    auto srcIndex = [&](OpBuilder &b, ArrayRef<Value> coords) {
+      return emitLinearIndex(b, loc, coords, srcShape);
+    };
+    // Where each result element lives in the operand, as operand coords.
+    auto dstIndex = [&](OpBuilder &b, ArrayRef<Value> coords) -> Value {
+      SmallVector<Value> s(coords);
+      if (isa<BroadcastOp>(op)) {
+        for (unsigned d = 0; d < s.size(); ++d)
+          if (srcShape[d] == 1)
+            s[d] = i32Constant(b, loc, 0);
+      } else if (auto expand = dyn_cast<ExpandDimsOp>(op.getOperation())) {
+        s.erase(s.begin() + expand.getAxis());
+      } else if (auto trans = dyn_cast<TransOp>(op.getOperation())) {
+        for (unsigned i = 0; i < coords.size(); ++i)
+          s[trans.getOrder()[i]] = coords[i];
+      } else if (isa<ReshapeOp>(op)) {
+        // Same row-major position in both shapes.
+        return emitLinearIndex(b, loc, coords, dstType.getShape());
+      }
+      return emitLinearIndex(b, loc, s, srcShape);
+    };
+    SmallVector<Value> values = shuffleThroughShared(
+        rewriter, loc, op, base, SmallVector<Value>(src),
+        getLinearLayout(srcType), srcIndex, getLinearLayout(dstType), dstIndex,
+        srcType.getElementType());
+    rewriter.replaceOpWithMultiple(op, {values});
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tile::populateElementwiseAndShapePatterns(
+    ThreadTypeConverter &converter, RewritePatternSet &patterns) {
+  MLIRContext *context = patterns.getContext();
+  patterns.add<ElementwisePattern>(converter, context);
+  patterns.add<ConstantPattern, SplatPattern, MakeRangePattern,
+               RearrangePattern<BroadcastOp>, RearrangePattern<ExpandDimsOp>,
+               RearrangePattern<TransOp>, RearrangePattern<ConvertLayoutOp>,
+               RearrangePattern<ReshapeOp>>(converter, context);
+}

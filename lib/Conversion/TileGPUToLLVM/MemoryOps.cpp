@@ -1,0 +1,523 @@
+//===- MemoryOps.cpp - Global loads, stores and atomics per thread --------===//
+//
+// Each thread accesses its registers in groups of `vec` consecutive elements,
+// where `vec` is the smallest of: the registers the layout makes consecutive,
+// what contiguity and alignment allow (axis info), how far the mask stays
+// constant, and 128 bits. A group is one predicated PTX access, written as
+// inline assembly so that the mask becomes a guard predicate instead of a
+// branch and `other` fills the lanes it turns off.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Utility.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tilegpu;
+
+namespace {
+
+/// How a group of elements travels in PTX registers.
+struct WordKind {
+  unsigned bits;        // 8, 16, 32 or 64
+  const char *ptxType;  // instruction type suffix
+  const char *constraint;
+  Type type;            // the LLVM type of one word
+};
+
+WordKind wordKindFor(MLIRContext *context, Type element, unsigned totalBits) {
+  Builder b(context);
+  if (totalBits >= 32) {
+    if (element.isF32())
+      return {32, "f32", "f", b.getF32Type()};
+    return {32, "b32", "r", b.getI32Type()};
+  }
+  if (totalBits == 16)
+    return {16, "b16", "h", b.getI16Type()};
+  return {8, "u8", "h", b.getI16Type()};
+}
+
+/// Storage type of an element in global memory: i1 is a byte, a pointer is
+/// an i64.
+Type memoryType(Type element) {
+  if (element.isInteger(1))
+    return IntegerType::get(element.getContext(), 8);
+  if (isa<PointerType>(element))
+    return IntegerType::get(element.getContext(), 64);
+  return element;
+}
+
+Value toMemory(OpBuilder &b, Location loc, Value value) {
+  Type type = value.getType();
+  if (type.isInteger(1))
+    return arith::ExtUIOp::create(b, loc, b.getI8Type(), value);
+  if (isa<PointerType>(type))
+    return PtrToIntOp::create(b, loc, b.getI64Type(), value);
+  return value;
+}
+
+Value fromMemory(OpBuilder &b, Location loc, Value value, Type type) {
+  if (type.isInteger(1))
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, value,
+                                 arith::ConstantIntOp::create(b, loc, 0, 8));
+  if (isa<PointerType>(type))
+    return IntToPtrOp::create(b, loc, type, value);
+  return value;
+}
+
+/// Packs `elements` (already in memory type) into words.
+SmallVector<Value> packWords(OpBuilder &b, Location loc,
+                             ArrayRef<Value> elements, const WordKind &word) {
+  Type elementType = elements[0].getType();
+  unsigned elementBits = getElementBitWidth(elementType);
+  unsigned totalBits = elementBits * elements.size();
+  if (word.bits == 8)
+    return {arith::ExtUIOp::create(b, loc, word.type, elements[0])};
+  if (elements.size() == 1 && elementBits == word.bits &&
+      elementType == word.type)
+    return {elements[0]};
+  auto vecType = VectorType::get({(int64_t)elements.size()}, elementType);
+  Value vec = LLVM::UndefOp::create(b, loc, vecType);
+  for (auto [i, e] : llvm::enumerate(elements))
+    vec = LLVM::InsertElementOp::create(b, loc, vec, e,
+                                        i32Constant(b, loc, i));
+  unsigned words = totalBits / word.bits;
+  auto wordsType = VectorType::get({(int64_t)words}, word.type);
+  Value cast = LLVM::BitcastOp::create(b, loc, wordsType, vec);
+  SmallVector<Value> result;
+  for (unsigned i = 0; i < words; ++i)
+    result.push_back(LLVM::ExtractElementOp::create(b, loc, cast,
+                                                    i32Constant(b, loc, i)));
+  return result;
+}
+
+SmallVector<Value> unpackWords(OpBuilder &b, Location loc,
+                               ArrayRef<Value> words, Type elementType,
+                               unsigned count, const WordKind &word) {
+  if (word.bits == 8)
+    return {arith::TruncIOp::create(b, loc, elementType, words[0])};
+  if (count == 1 && words.size() == 1 && elementType == word.type)
+    return {words[0]};
+  auto wordsType = VectorType::get({(int64_t)words.size()}, word.type);
+  Value vec = LLVM::UndefOp::create(b, loc, wordsType);
+  for (auto [i, w] : llvm::enumerate(words))
+    vec = LLVM::InsertElementOp::create(b, loc, vec, w,
+                                        i32Constant(b, loc, i));
+  auto elementsType = VectorType::get({(int64_t)count}, elementType);
+  Value cast = LLVM::BitcastOp::create(b, loc, elementsType, vec);
+  SmallVector<Value> result;
+  for (unsigned i = 0; i < count; ++i)
+    result.push_back(LLVM::ExtractElementOp::create(b, loc, cast,
+                                                    i32Constant(b, loc, i)));
+  return result;
+}
+
+Value andPredicates(OpBuilder &b, Location loc, Value x, Value y) {
+  if (!x)
+    return y;
+  if (!y)
+    return x;
+  return arith::AndIOp::create(b, loc, x, y);
+}
+
+Value addressOf(OpBuilder &b, Location loc, Value ptr) {
+  return PtrToIntOp::create(b, loc, b.getI64Type(), ptr);
+}
+
+/// Registers per access for a memory op on `ptr` with `mask`.
+unsigned vectorWidth(Value ptr, Value mask, const AxisInfoAnalysis &axisInfo) {
+  auto type = dyn_cast<RankedTensorType>(ptr.getType());
+  if (!type)
+    return 1;
+  LinearLayout layout = getLinearLayout(type);
+  auto regBases = layout.getBases(LinearLayout::Register);
+  if (regBases.empty())
+    return 1;
+  // The dimension the first register bit moves along.
+  unsigned dim = 0;
+  for (unsigned d = 0; d < layout.getRank(); ++d)
+    if (regBases[0][d] != 0)
+      dim = d;
+  unsigned elementBits = std::max(
+      8u, getElementBitWidth(getPointeeTypeLike(type.getElementType())));
+  int64_t limit = std::min<int64_t>(layout.getContiguousRegisters(dim),
+                                    axisInfo.getPtrVectorLimit(ptr, dim));
+  limit = std::min<int64_t>(limit, axisInfo.getMaskConstancy(mask, dim));
+  limit = std::min<int64_t>(limit, 128 / elementBits);
+  unsigned vec = 1;
+  while (vec * 2 <= limit)
+    vec *= 2;
+  return vec;
+}
+
+std::string cacheSuffix(CacheModifier cache) {
+  if (cache == CacheModifier::None)
+    return "";
+  return "." + stringifyCacheModifier(cache).str();
+}
+
+struct LoadPattern : OpConversionPattern<LoadOp> {
+  LoadPattern(const TypeConverter &converter, MLIRContext *context,
+              const AxisInfoAnalysis &axisInfo)
+      : OpConversionPattern(converter, context), axisInfo(axisInfo) {}
+
+  LogicalResult
+  matchAndRewrite(LoadOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *context = getContext();
+    ValueRange ptrs = adaptor.getPtr();
+    ValueRange masks = adaptor.getMask();
+    ValueRange others = adaptor.getOther();
+    Type elementType = getElementTypeOrSelf(op.getType());
+    Type memType = memoryType(elementType);
+    unsigned elementBits = std::max(8u, getElementBitWidth(memType));
+    unsigned vec = vectorWidth(op.getPtr(), op.getMask(), axisInfo);
+    WordKind word = wordKindFor(context, memType, vec * elementBits);
+    unsigned numWords = std::max(1u, vec * elementBits / word.bits);
+
+    std::string modifiers;
+    if (op.getIsVolatile())
+      modifiers = ".volatile";
+    std::string cache = op.getIsVolatile() ? "" : cacheSuffix(op.getCache());
+    std::string evict;
+    if (!op.getIsVolatile() && op.getEvict() != EvictionPolicy::Normal)
+      evict = op.getEvict() == EvictionPolicy::First ? ".L1::evict_first"
+                                                     : ".L1::evict_last";
+
+    SmallVector<Value> results;
+    for (size_t start = 0; start < ptrs.size(); start += vec) {
+      Value pred = masks.empty() ? Value() : masks[start];
+      SmallVector<Value> operands;
+      std::string constraints, body;
+      for (unsigned i = 0; i < numWords; ++i)
+        constraints += std::string(i ? "," : "") + "=" + word.constraint;
+      unsigned next = numWords;
+      std::string predRef;
+      if (pred) {
+        operands.push_back(pred);
+        constraints += ",b";
+        predRef = llvm::formatv("@${0} ", next++).str();
+      }
+      operands.push_back(addressOf(rewriter, loc, ptrs[start]));
+      constraints += ",l";
+      unsigned addrIndex = next++;
+      if (pred) {
+        // Lanes the mask turns off keep `other` (or zero).
+        SmallVector<Value> fill;
+        if (!others.empty()) {
+          SmallVector<Value> elements;
+          for (unsigned i = 0; i < vec; ++i)
+            elements.push_back(toMemory(rewriter, loc, others[start + i]));
+          fill = packWords(rewriter, loc, elements, word);
+        }
+        const char *movType = word.bits == 32 ? (word.type.isF32() ? "f32" : "b32") : "b16";
+        for (unsigned i = 0; i < numWords; ++i) {
+          if (fill.empty()) {
+            body += llvm::formatv("mov.{0} ${1}, 0;\n\t", movType, i).str();
+          } else {
+            operands.push_back(fill[i]);
+            constraints += std::string(",") + word.constraint;
+            body += llvm::formatv("mov.{0} ${1}, ${2};\n\t", movType, i, next++)
+                        .str();
+          }
+        }
+      }
+      std::string dests;
+      for (unsigned i = 0; i < numWords; ++i)
+        dests += llvm::formatv("{0}${1}", i ? ", " : "", i).str();
+      if (numWords > 1)
+        dests = "{ " + dests + " }";
+      std::string vecSuffix =
+          numWords > 1 ? llvm::formatv(".v{0}", numWords).str() : "";
+      body += llvm::formatv("{0}ld{1}.global{2}{3}{4}.{5} {6}, [ ${7} + 0 ];",
+                            predRef, modifiers, cache, evict, vecSuffix,
+                            word.ptxType, dests, addrIndex)
+                  .str();
+      Type resultType =
+          numWords == 1
+              ? word.type
+              : LLVM::LLVMStructType::getLiteral(
+                    context, SmallVector<Type>(numWords, word.type));
+      auto asmOp = LLVM::InlineAsmOp::create(
+          rewriter, loc, resultType, operands, body, constraints,
+          /*has_side_effects=*/op.getIsVolatile(), /*is_align_stack=*/false,
+          LLVM::tailcallkind::TailCallKind::None,
+          LLVM::AsmDialectAttr::get(context, LLVM::AsmDialect::AD_ATT),
+          ArrayAttr());
+      SmallVector<Value> words;
+      if (numWords == 1)
+        words.push_back(asmOp.getResult(0));
+      else
+        for (unsigned i = 0; i < numWords; ++i)
+          words.push_back(LLVM::ExtractValueOp::create(rewriter, loc,
+                                                       asmOp.getResult(0), i));
+      for (Value v : unpackWords(rewriter, loc, words, memType, vec, word))
+        results.push_back(fromMemory(rewriter, loc, v, elementType));
+    }
+    rewriter.replaceOpWithMultiple(op, {results});
+    return success();
+  }
+
+  const AxisInfoAnalysis &axisInfo;
+};
+
+/// The thread that writes for a scalar (uniform) store or atomic.
+Value firstThreadPredicate(OpBuilder &b, Location loc, Operation *op) {
+  ThreadId tid = getThreadId(b, op);
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid.linear,
+                               i32Constant(b, loc, 0));
+}
+
+/// Only one thread of each group of copies may write.
+Value writerPredicate(OpBuilder &b, Location loc, Operation *op, Type ptrType) {
+  auto tensor = dyn_cast<RankedTensorType>(ptrType);
+  if (!tensor)
+    return firstThreadPredicate(b, loc, op);
+  return emitOwnerPredicate(b, loc, getLinearLayout(tensor),
+                            getThreadId(b, op));
+}
+
+struct StorePattern : OpConversionPattern<StoreOp> {
+  StorePattern(const TypeConverter &converter, MLIRContext *context,
+               const AxisInfoAnalysis &axisInfo)
+      : OpConversionPattern(converter, context), axisInfo(axisInfo) {}
+
+  LogicalResult
+  matchAndRewrite(StoreOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *context = getContext();
+    ValueRange ptrs = adaptor.getPtr();
+    ValueRange values = adaptor.getValue();
+    ValueRange masks = adaptor.getMask();
+    Type memType = memoryType(getElementTypeOrSelf(op.getValue().getType()));
+    unsigned elementBits = std::max(8u, getElementBitWidth(memType));
+    unsigned vec = vectorWidth(op.getPtr(), op.getMask(), axisInfo);
+    WordKind word = wordKindFor(context, memType, vec * elementBits);
+    unsigned numWords = std::max(1u, vec * elementBits / word.bits);
+    Value writer = writerPredicate(rewriter, loc, op, op.getPtr().getType());
+    std::string cache = cacheSuffix(op.getCache());
+
+    for (size_t start = 0; start < ptrs.size(); start += vec) {
+      Value pred = andPredicates(rewriter, loc, writer,
+                                 masks.empty() ? Value() : masks[start]);
+      SmallVector<Value> operands;
+      std::string constraints;
+      unsigned next = 0;
+      std::string predRef;
+      if (pred) {
+        operands.push_back(pred);
+        constraints = "b";
+        predRef = llvm::formatv("@${0} ", next++).str();
+      }
+      operands.push_back(addressOf(rewriter, loc, ptrs[start]));
+      constraints += std::string(constraints.empty() ? "" : ",") + "l";
+      unsigned addrIndex = next++;
+      SmallVector<Value> elements;
+      for (unsigned i = 0; i < vec; ++i)
+        elements.push_back(toMemory(rewriter, loc, values[start + i]));
+      std::string srcs;
+      for (auto [i, w] : llvm::enumerate(packWords(rewriter, loc, elements, word))) {
+        operands.push_back(w);
+        constraints += std::string(",") + word.constraint;
+        srcs += llvm::formatv("{0}${1}", i ? ", " : "", next++).str();
+      }
+      if (numWords > 1)
+        srcs = "{ " + srcs + " }";
+      std::string vecSuffix =
+          numWords > 1 ? llvm::formatv(".v{0}", numWords).str() : "";
+      std::string body =
+          llvm::formatv("{0}st.global{1}{2}.{3} [ ${4} + 0 ], {5};", predRef,
+                        cache, vecSuffix, word.ptxType, addrIndex, srcs)
+              .str();
+      LLVM::InlineAsmOp::create(
+          rewriter, loc, TypeRange(), operands, body, constraints,
+          /*has_side_effects=*/true, /*is_align_stack=*/false,
+          LLVM::tailcallkind::TailCallKind::None,
+          LLVM::AsmDialectAttr::get(context, LLVM::AsmDialect::AD_ATT),
+          ArrayAttr());
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  const AxisInfoAnalysis &axisInfo;
+};
+
+/// PTX spelling of an atomic's operation and operand type.
+FailureOr<std::string> atomicOpSuffix(RMWOp kind, Type type) {
+  unsigned bits = getElementBitWidth(type);
+  bool isFloat = isa<FloatType>(type);
+  std::string b = "b" + std::to_string(bits);
+  std::string u = "u" + std::to_string(bits);
+  std::string s = "s" + std::to_string(bits);
+  switch (kind) {
+  case RMWOp::And:
+    return "and." + b;
+  case RMWOp::Or:
+    return "or." + b;
+  case RMWOp::Xor:
+    return "xor." + b;
+  case RMWOp::Xchg:
+    return "exch." + b;
+  case RMWOp::Add:
+  case RMWOp::FAdd:
+    if (isFloat) {
+      if (type.isF16())
+        return std::string("add.noftz.f16");
+      if (type.isBF16())
+        return std::string("add.noftz.bf16");
+      return "add.f" + std::to_string(bits);
+    }
+    return "add." + u;
+  case RMWOp::Max:
+    return isFloat ? FailureOr<std::string>(failure()) : "max." + s;
+  case RMWOp::Min:
+    return isFloat ? FailureOr<std::string>(failure()) : "min." + s;
+  case RMWOp::UMax:
+    return "max." + u;
+  case RMWOp::UMin:
+    return "min." + u;
+  }
+  return failure();
+}
+
+const char *registerConstraint(Type type) {
+  if (type.isF32())
+    return "f";
+  if (type.isF64())
+    return "d";
+  switch (getElementBitWidth(type)) {
+  case 16:
+    return "h";
+  case 64:
+    return "l";
+  default:
+    return "r";
+  }
+}
+
+/// Bit-casts 16-bit floats to i16 for "h" registers, and back.
+Value toRegister(OpBuilder &b, Location loc, Value value) {
+  Type type = value.getType();
+  if (type.isF16() || type.isBF16())
+    return arith::BitcastOp::create(b, loc, b.getI16Type(), value);
+  return value;
+}
+
+Value fromRegister(OpBuilder &b, Location loc, Value value, Type type) {
+  if (type != value.getType())
+    return arith::BitcastOp::create(b, loc, type, value);
+  return value;
+}
+
+Type registerType(OpBuilder &b, Type type) {
+  if (type.isF16() || type.isBF16())
+    return b.getI16Type();
+  return type;
+}
+
+/// `.sem.scope.global`, the qualifiers PTX puts before the operation.
+std::string semScope(MemSemantic sem, MemSyncScope scope) {
+  return "." + stringifyMemSemantic(sem).str() + "." +
+         stringifyMemSyncScope(scope).str() + ".global";
+}
+
+/// Shared by atomic_rmw and atomic_cas: one PTX atom per element, guarded
+/// by mask and ownership. A scalar atomic runs in thread 0 and its result
+/// reaches every thread through shared memory.
+LogicalResult lowerAtomic(Operation *op, ValueRange ptrs,
+                          ArrayRef<ValueRange> valueOperands, ValueRange masks,
+                          StringRef opcode,
+                          ConversionPatternRewriter &rewriter) {
+  Location loc = op->getLoc();
+  MLIRContext *context = op->getContext();
+  Type elementType = getElementTypeOrSelf(op->getResult(0).getType());
+  bool isScalar = !isa<RankedTensorType>(op->getResult(0).getType());
+  Value writer = writerPredicate(rewriter, loc, op, op->getOperand(0).getType());
+  const char *constraint = registerConstraint(elementType);
+  Type regType = registerType(rewriter, elementType);
+  SmallVector<Value> results;
+  for (size_t i = 0; i < ptrs.size(); ++i) {
+    Value pred = andPredicates(rewriter, loc, writer,
+                               masks.empty() ? Value() : masks[i]);
+    SmallVector<Value> operands{pred, addressOf(rewriter, loc, ptrs[i])};
+    std::string constraints = std::string("=") + constraint + ",b,l";
+    std::string args;
+    for (auto [j, values] : llvm::enumerate(valueOperands)) {
+      operands.push_back(toRegister(rewriter, loc, values[i]));
+      constraints += std::string(",") + constraint;
+      args += llvm::formatv(", ${0}", j + 3).str();
+    }
+    std::string body =
+        llvm::formatv("mov.b{0} $0, 0;\n\t@$1 atom{1} $0, [ $2 + 0 ]{2};",
+                      getElementBitWidth(elementType), opcode, args)
+            .str();
+    auto asmOp = LLVM::InlineAsmOp::create(
+        rewriter, loc, regType, operands, body, constraints,
+        /*has_side_effects=*/true, false,
+        LLVM::tailcallkind::TailCallKind::None,
+        LLVM::AsmDialectAttr::get(context, LLVM::AsmDialect::AD_ATT),
+        ArrayAttr());
+    results.push_back(
+        fromRegister(rewriter, loc, asmOp.getResult(0), elementType));
+  }
+  if (isScalar && !op->getResult(0).use_empty()) {
+    FailureOr<int64_t> offset = getScratchOffset(op);
+    if (failed(offset))
+      return failure();
+    Value slot = getSharedPointer(rewriter, loc, op,
+                                  i32Constant(rewriter, loc, *offset));
+    storeShared(rewriter, loc, slot, results[0], writer);
+    emitBarrier(rewriter, loc);
+    results[0] = loadShared(rewriter, loc, slot, elementType);
+  }
+  rewriter.replaceOpWithMultiple(op, {results});
+  return success();
+}
+
+struct AtomicRMWPattern : OpConversionPattern<AtomicRMWOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AtomicRMWOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type elementType = getElementTypeOrSelf(op.getType());
+    FailureOr<std::string> suffix =
+        atomicOpSuffix(op.getRmwOp(), elementType);
+    if (failed(suffix))
+      return op.emitError("atomic ")
+             << stringifyRMWOp(op.getRmwOp()) << " on " << elementType
+             << " is not supported";
+    std::string opcode = semScope(op.getSem(), op.getScope()) + "." + *suffix;
+    return lowerAtomic(op, adaptor.getPtr(), {adaptor.getVal()},
+                       adaptor.getMask(), opcode, rewriter);
+  }
+};
+
+struct AtomicCASPattern : OpConversionPattern<AtomicCASOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AtomicCASOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type elementType = getElementTypeOrSelf(op.getType());
+    std::string opcode = semScope(op.getSem(), op.getScope()) + ".cas.b" +
+                         std::to_string(getElementBitWidth(elementType));
+    return lowerAtomic(op, adaptor.getPtr(), {adaptor.getCmp(), adaptor.getVal()},
+                       ValueRange(), opcode, rewriter);
+  }
+};
+
+} // namespace
+
+void mlir::tile::populateMemoryOpPatterns(ThreadTypeConverter &converter,
+                                          RewritePatternSet &patterns,
+                                          const AxisInfoAnalysis &axisInfo) {
+  MLIRContext *context = patterns.getContext();
+  patterns.add<LoadPattern, StorePattern>(converter, context, axisInfo);
+  patterns.add<AtomicRMWPattern, AtomicCASPattern>(converter, context);
+}

@@ -1,0 +1,290 @@
+//===- Utility.cpp - Helpers for distributing tensors to threads ----------===//
+
+#include "Utility.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tilegpu;
+
+static constexpr StringLiteral kSharedSymbol = "tile_shared";
+
+Value mlir::tile::i32Constant(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIntOp::create(b, loc, value, 32);
+}
+
+ThreadId mlir::tile::getThreadId(OpBuilder &b, Operation *op) {
+  auto function = op->getParentOfType<FunctionOpInterface>();
+  Block &entry = function.getFunctionBody().front();
+  // Reuse the ids made by an earlier pattern in this function.
+  for (Operation &existing : entry) {
+    if (auto tid = dyn_cast<NVVM::ThreadIdXOp>(existing)) {
+      ThreadId id;
+      id.linear = tid;
+      for (Operation *user : tid->getUsers()) {
+        if (auto lane = dyn_cast<arith::AndIOp>(user))
+          id.lane = lane;
+        if (auto warp = dyn_cast<arith::ShRUIOp>(user))
+          id.warp = warp;
+      }
+      if (id.lane && id.warp)
+        return id;
+    }
+  }
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&entry);
+  Location loc = function.getLoc();
+  ThreadId id;
+  id.linear = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  id.lane = arith::AndIOp::create(b, loc, id.linear, i32Constant(b, loc, 31));
+  id.warp = arith::ShRUIOp::create(b, loc, id.linear, i32Constant(b, loc, 5));
+  return id;
+}
+
+/// XOR of the bases of the set bits of `index`, per output dimension.
+static SmallVector<Value> emitBasesSum(OpBuilder &b, Location loc,
+                                       ArrayRef<LinearLayout::Basis> bases,
+                                       Value index, unsigned rank) {
+  SmallVector<Value> coords(rank, i32Constant(b, loc, 0));
+  for (auto [bit, basis] : llvm::enumerate(bases)) {
+    for (unsigned d = 0; d < rank; ++d) {
+      if (basis[d] == 0)
+        continue;
+      // ((index >> bit) & 1) * basis, as a shift: bases are powers of two
+      // for every layout tile builds; multiply otherwise.
+      Value set = arith::AndIOp::create(
+          b, loc, arith::ShRUIOp::create(b, loc, index, i32Constant(b, loc, bit)),
+          i32Constant(b, loc, 1));
+      Value term =
+          llvm::isPowerOf2_64(basis[d])
+              ? Value(arith::ShLIOp::create(
+                    b, loc, set, i32Constant(b, loc, llvm::Log2_64(basis[d]))))
+              : Value(arith::MulIOp::create(b, loc, set,
+                                            i32Constant(b, loc, basis[d])));
+      coords[d] = arith::XOrIOp::create(b, loc, coords[d], term);
+    }
+  }
+  return coords;
+}
+
+SmallVector<SmallVector<Value>>
+mlir::tile::emitCoordinates(OpBuilder &b, Location loc,
+                            const LinearLayout &layout, const ThreadId &tid) {
+  unsigned rank = layout.getRank();
+  SmallVector<Value> lane = emitBasesSum(
+      b, loc, layout.getBases(LinearLayout::Lane), tid.lane, rank);
+  SmallVector<Value> warp = emitBasesSum(
+      b, loc, layout.getBases(LinearLayout::Warp), tid.warp, rank);
+  SmallVector<Value> thread;
+  for (unsigned d = 0; d < rank; ++d)
+    thread.push_back(arith::XOrIOp::create(b, loc, lane[d], warp[d]));
+  SmallVector<SmallVector<Value>> result;
+  for (int64_t reg = 0; reg < layout.getNumRegisters(); ++reg) {
+    LinearLayout::Basis fixed = layout.applyOne(LinearLayout::Register, reg);
+    SmallVector<Value> coords;
+    for (unsigned d = 0; d < rank; ++d)
+      coords.push_back(fixed[d] == 0 ? thread[d]
+                                     : Value(arith::XOrIOp::create(
+                                           b, loc, thread[d],
+                                           i32Constant(b, loc, fixed[d]))));
+    result.push_back(coords);
+  }
+  return result;
+}
+
+Value mlir::tile::emitOwnerPredicate(OpBuilder &b, Location loc,
+                                     const LinearLayout &layout,
+                                     const ThreadId &tid) {
+  Value predicate;
+  auto addTerm = [&](Value index, uint64_t mask) {
+    if (mask == 0)
+      return;
+    Value bits = arith::AndIOp::create(b, loc, index, i32Constant(b, loc, mask));
+    Value zero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, bits,
+                                       i32Constant(b, loc, 0));
+    predicate = predicate ? Value(arith::AndIOp::create(b, loc, predicate, zero))
+                          : zero;
+  };
+  addTerm(tid.lane, layout.getBroadcastMask(LinearLayout::Lane));
+  addTerm(tid.warp, layout.getBroadcastMask(LinearLayout::Warp));
+  return predicate;
+}
+
+Value mlir::tile::getSharedPointer(OpBuilder &b, Location loc, Operation *op,
+                                   Value byteOffset) {
+  auto module = op->getParentOfType<ModuleOp>();
+  auto global = module.lookupSymbol<LLVM::GlobalOp>(kSharedSymbol);
+  auto arrayType = LLVM::LLVMArrayType::get(b.getI8Type(), 0);
+  if (!global) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    global = LLVM::GlobalOp::create(
+        b, module.getLoc(), arrayType, /*isConstant=*/false,
+        LLVM::Linkage::External, kSharedSymbol, Attribute(), /*alignment=*/16,
+        /*addrSpace=*/3);
+  }
+  auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  Value base = LLVM::AddressOfOp::create(b, loc, ptrType, kSharedSymbol);
+  return LLVM::GEPOp::create(b, loc, ptrType, b.getI8Type(), base,
+                             ValueRange{byteOffset});
+}
+
+FailureOr<int64_t> mlir::tile::getScratchOffset(Operation *op) {
+  auto attr = op->getAttrOfType<IntegerAttr>(
+      TileGPUDialect::getOffsetAttrName());
+  if (!attr)
+    return op->emitError("needs shared memory but has no '")
+           << TileGPUDialect::getOffsetAttrName()
+           << "'; run tilegpu-allocate-shared-memory first";
+  return attr.getInt();
+}
+
+static Type sharedStorageType(Type type) {
+  if (type.isInteger(1))
+    return IntegerType::get(type.getContext(), 8);
+  if (isa<PointerType>(type))
+    return IntegerType::get(type.getContext(), 64);
+  return type;
+}
+
+static Value toStorage(OpBuilder &b, Location loc, Value value) {
+  Type type = value.getType();
+  if (type.isInteger(1))
+    return arith::ExtUIOp::create(b, loc, b.getI8Type(), value);
+  if (isa<PointerType>(type))
+    return PtrToIntOp::create(b, loc, b.getI64Type(), value);
+  return value;
+}
+
+static Value fromStorage(OpBuilder &b, Location loc, Value value, Type type) {
+  if (type.isInteger(1))
+    return arith::TruncIOp::create(b, loc, type, value);
+  if (isa<PointerType>(type))
+    return IntToPtrOp::create(b, loc, type, value);
+  return value;
+}
+
+void mlir::tile::storeShared(OpBuilder &b, Location loc, Value ptr,
+                             Value value, Value predicate) {
+  Value stored = toStorage(b, loc, value);
+  if (!predicate) {
+    LLVM::StoreOp::create(b, loc, stored, ptr);
+    return;
+  }
+  auto ifOp = scf::IfOp::create(b, loc, predicate, /*withElse=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  LLVM::StoreOp::create(b, loc, stored, ptr);
+}
+
+Value mlir::tile::loadShared(OpBuilder &b, Location loc, Value ptr,
+                             Type type) {
+  Value loaded = LLVM::LoadOp::create(b, loc, sharedStorageType(type), ptr);
+  return fromStorage(b, loc, loaded, type);
+}
+
+void mlir::tile::emitBarrier(OpBuilder &b, Location loc) {
+  NVVM::Barrier0Op::create(b, loc);
+}
+
+Value mlir::tile::shuffleXor(OpBuilder &b, Location loc, Value value,
+                             int laneMask) {
+  Type type = value.getType();
+  unsigned bits = getElementBitWidth(type);
+  auto shfl = [&](Value word) {
+    return NVVM::ShflOp::create(
+        b, loc, b.getI32Type(), i32Constant(b, loc, -1), word,
+        i32Constant(b, loc, laneMask), i32Constant(b, loc, 0x1f),
+        NVVM::ShflKind::bfly, UnitAttr());
+  };
+  if (bits == 64) {
+    Value asInt = value;
+    if (isa<PointerType>(type))
+      asInt = PtrToIntOp::create(b, loc, b.getI64Type(), value);
+    else if (!type.isInteger(64))
+      asInt = arith::BitcastOp::create(b, loc, b.getI64Type(), value);
+    Value lo = arith::TruncIOp::create(b, loc, b.getI32Type(), asInt);
+    Value hi = arith::TruncIOp::create(
+        b, loc, b.getI32Type(),
+        arith::ShRUIOp::create(b, loc, asInt,
+                               arith::ConstantIntOp::create(b, loc, 32, 64)));
+    Value lo2 = arith::ExtUIOp::create(b, loc, b.getI64Type(), shfl(lo));
+    Value hi2 = arith::ShLIOp::create(
+        b, loc, arith::ExtUIOp::create(b, loc, b.getI64Type(), shfl(hi)),
+        arith::ConstantIntOp::create(b, loc, 32, 64));
+    Value joined = arith::OrIOp::create(b, loc, lo2, hi2);
+    if (isa<PointerType>(type))
+      return IntToPtrOp::create(b, loc, type, joined);
+    if (!type.isInteger(64))
+      return arith::BitcastOp::create(b, loc, type, joined);
+    return joined;
+  }
+  // Narrower values travel in the low bits of a 32-bit word.
+  Value word = value;
+  Type intType = b.getIntegerType(bits);
+  if (!type.isInteger())
+    word = arith::BitcastOp::create(b, loc, intType, word);
+  if (bits < 32)
+    word = arith::ExtUIOp::create(b, loc, b.getI32Type(), word);
+  Value result = shfl(word);
+  if (bits < 32)
+    result = arith::TruncIOp::create(b, loc, intType, result);
+  if (!type.isInteger())
+    result = arith::BitcastOp::create(b, loc, type, result);
+  return result;
+}
+
+Value mlir::tile::emitLinearIndex(OpBuilder &b, Location loc,
+                                  ArrayRef<Value> coords,
+                                  ArrayRef<int64_t> shape) {
+  Value index = i32Constant(b, loc, 0);
+  for (auto [c, size] : llvm::zip(coords, shape))
+    index = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, index, i32Constant(b, loc, size)),
+        c);
+  return index;
+}
+
+SmallVector<Value> mlir::tile::shuffleThroughShared(
+    OpBuilder &b, Location loc, Operation *op, Value base,
+    ArrayRef<Value> srcValues, const LinearLayout &srcLayout,
+    function_ref<Value(OpBuilder &, ArrayRef<Value>)> srcIndex,
+    const LinearLayout &dstLayout,
+    function_ref<Value(OpBuilder &, ArrayRef<Value>)> dstIndex,
+    Type elementType) {
+  ThreadId tid = getThreadId(b, op);
+  Type storage = sharedStorageType(elementType);
+  unsigned bytes = std::max(1u, getElementBitWidth(storage) / 8);
+  auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  auto elementPtr = [&](Value index) {
+    return LLVM::GEPOp::create(b, loc, ptrType, storage, base,
+                               ValueRange{index});
+  };
+  (void)bytes;
+  Value owner = emitOwnerPredicate(b, loc, srcLayout, tid);
+  auto srcCoords = emitCoordinates(b, loc, srcLayout, tid);
+  for (auto [value, coords] : llvm::zip(srcValues, srcCoords))
+    storeShared(b, loc, elementPtr(srcIndex(b, coords)), value, owner);
+  emitBarrier(b, loc);
+  SmallVector<Value> result;
+  for (auto &coords : emitCoordinates(b, loc, dstLayout, tid))
+    result.push_back(
+        loadShared(b, loc, elementPtr(dstIndex(b, coords)), elementType));
+  return result;
+}
+
+ThreadTypeConverter::ThreadTypeConverter() {
+  addConversion([](Type type) { return type; });
+  addConversion([](RankedTensorType type, SmallVectorImpl<Type> &results)
+                    -> std::optional<LogicalResult> {
+    if (!getDistributedEncoding(type))
+      return failure();
+    results.append(getLinearLayout(type).getNumRegisters(),
+                   type.getElementType());
+    return success();
+  });
+}

@@ -1,0 +1,94 @@
+//===- Utility.h - Helpers for distributing tensors to threads --*- C++ -*-===//
+
+#ifndef TILE_LIB_CONVERSION_TILEGPUTOLLVM_UTILITY_H
+#define TILE_LIB_CONVERSION_TILEGPUTOLLVM_UTILITY_H
+
+#include "tile/Analysis/AxisInfo.h"
+#include "tile/Dialect/TileGPU/IR/Dialect.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir {
+namespace tile {
+
+/// Which thread this is, split the way layouts see it.
+struct ThreadId {
+  Value lane, warp; // i32
+  Value linear;     // i32, threadIdx.x
+};
+
+/// The thread id values of the function containing `op`, created once at
+/// the top of its entry block.
+ThreadId getThreadId(OpBuilder &b, Operation *op);
+
+/// Per register of `layout`, the coordinates (i32) this thread holds.
+SmallVector<SmallVector<Value>> emitCoordinates(OpBuilder &b, Location loc,
+                                                const tilegpu::LinearLayout &layout,
+                                                const ThreadId &tid);
+
+/// True (i1) in the one thread of each group of copies: the thread whose
+/// lane and warp have no broadcast bit set. Null when no thread is a copy.
+Value emitOwnerPredicate(OpBuilder &b, Location loc,
+                         const tilegpu::LinearLayout &layout,
+                         const ThreadId &tid);
+
+/// Base pointer (address space 3) of the kernel's dynamic shared memory
+/// plus `byteOffset`.
+Value getSharedPointer(OpBuilder &b, Location loc, Operation *op,
+                       Value byteOffset);
+
+/// The scratch offset the allocation pass gave `op`; emits an error and
+/// returns failure when there is none.
+FailureOr<int64_t> getScratchOffset(Operation *op);
+
+Value i32Constant(OpBuilder &b, Location loc, int64_t value);
+
+/// Stores/loads one element to/from shared memory. i1 travels as i8.
+void storeShared(OpBuilder &b, Location loc, Value ptr, Value value,
+                 Value predicate);
+Value loadShared(OpBuilder &b, Location loc, Value ptr, Type type);
+
+/// bar.sync 0.
+void emitBarrier(OpBuilder &b, Location loc);
+
+/// A butterfly shuffle of any scalar up to 64 bits wide.
+Value shuffleXor(OpBuilder &b, Location loc, Value value, int laneMask);
+
+/// Moves a tensor between layouts (and shapes) through shared memory: each
+/// owning thread writes its registers at `srcIndex(coords)` elements from
+/// `base`, the CTA synchronises, and each thread reads its result registers
+/// from `dstIndex(coords)`.
+SmallVector<Value> shuffleThroughShared(
+    OpBuilder &b, Location loc, Operation *op, Value base,
+    ArrayRef<Value> srcValues, const tilegpu::LinearLayout &srcLayout,
+    function_ref<Value(OpBuilder &, ArrayRef<Value>)> srcIndex,
+    const tilegpu::LinearLayout &dstLayout,
+    function_ref<Value(OpBuilder &, ArrayRef<Value>)> dstIndex,
+    Type elementType);
+
+/// Row-major linear index of `coords` in `shape`.
+Value emitLinearIndex(OpBuilder &b, Location loc, ArrayRef<Value> coords,
+                      ArrayRef<int64_t> shape);
+
+/// The 1:N type converter: a tensor becomes its registers.
+class ThreadTypeConverter : public TypeConverter {
+public:
+  ThreadTypeConverter();
+};
+
+void populateElementwiseAndShapePatterns(ThreadTypeConverter &converter,
+                                         RewritePatternSet &patterns);
+void populateMemoryOpPatterns(ThreadTypeConverter &converter,
+                              RewritePatternSet &patterns,
+                              const AxisInfoAnalysis &axisInfo);
+void populateReduceScanPatterns(ThreadTypeConverter &converter,
+                                RewritePatternSet &patterns);
+void populateDotPatterns(ThreadTypeConverter &converter,
+                         RewritePatternSet &patterns);
+
+} // namespace tile
+} // namespace mlir
+
+#endif // TILE_LIB_CONVERSION_TILEGPUTOLLVM_UTILITY_H

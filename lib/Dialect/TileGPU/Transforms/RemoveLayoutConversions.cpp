@@ -1,0 +1,187 @@
+//===- RemoveLayoutConversions.cpp - Recompute instead of converting ------===//
+//
+// Two rewrites, run to a fixed point with the convert_layout folds:
+//  - forward: a conversion whose users are elementwise ops or reductions
+//    hands them its source instead; each elementwise user is recomputed in
+//    the source layout (its other operands converted) and converted after.
+//    Conversions thereby sink towards stores, where they meet the store's
+//    own conversion and fold away.
+//  - backward: a conversion of a value computed from scalars alone (splats,
+//    constants, ranges and elementwise ops on them) gets that value
+//    recomputed in the target layout.
+// The two never apply to the same conversion, so they cannot undo each
+// other.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Dialect/TileGPU/Transforms/Passes.h"
+
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir {
+namespace tilegpu {
+#define GEN_PASS_DEF_TILEGPUREMOVELAYOUTCONVERSIONS
+#include "tile/Dialect/TileGPU/Transforms/Passes.h.inc"
+} // namespace tilegpu
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tilegpu;
+
+namespace {
+
+/// Pure, region-free ops whose tensor operands and results all share one
+/// shape: recomputing them in another layout is per element.
+bool isElementwise(Operation *op) {
+  if (!op || op->getNumRegions() != 0 || op->getNumResults() != 1 ||
+      !isPure(op) || isa<ConvertLayoutOp>(op))
+    return false;
+  auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!resultType)
+    return false;
+  if (isa<SplatOp, MakeRangeOp>(op))
+    return false;
+  for (Type t : op->getOperandTypes()) {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    if (tensor && tensor.getShape() != resultType.getShape())
+      return false;
+  }
+  return op->getDialect()->getNamespace() == "arith" ||
+         op->getDialect()->getNamespace() == "math" ||
+         isa<AddPtrOp, FpToFpOp, BitcastOp, IntToPtrOp, PtrToIntOp, ClampFOp,
+             PreciseSqrtOp, PreciseDivFOp, MulhiUIOp, ExternElementwiseOp>(op);
+}
+
+/// True when `value` can be recomputed in any layout from scalars alone:
+/// a tree of splats, constants, ranges and elementwise ops.
+bool canRematerialize(Value value, int depth = 0) {
+  Operation *op = value.getDefiningOp();
+  if (!op || depth > 32)
+    return false;
+  if (isa<SplatOp, MakeRangeOp, arith::ConstantOp>(op))
+    return true;
+  if (!isElementwise(op))
+    return false;
+  return llvm::all_of(op->getOperands(), [&](Value operand) {
+    return !isa<RankedTensorType>(operand.getType()) ||
+           canRematerialize(operand, depth + 1);
+  });
+}
+
+/// `op` recomputed with its tensor results in `encoding`.
+Operation *cloneInLayout(OpBuilder &b, Operation *op, Attribute encoding) {
+  SmallVector<Value> operands;
+  for (Value operand : op->getOperands()) {
+    auto type = dyn_cast<RankedTensorType>(operand.getType());
+    if (!type || type.getEncoding() == encoding) {
+      operands.push_back(operand);
+      continue;
+    }
+    operands.push_back(ConvertLayoutOp::create(
+        b, op->getLoc(), type.cloneWithEncoding(encoding), operand));
+  }
+  SmallVector<Type> types;
+  for (Type t : op->getResultTypes())
+    types.push_back(cast<RankedTensorType>(t).cloneWithEncoding(encoding));
+  NamedAttrList attrs(op->getAttrs());
+  if (auto constant = dyn_cast<arith::ConstantOp>(op))
+    attrs.set("value", cast<DenseElementsAttr>(constant.getValue())
+                           .reshape(cast<ShapedType>(types[0])));
+  OperationState state(op->getLoc(), op->getName(), operands, types, attrs);
+  return b.create(state);
+}
+
+bool backward(ConvertLayoutOp convert) {
+  Operation *def = convert.getSrc().getDefiningOp();
+  if (!canRematerialize(convert.getSrc()))
+    return false;
+  OpBuilder b(convert);
+  Operation *clone =
+      cloneInLayout(b, def, cast<RankedTensorType>(convert.getType()).getEncoding());
+  convert.replaceAllUsesWith(clone->getResult(0));
+  convert.erase();
+  return true;
+}
+
+bool forward(ConvertLayoutOp convert) {
+  Value src = convert.getSrc();
+  // Values that can be recomputed go backward instead; moving their
+  // conversions forward as well would undo that.
+  if (canRematerialize(src))
+    return false;
+  Attribute encoding = cast<RankedTensorType>(src.getType()).getEncoding();
+  bool changed = false;
+  for (OpOperand &use : llvm::make_early_inc_range(convert->getUses())) {
+    Operation *user = use.getOwner();
+    if (auto reduce = dyn_cast<ReduceOp>(user)) {
+      if (reduce.getSrcs().size() != 1)
+        continue;
+      // Reduce the source directly; convert the (smaller) result if needed.
+      OpBuilder b(reduce);
+      Type oldType = reduce.getResult()[0].getType();
+      Type newType = oldType;
+      if (auto tensor = dyn_cast<RankedTensorType>(oldType))
+        newType = tensor.cloneWithEncoding(SliceEncodingAttr::get(
+            convert.getContext(), reduce.getAxis(),
+            cast<DistributedEncoding>(encoding)));
+      use.set(src);
+      if (newType != oldType) {
+        reduce.getResult()[0].setType(newType);
+        b.setInsertionPointAfter(reduce);
+        auto back = ConvertLayoutOp::create(b, reduce.getLoc(), oldType,
+                                            reduce.getResult()[0]);
+        reduce.getResult()[0].replaceAllUsesExcept(back, back);
+      }
+      changed = true;
+      continue;
+    }
+    if (!isElementwise(user))
+      continue;
+    OpBuilder b(user);
+    Operation *clone = cloneInLayout(b, user, encoding);
+    auto back = ConvertLayoutOp::create(b, user->getLoc(),
+                                        user->getResult(0).getType(),
+                                        clone->getResult(0));
+    user->getResult(0).replaceAllUsesWith(back);
+    user->erase();
+    changed = true;
+  }
+  return changed;
+}
+
+struct RemoveLayoutConversionsPass
+    : tilegpu::impl::TileGPURemoveLayoutConversionsBase<
+          RemoveLayoutConversionsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *context = &getContext();
+    RewritePatternSet patterns(context);
+    ConvertLayoutOp::getCanonicalizationPatterns(patterns, context);
+    FrozenRewritePatternSet frozen(std::move(patterns));
+    // Each round moves conversions; the bound keeps a cycle between the two
+    // directions from running away (the result stays correct either way).
+    for (int round = 0; round < 16; ++round) {
+      if (failed(applyPatternsGreedily(module, frozen)))
+        break;
+      SmallVector<ConvertLayoutOp> converts;
+      module.walk([&](ConvertLayoutOp op) { converts.push_back(op); });
+      bool changed = false;
+      for (ConvertLayoutOp convert : converts) {
+        if (convert->getBlock() == nullptr)
+          continue;
+        if (backward(convert)) {
+          changed = true;
+          continue;
+        }
+        changed |= forward(convert);
+      }
+      if (!changed)
+        break;
+    }
+    (void)applyPatternsGreedily(module, frozen);
+  }
+};
+
+} // namespace
