@@ -7,7 +7,8 @@
 # TILE_LLVM_COMPONENTS lists what the compiler needs from LLVM; the linker only
 # pulls the members that are referenced, so listing a component is cheap.
 set(TILE_LLVM_COMPONENTS Support Demangle Core BinaryFormat Remarks
-    BitstreamReader TargetParser)
+    BitstreamReader TargetParser NVPTXCodeGen NVPTXDesc NVPTXInfo Passes
+    Linker IRReader BitReader BitWriter FrontendOpenMP TransformUtils)
 llvm_map_components_to_libnames(TILE_LLVM_COMPONENT_LIBS ${TILE_LLVM_COMPONENTS})
 
 # libz3 is only used by LLVM's SMT-based constraint solver, which tile never

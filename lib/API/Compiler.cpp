@@ -2,6 +2,13 @@
 
 #include "tile/API/Compiler.h"
 #include "tile/InitAll.h"
+#include "tile/Conversion/Passes.h"
+#include "tile/Dialect/TileGPU/Transforms/Passes.h"
+#include "tile/Target/PTX.h"
+
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -75,6 +82,7 @@ struct CompileSession {
 
   static DialectRegistry &makeRegistry(DialectRegistry &registry) {
     mlir::tile::registerAllDialects(registry);
+    mlir::tile::registerTileTranslations(registry);
     return registry;
   }
 
@@ -139,5 +147,77 @@ Result runPipeline(const std::string &source, const std::string &bufferName,
   }
   result.diagnostics = std::move(session.diagnostics);
   return result;
+}
+} // namespace tile
+
+namespace tile {
+CompiledKernel compileKernel(const std::string &tileIR,
+                             const std::string &bufferName,
+                             const CompileOptions &options) {
+  CompileSession session;
+  CompiledKernel kernel;
+  kernel.numWarps = options.numWarps;
+  auto finish = [&]() {
+    kernel.diagnostics = std::move(session.diagnostics);
+    return kernel;
+  };
+  OwningOpRef<ModuleOp> module = session.parse(tileIR, bufferName);
+  if (!module)
+    return finish();
+  module->walk([&](func::FuncOp function) {
+    if (function->hasAttr(mlir::tile::TileDialect::getKernelAttrName()))
+      kernel.name = function.getName().str();
+  });
+
+  // Tile -> TileGPU: layouts, then shared memory and barriers.
+  PassManager layouts(&session.context);
+  layouts.addPass(createInlinerPass());
+  layouts.addPass(createSymbolDCEPass());
+  mlir::tile::ConvertTileToTileGPUOptions toGPU;
+  toGPU.numWarps = options.numWarps;
+  toGPU.target = options.target;
+  layouts.addPass(mlir::tile::createConvertTileToTileGPU(toGPU));
+  layouts.addPass(tilegpu::createTileGPUCoalesce());
+  layouts.addPass(tilegpu::createTileGPURemoveLayoutConversions());
+  layouts.addPass(createCanonicalizerPass());
+  layouts.addPass(createCSEPass());
+  layouts.addPass(tilegpu::createTileGPUAllocateSharedMemory());
+  layouts.addPass(tilegpu::createTileGPUInsertBarriers());
+  if (failed(layouts.run(*module)))
+    return finish();
+  kernel.tilegpu = print(*module);
+  if (auto shared = (*module)->getAttrOfType<IntegerAttr>(
+          tilegpu::TileGPUDialect::getSharedAttrName()))
+    kernel.sharedBytes = shared.getInt();
+
+  // TileGPU -> LLVM/NVVM.
+  PassManager lower(&session.context);
+  lower.addPass(mlir::tile::createTileGPUDistributeToThreads());
+  lower.addPass(createSCFToControlFlowPass());
+  lower.addPass(mlir::tile::createConvertTileToLLVM());
+  lower.addPass(createReconcileUnrealizedCastsPass());
+  lower.addPass(createCanonicalizerPass());
+  lower.addPass(createCSEPass());
+  if (failed(lower.run(*module)))
+    return finish();
+
+  FailureOr<mlir::tile::PTXOutput> ptx =
+      mlir::tile::translateToPTX(*module, options.target);
+  if (failed(ptx))
+    return finish();
+  kernel.llir = std::move(ptx->llvmIR);
+  kernel.ptx = std::move(ptx->ptx);
+  if (options.emitCubin) {
+    std::string error;
+    FailureOr<std::string> cubin =
+        mlir::tile::assembleCubin(kernel.ptx, options.target, error);
+    if (failed(cubin)) {
+      emitError(UnknownLoc::get(&session.context)) << error;
+      return finish();
+    }
+    kernel.cubin = std::move(*cubin);
+  }
+  kernel.ok = true;
+  return finish();
 }
 } // namespace tile

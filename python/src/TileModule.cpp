@@ -8,9 +8,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "tile/API/Compiler.h"
+#include "tile/Runtime/Runtime.h"
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+
+#include <cstring>
 
 namespace py = pybind11;
 
@@ -47,4 +50,99 @@ PYBIND11_MODULE(_C, m) {
   m.def("run_pipeline", &tile::runPipeline, py::arg("source"),
         py::arg("buffer_name"), py::arg("pipeline"),
         py::call_guard<py::gil_scoped_release>());
+
+  py::class_<tile::CompileOptions>(m, "CompileOptions")
+      .def(py::init<>())
+      .def_readwrite("num_warps", &tile::CompileOptions::numWarps)
+      .def_readwrite("num_stages", &tile::CompileOptions::numStages)
+      .def_readwrite("target", &tile::CompileOptions::target)
+      .def_readwrite("emit_cubin", &tile::CompileOptions::emitCubin);
+
+  py::class_<tile::CompiledKernel>(m, "CompiledKernel")
+      .def_readonly("ok", &tile::CompiledKernel::ok)
+      .def_readonly("name", &tile::CompiledKernel::name)
+      .def_readonly("tilegpu", &tile::CompiledKernel::tilegpu)
+      .def_readonly("llir", &tile::CompiledKernel::llir)
+      .def_readonly("ptx", &tile::CompiledKernel::ptx)
+      .def_property_readonly("cubin",
+                             [](const tile::CompiledKernel &k) {
+                               return py::bytes(k.cubin);
+                             })
+      .def_readonly("shared", &tile::CompiledKernel::sharedBytes)
+      .def_readonly("num_warps", &tile::CompiledKernel::numWarps)
+      .def_readonly("diagnostics", &tile::CompiledKernel::diagnostics);
+
+  m.def("compile_kernel", &tile::compileKernel, py::arg("source"),
+        py::arg("buffer_name"), py::arg("options"),
+        py::call_guard<py::gil_scoped_release>());
+
+  m.def("driver_available", [] {
+    std::string error;
+    bool ok = tile::driverAvailable(error);
+    return py::make_tuple(ok, error);
+  });
+
+  py::class_<tile::LoadedKernel>(m, "LoadedKernel");
+
+  m.def("load_kernel", [](py::bytes cubin, const std::string &name,
+                          unsigned shared, unsigned threads) {
+    tile::LoadedKernel kernel;
+    std::string error;
+    if (!tile::loadKernel(std::string(cubin), name, shared, threads, kernel,
+                          error))
+      throw std::runtime_error(error);
+    return kernel;
+  });
+
+  // The launch path: `sig` has one letter per runtime argument (p pointer,
+  // i i32, l i64, f fp32, b i1). Pointers come from data_ptr() or ints.
+  m.def("launch", [](const tile::LoadedKernel &kernel, unsigned gx,
+                     unsigned gy, unsigned gz, uintptr_t stream,
+                     const std::string &sig, py::sequence args) {
+    size_t n = sig.size();
+    if (py::len(args) != n)
+      throw std::invalid_argument("launch: argument count does not match "
+                                  "the kernel signature");
+    uint64_t slots[64];
+    void *params[64];
+    if (n > 64)
+      throw std::invalid_argument("launch: more than 64 arguments");
+    for (size_t i = 0; i < n; ++i) {
+      py::handle arg = args[i];
+      params[i] = &slots[i];
+      switch (sig[i]) {
+      case 'p':
+        slots[i] = py::isinstance<py::int_>(arg)
+                       ? arg.cast<uint64_t>()
+                       : arg.attr("data_ptr")().cast<uint64_t>();
+        break;
+      case 'i': {
+        int32_t v = arg.cast<int32_t>();
+        std::memcpy(&slots[i], &v, 4);
+        break;
+      }
+      case 'l': {
+        int64_t v = arg.cast<int64_t>();
+        std::memcpy(&slots[i], &v, 8);
+        break;
+      }
+      case 'f': {
+        float v = arg.cast<float>();
+        std::memcpy(&slots[i], &v, 4);
+        break;
+      }
+      case 'b': {
+        uint8_t v = arg.cast<bool>() ? 1 : 0;
+        std::memcpy(&slots[i], &v, 1);
+        break;
+      }
+      default:
+        throw std::invalid_argument("launch: bad signature letter");
+      }
+    }
+    std::string error;
+    if (!tile::launchKernel(kernel, gx, gy, gz,
+                            reinterpret_cast<void *>(stream), params, error))
+      throw std::runtime_error(error);
+  });
 }

@@ -55,6 +55,32 @@ TILE_API Result runPipeline(const std::string &source,
 /// passes, then behaves like mlir-opt. Returns the process exit code.
 TILE_API int runTileOpt(int argc, char **argv);
 
+struct CompileOptions {
+  int numWarps = 4;
+  int numStages = 3;
+  std::string target = "sm_90a";
+  /// Stop after PTX (no ptxas): for machines without the CUDA toolkit.
+  bool emitCubin = true;
+};
+
+/// A kernel compiled from Tile IR down to a cubin, with every stage's text.
+struct CompiledKernel {
+  bool ok = false;
+  std::string name;
+  std::string tilegpu; // after layouts, allocation and barriers
+  std::string llir;    // LLVM IR after libdevice and O3
+  std::string ptx;
+  std::string cubin; // binary
+  long long sharedBytes = 0;
+  int numWarps = 4;
+  std::vector<Diagnostic> diagnostics;
+};
+
+/// Runs the whole pipeline on a module with one kernel (`tile.kernel`).
+TILE_API CompiledKernel compileKernel(const std::string &tileIR,
+                                      const std::string &bufferName,
+                                      const CompileOptions &options);
+
 } // namespace tile
 
 #endif // TILE_API_COMPILER_H

@@ -218,7 +218,10 @@ struct LoadPattern : OpConversionPattern<LoadOp> {
         const char *movType = word.bits == 32 ? (word.type.isF32() ? "f32" : "b32") : "b16";
         for (unsigned i = 0; i < numWords; ++i) {
           if (fill.empty()) {
-            body += llvm::formatv("mov.{0} ${1}, 0;\n\t", movType, i).str();
+            // PTX float immediates are spelled in hex.
+            body += llvm::formatv("mov.{0} ${1}, {2};\n\t", movType, i,
+                                  word.type.isF32() ? "0f00000000" : "0")
+                        .str();
           } else {
             operands.push_back(fill[i]);
             constraints += std::string(",") + word.constraint;

@@ -1,0 +1,42 @@
+//===- Runtime.h - Loading and launching kernels ----------------*- C++ -*-===//
+//
+// The CUDA driver is opened with dlopen on first use, so libtile links
+// against no GPU library and imports on machines without a driver.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_RUNTIME_RUNTIME_H
+#define TILE_RUNTIME_RUNTIME_H
+
+#include "tile/API/Compiler.h"
+
+#include <cstdint>
+#include <string>
+
+namespace tile {
+
+/// A cubin loaded into the current device's primary context.
+struct LoadedKernel {
+  void *module = nullptr;
+  void *function = nullptr;
+  unsigned sharedBytes = 0;
+  unsigned threads = 128;
+};
+
+/// True when libcuda.so.1 loads and initialises; `error` says why not.
+TILE_API bool driverAvailable(std::string &error);
+
+/// Loads `cubin` and finds kernel `name`; raises the dynamic shared-memory
+/// limit when the kernel needs more than the default 48 KiB.
+TILE_API bool loadKernel(const std::string &cubin, const std::string &name,
+                         unsigned sharedBytes, unsigned threads,
+                         LoadedKernel &kernel, std::string &error);
+
+/// cuLaunchKernel with `params` (one pointer per kernel parameter).
+TILE_API bool launchKernel(const LoadedKernel &kernel, unsigned gridX,
+                           unsigned gridY, unsigned gridZ, void *stream,
+                           void **params, std::string &error);
+
+} // namespace tile
+
+#endif // TILE_RUNTIME_RUNTIME_H

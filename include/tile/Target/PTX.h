@@ -1,0 +1,38 @@
+//===- PTX.h - LLVM dialect to PTX and cubin --------------------*- C++ -*-===//
+
+#ifndef TILE_TARGET_PTX_H
+#define TILE_TARGET_PTX_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+
+#include <string>
+
+namespace mlir {
+namespace tile {
+
+struct PTXOutput {
+  std::string llvmIR; // after linking libdevice and O3
+  std::string ptx;
+};
+
+/// Registers the translations from the LLVM and NVVM dialects to LLVM IR.
+void registerTileTranslations(DialectRegistry &registry);
+
+/// Translates `module` (LLVM + NVVM dialects) to LLVM IR, links the
+/// libdevice functions it calls, runs NVVMReflect and O3, and emits PTX for
+/// `chip` (e.g. "sm_90a"). Errors are emitted on the module.
+FailureOr<PTXOutput> translateToPTX(ModuleOp module, StringRef chip);
+
+/// Assembles PTX to a cubin with ptxas. `error` gets ptxas's log on failure.
+FailureOr<std::string> assembleCubin(StringRef ptx, StringRef chip,
+                                     std::string &error);
+
+/// Where libdevice.10.bc and ptxas were found (empty when not found).
+std::string findLibdevice();
+std::string findPtxas();
+
+} // namespace tile
+} // namespace mlir
+
+#endif // TILE_TARGET_PTX_H

@@ -1,0 +1,160 @@
+//===- Runtime.cpp - Loading and launching kernels through the driver -----===//
+
+#include "tile/Runtime/Runtime.h"
+
+#include <dlfcn.h>
+#include <mutex>
+
+namespace {
+
+using CUresult = int;
+using CUdevice = int;
+using CUcontext = void *;
+using CUmodule = void *;
+using CUfunction = void *;
+using CUstream = void *;
+
+constexpr int kMaxDynamicSharedAttr = 8; // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+
+struct Driver {
+  CUresult (*cuInit)(unsigned);
+  CUresult (*cuCtxGetCurrent)(CUcontext *);
+  CUresult (*cuCtxSetCurrent)(CUcontext);
+  CUresult (*cuDeviceGet)(CUdevice *, int);
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+  CUresult (*cuModuleLoadData)(CUmodule *, const void *);
+  CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, unsigned, CUstream,
+                             void **, void **);
+  CUresult (*cuGetErrorString)(CUresult, const char **);
+  std::string error;
+  bool ok = false;
+};
+
+template <typename Fn> bool bind(void *lib, const char *name, Fn &fn) {
+  fn = reinterpret_cast<Fn>(dlsym(lib, name));
+  return fn != nullptr;
+}
+
+Driver &driver() {
+  static Driver d;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      d.error = std::string("cannot load libcuda.so.1: ") + dlerror();
+      return;
+    }
+    bool all = bind(lib, "cuInit", d.cuInit) &&
+               bind(lib, "cuCtxGetCurrent", d.cuCtxGetCurrent) &&
+               bind(lib, "cuCtxSetCurrent", d.cuCtxSetCurrent) &&
+               bind(lib, "cuDeviceGet", d.cuDeviceGet) &&
+               bind(lib, "cuDevicePrimaryCtxRetain", d.cuDevicePrimaryCtxRetain) &&
+               bind(lib, "cuModuleLoadData", d.cuModuleLoadData) &&
+               bind(lib, "cuModuleGetFunction", d.cuModuleGetFunction) &&
+               bind(lib, "cuFuncSetAttribute", d.cuFuncSetAttribute) &&
+               bind(lib, "cuLaunchKernel", d.cuLaunchKernel) &&
+               bind(lib, "cuGetErrorString", d.cuGetErrorString);
+    if (!all) {
+      d.error = "libcuda.so.1 lacks a driver API function tile needs";
+      return;
+    }
+    if (d.cuInit(0) != 0) {
+      d.error = "cuInit failed: no usable GPU";
+      return;
+    }
+    d.ok = true;
+  });
+  return d;
+}
+
+std::string describe(Driver &d, CUresult rc) {
+  const char *text = nullptr;
+  d.cuGetErrorString(rc, &text);
+  return std::string(text ? text : "unknown CUDA error") + " (" +
+         std::to_string(rc) + ")";
+}
+
+/// Kernels load into the current context; when there is none, into device
+/// 0's primary context, which is the one PyTorch uses.
+bool ensureContext(Driver &d, std::string &error) {
+  CUcontext context = nullptr;
+  if (d.cuCtxGetCurrent(&context) == 0 && context)
+    return true;
+  CUdevice device;
+  CUresult rc = d.cuDeviceGet(&device, 0);
+  if (rc == 0)
+    rc = d.cuDevicePrimaryCtxRetain(&context, device);
+  if (rc == 0)
+    rc = d.cuCtxSetCurrent(context);
+  if (rc != 0) {
+    error = "cannot make a CUDA context current: " + describe(d, rc);
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+namespace tile {
+
+bool driverAvailable(std::string &error) {
+  Driver &d = driver();
+  error = d.error;
+  return d.ok;
+}
+
+bool loadKernel(const std::string &cubin, const std::string &name,
+                unsigned sharedBytes, unsigned threads, LoadedKernel &kernel,
+                std::string &error) {
+  Driver &d = driver();
+  if (!d.ok) {
+    error = d.error;
+    return false;
+  }
+  if (!ensureContext(d, error))
+    return false;
+  CUmodule module;
+  CUresult rc = d.cuModuleLoadData(&module, cubin.data());
+  if (rc != 0) {
+    error = "cuModuleLoadData: " + describe(d, rc);
+    return false;
+  }
+  CUfunction function;
+  rc = d.cuModuleGetFunction(&function, module, name.c_str());
+  if (rc != 0) {
+    error = "cuModuleGetFunction(" + name + "): " + describe(d, rc);
+    return false;
+  }
+  if (sharedBytes > 48 * 1024) {
+    rc = d.cuFuncSetAttribute(function, kMaxDynamicSharedAttr, sharedBytes);
+    if (rc != 0) {
+      error = "cannot raise the shared-memory limit of " + name + " to " +
+              std::to_string(sharedBytes) + " bytes: " + describe(d, rc);
+      return false;
+    }
+  }
+  kernel.module = module;
+  kernel.function = function;
+  kernel.sharedBytes = sharedBytes;
+  kernel.threads = threads;
+  return true;
+}
+
+bool launchKernel(const LoadedKernel &kernel, unsigned gridX, unsigned gridY,
+                  unsigned gridZ, void *stream, void **params,
+                  std::string &error) {
+  Driver &d = driver();
+  CUresult rc = d.cuLaunchKernel(kernel.function, gridX, gridY, gridZ,
+                                 kernel.threads, 1, 1, kernel.sharedBytes,
+                                 stream, params, nullptr);
+  if (rc != 0) {
+    error = "cuLaunchKernel: " + describe(d, rc);
+    return false;
+  }
+  return true;
+}
+
+} // namespace tile

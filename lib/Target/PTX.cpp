@@ -1,0 +1,216 @@
+//===- PTX.cpp - LLVM dialect to PTX and cubin ----------------------------===//
+//
+// The in-process route: MLIR's LLVM IR translation, llvm::Linker for
+// libdevice, the NVPTX target's own pass pipeline at O3 (which runs
+// NVVMReflect), and the NVPTX backend for PTX. Only the last step, PTX to
+// cubin, runs outside the process (ptxas).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Target/PTX.h"
+
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IRReader/IRReader.h"
+#include "llvm/Linker/Linker.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <cstdlib>
+#include <mutex>
+
+extern "C" {
+void LLVMInitializeNVPTXTargetInfo();
+void LLVMInitializeNVPTXTarget();
+void LLVMInitializeNVPTXTargetMC();
+void LLVMInitializeNVPTXAsmPrinter();
+}
+
+using namespace mlir;
+using namespace mlir::tile;
+
+void mlir::tile::registerTileTranslations(DialectRegistry &registry) {
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
+}
+
+static std::string firstExisting(std::initializer_list<std::string> paths) {
+  for (const std::string &path : paths)
+    if (!path.empty() && llvm::sys::fs::exists(path))
+      return path;
+  return "";
+}
+
+static std::string env(const char *name) {
+  const char *value = std::getenv(name);
+  return value ? value : "";
+}
+
+std::string mlir::tile::findLibdevice() {
+  const char *rel = "/nvvm/libdevice/libdevice.10.bc";
+  return firstExisting({env("TILE_LIBDEVICE"), env("CUDA_HOME") + rel,
+                        env("CUDA_PATH") + rel, "/usr/local/cuda" + std::string(rel)});
+}
+
+std::string mlir::tile::findPtxas() {
+  std::string found = firstExisting({env("TILE_PTXAS"),
+                                     env("CUDA_HOME") + "/bin/ptxas",
+                                     env("CUDA_PATH") + "/bin/ptxas",
+                                     "/usr/local/cuda/bin/ptxas"});
+  if (!found.empty())
+    return found;
+  if (auto onPath = llvm::sys::findProgramByName("ptxas"))
+    return *onPath;
+  return "";
+}
+
+static void initializeNVPTX() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+  });
+}
+
+FailureOr<PTXOutput> mlir::tile::translateToPTX(ModuleOp module,
+                                                StringRef chip) {
+  initializeNVPTX();
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext, "tile");
+  if (!llvmModule)
+    return module.emitError("translation to LLVM IR failed");
+
+  llvm::Triple triple("nvptx64-nvidia-cuda");
+  std::string error;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return module.emitError("NVPTX target unavailable: ") << error;
+  // sm_90a features; PTX 8.0 is what sm_90a needs and CUDA 12+ accepts.
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, chip, "+ptx80", llvm::TargetOptions(), std::nullopt,
+      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  if (!machine)
+    return module.emitError("cannot create an NVPTX target for ") << chip;
+  llvmModule->setTargetTriple(triple);
+  llvmModule->setDataLayout(machine->createDataLayout());
+
+  // libdevice, only when the kernel calls into it.
+  bool needsLibdevice = llvm::any_of(llvmModule->functions(), [](auto &f) {
+    return f.isDeclaration() && f.getName().starts_with("__nv_");
+  });
+  if (needsLibdevice) {
+    std::string path = findLibdevice();
+    if (path.empty())
+      return module.emitError(
+          "the kernel calls libdevice but libdevice.10.bc was not found; set "
+          "TILE_LIBDEVICE or CUDA_HOME");
+    llvm::SMDiagnostic diag;
+    std::unique_ptr<llvm::Module> libdevice =
+        llvm::parseIRFile(path, diag, llvmContext);
+    if (!libdevice)
+      return module.emitError("cannot read ") << path;
+    libdevice->setTargetTriple(triple);
+    libdevice->setDataLayout(llvmModule->getDataLayout());
+    if (llvm::Linker::linkModules(*llvmModule, std::move(libdevice),
+                                  llvm::Linker::Flags::LinkOnlyNeeded))
+      return module.emitError("linking libdevice failed");
+  }
+  // NVVMReflect reads this flag; flush denormals off, as CUDA's default.
+  llvmModule->addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz",
+                            uint32_t(0));
+
+  {
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cgam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PassBuilder pb(machine.get());
+    pb.registerModuleAnalyses(mam);
+    pb.registerCGSCCAnalyses(cgam);
+    pb.registerFunctionAnalyses(fam);
+    pb.registerLoopAnalyses(lam);
+    pb.crossRegisterProxies(lam, fam, cgam, mam);
+    llvm::ModulePassManager mpm =
+        pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+    mpm.run(*llvmModule, mam);
+  }
+
+  PTXOutput output;
+  {
+    llvm::raw_string_ostream os(output.llvmIR);
+    llvmModule->print(os, nullptr);
+  }
+  llvm::SmallString<0> ptx;
+  {
+    llvm::raw_svector_ostream os(ptx);
+    llvm::legacy::PassManager pm;
+    if (machine->addPassesToEmitFile(pm, os, nullptr,
+                                     llvm::CodeGenFileType::AssemblyFile))
+      return module.emitError("NVPTX cannot emit assembly");
+    pm.run(*llvmModule);
+  }
+  output.ptx = ptx.str().str();
+  return output;
+}
+
+FailureOr<std::string> mlir::tile::assembleCubin(StringRef ptx, StringRef chip,
+                                                 std::string &error) {
+  std::string ptxas = findPtxas();
+  if (ptxas.empty()) {
+    error = "ptxas was not found; set TILE_PTXAS or CUDA_HOME";
+    return failure();
+  }
+  llvm::SmallString<128> ptxPath, cubinPath, logPath;
+  int fd;
+  if (llvm::sys::fs::createTemporaryFile("tile", "ptx", fd, ptxPath)) {
+    error = "cannot create a temporary file";
+    return failure();
+  }
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << ptx;
+  }
+  llvm::sys::fs::createTemporaryFile("tile", "cubin", cubinPath);
+  llvm::sys::fs::createTemporaryFile("tile", "log", logPath);
+  std::string arch = ("-arch=" + chip).str();
+  SmallVector<StringRef> args{ptxas, arch, "-O3", ptxPath, "-o", cubinPath};
+  std::optional<StringRef> redirects[] = {std::nullopt, logPath.str(),
+                                          logPath.str()};
+  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects);
+  FailureOr<std::string> result = failure();
+  if (rc == 0) {
+    if (auto buffer = llvm::MemoryBuffer::getFile(cubinPath))
+      result = (*buffer)->getBuffer().str();
+    else
+      error = "ptxas wrote no cubin";
+  } else if (auto log = llvm::MemoryBuffer::getFile(logPath)) {
+    error = "ptxas failed:\n" + (*log)->getBuffer().str();
+  } else {
+    error = "ptxas failed";
+  }
+  llvm::sys::fs::remove(ptxPath);
+  llvm::sys::fs::remove(cubinPath);
+  llvm::sys::fs::remove(logPath);
+  return result;
+}
