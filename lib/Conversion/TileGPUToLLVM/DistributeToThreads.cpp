@@ -51,6 +51,8 @@ struct DistributeToThreadsPass
     ConversionTarget target(*context);
     target.markUnknownOpDynamicallyLegal(isScalarOnly);
     target.addIllegalOp<BarrierOp, ConvertLayoutOp>();
+    // Memory ops become PTX here even on scalars.
+    target.addIllegalOp<LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp>();
     target.addIllegalOp<LocalAllocOp, LocalLoadOp, LocalStoreOp,
                         LocalDeallocOp>();
     RewritePatternSet patterns(context);

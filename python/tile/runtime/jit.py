@@ -106,9 +106,11 @@ class JITFunction:
                     attrs[name] = "tile.divisibility = 16 : i32"
         ir = lower_to_tile_ir(self, params, attrs)
         num_warps, num_stages, target = options
-        return CompiledKernel(self.__name__, {"tile": ir},
-                              {"name": self.__name__, "num_warps": num_warps,
-                               "num_stages": num_stages, "target": target})
+        kernel = compile_to_gpu(self, params, ir, num_warps, num_stages, target)
+        kernel.signature = "".join(
+            _SIG_LETTERS.get(spec[0][:1] if spec[0].startswith("*") else spec[0], "?")
+            for spec in key[0] if spec[0] not in ("constexpr", "one"))
+        return kernel
 
     def lookup(self, name):
         """A free name of the kernel: a closure variable or a global."""
@@ -143,6 +145,33 @@ _TORCH_DTYPES = {
 _ARRAY_TYPESTRS = {"|b1": "i1", "|i1": "i8", "<i2": "i16", "<i4": "i32",
                    "<i8": "i64", "|u1": "u8", "<u2": "u16", "<u4": "u32",
                    "<u8": "u64", "<f2": "fp16", "<f4": "fp32", "<f8": "fp64"}
+
+
+_SIG_LETTERS = {"*": "p", "i32": "i", "i64": "l", "u64": "l", "fp32": "f",
+                "i1": "b"}
+
+
+def compile_to_gpu(fn, params, ir, num_warps, num_stages, target,
+                   emit_cubin=True):
+    """Tile IR to TileGPU, LLVM IR, PTX and a cubin, in libtile."""
+    options = _C.CompileOptions()
+    options.num_warps = num_warps
+    options.num_stages = num_stages
+    options.target = target
+    options.emit_cubin = emit_cubin
+    result = _C.compile_kernel(ir, "<tile-ir:%s>" % fn.__name__, options)
+    if not result.ok:
+        error = _map_diagnostics(result.diagnostics)
+        error.ir = ir
+        raise error
+    asm = {"tile": ir, "tilegpu": result.tilegpu, "llir": result.llir,
+           "ptx": result.ptx, "cubin": result.cubin}
+    for stage in ("tilegpu", "llir", "ptx"):
+        _dump_ir(fn, params, stage, asm[stage])
+    metadata = {"name": result.name, "num_warps": num_warps,
+                "num_stages": num_stages, "target": target,
+                "shared": result.shared}
+    return CompiledKernel(result.name, asm, metadata)
 
 
 def _spec_key(name, value, is_constexpr):
@@ -416,6 +445,4 @@ def compile(fn, signature, constexprs=None, num_warps=4, num_stages=3,
     if not isinstance(num_warps, int) or num_warps <= 0 or num_warps & (num_warps - 1):
         raise ValueError("num_warps must be a power of two, got %r" % (num_warps,))
     ir = lower_to_tile_ir(fn, params, arg_attrs)
-    metadata = {"name": fn.__name__, "num_warps": num_warps,
-                "num_stages": num_stages, "target": target}
-    return CompiledKernel(fn.__name__, {"tile": ir}, metadata)
+    return compile_to_gpu(fn, params, ir, num_warps, num_stages, target)

@@ -15,10 +15,45 @@ class NoGPULauncher:
                            "runtime to launch it with yet" % kernel.name)
 
 
-_active = NoGPULauncher()
+class CUDALauncher:
+    """Launches through libtile's C++ runtime on the current torch stream."""
+
+    def __init__(self):
+        self._stream = None
+
+    def _current_stream(self):
+        if self._stream is None:
+            try:
+                import torch
+                raw = torch._C._cuda_getCurrentRawStream
+                current = torch.cuda.current_device
+                self._stream = lambda: raw(current())
+            except (ImportError, AttributeError):
+                self._stream = lambda: 0
+        return self._stream()
+
+    def launch(self, kernel, grid, args):
+        from tile import _C
+        loaded = getattr(kernel, "loaded", None)
+        if loaded is None:
+            loaded = kernel.loaded = _C.load_kernel(
+                kernel.asm["cubin"], kernel.name, kernel.metadata["shared"],
+                32 * kernel.metadata["num_warps"])
+        _C.launch(loaded, grid[0], grid[1], grid[2], self._current_stream(),
+                  kernel.signature, args)
+
+
+_active = None
 
 
 def active():
+    """The launcher in use: libtile's CUDA runtime where a driver loads,
+    otherwise one that refuses with a clear message."""
+    global _active
+    if _active is None:
+        from tile import _C
+        ok, _ = _C.driver_available()
+        _active = CUDALauncher() if ok else NoGPULauncher()
     return _active
 
 
