@@ -1,0 +1,110 @@
+"""tile vs Triton vs torch on the same kernel source, in one run.
+
+Prints GB/s (median of event-timed runs after warm-up), the host cost of one
+launch in µs, and the cold compile + first launch time in ms."""
+
+import importlib.util
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = open(os.path.join(HERE, "kernels_src.py")).read()
+
+
+def load(flavor):
+    text = SRC
+    if flavor == "triton":
+        text = text.replace("import tile as jit_module", "import triton as jit_module")
+        text = text.replace("import tile.language as tl", "import triton.language as tl")
+    path = os.path.join(tempfile.mkdtemp(), "kernels_%s.py" % flavor)
+    with open(path, "w") as f:
+        f.write(text)
+    spec = importlib.util.spec_from_file_location("kernels_" + flavor, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def gpu_time_ms(fn, reps=200):
+    for _ in range(10):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        start, end = torch.cuda.Event(True), torch.cuda.Event(True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times)
+
+
+def host_us(fn, n=2000):
+    for _ in range(50):
+        fn()
+    torch.cuda.synchronize()
+    samples = []
+    for _ in range(5):
+        t = time.perf_counter()
+        for _ in range(n):
+            fn()
+        samples.append((time.perf_counter() - t) / n * 1e6)
+        torch.cuda.synchronize()
+    return statistics.median(samples)
+
+
+def main():
+    mods = {name: load(name) for name in ("tile", "triton")}
+    rows = []
+    n = 1 << 28
+    x, y = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
+    out = torch.empty_like(x)
+    for name, m in mods.items():
+        small = torch.randn(4096, device="cuda")
+        t = time.perf_counter()
+        m.add_kernel[(4,)](small, small, torch.empty_like(small), 4096, BLOCK_SIZE=1024)
+        torch.cuda.synchronize()
+        cold = (time.perf_counter() - t) * 1e3
+        grid = ((n + 1023) // 1024,)
+        ms = gpu_time_ms(lambda: m.add_kernel[grid](x, y, out, n, BLOCK_SIZE=1024))
+        assert torch.allclose(out, x + y)
+        tiny = torch.randn(1024, device="cuda")
+        to = torch.empty_like(tiny)
+        launch = host_us(lambda: m.add_kernel[(1,)](tiny, tiny, to, 1024, BLOCK_SIZE=1024))
+        rows.append(("vector add fp32 2^28", name, 3 * 4 * n / ms / 1e6, launch, cold))
+    ms = gpu_time_ms(lambda: torch.add(x, y, out=out))
+    rows.append(("vector add fp32 2^28", "torch", 3 * 4 * n / ms / 1e6,
+                 host_us(lambda: torch.add(x[:1024], y[:1024], out=out[:1024])), float("nan")))
+
+    R, C = 32768, 1024
+    a = torch.randn(R, C, device="cuda")
+    o = torch.empty_like(a)
+    for name, m in mods.items():
+        t = time.perf_counter()
+        m.softmax_kernel[(1,)](o, a, a.stride(0), o.stride(0), 4, C, BLOCK_SIZE=1024)
+        torch.cuda.synchronize()
+        cold = (time.perf_counter() - t) * 1e3
+        grid = (132 * 8,)
+        ms = gpu_time_ms(lambda: m.softmax_kernel[grid](o, a, a.stride(0), o.stride(0), R, C,
+                                                        BLOCK_SIZE=1024))
+        err = ((o.double() - torch.softmax(a.double(), 1)).norm() /
+               torch.softmax(a.double(), 1).norm()).item()
+        assert err < 1e-5, err
+        rows.append(("softmax fp32 32768x1024", name, 2 * 4 * R * C / ms / 1e6, float("nan"), cold))
+    ms = gpu_time_ms(lambda: torch.softmax(a, 1, out=o) if False else torch.softmax(a, 1))
+    rows.append(("softmax fp32 32768x1024", "torch", 2 * 4 * R * C / ms / 1e6, float("nan"), float("nan")))
+
+    print("%-26s %-7s %10s %14s %16s" % ("kernel", "impl", "GB/s", "launch µs", "cold compile ms"))
+    for kernel, impl, gbs, us, cold in rows:
+        print("%-26s %-7s %10.0f %14.1f %16.0f" % (kernel, impl, gbs, us, cold))
+    print("device:", torch.cuda.get_device_name(), " torch", torch.__version__)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

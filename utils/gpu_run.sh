@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The whole GPU run, on a GPU host without LLVM: rebuild tile._C for the
+# host's Python against a prebuilt libtile.so ($1, or .devcarry/libtile.so.gz
+# as carried by the device tool), run the GPU tests, the same tests under
+# compute-sanitizer (memcheck, racecheck), and the benchmarks.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+LIBTILE=${1:-.devcarry/libtile.so.gz}
+PKG=$(mktemp -d)/site
+mkdir -p "$PKG/tile"
+cp -r python/tile/. "$PKG/tile/"
+case "$LIBTILE" in
+  *.gz) gzip -dc "$LIBTILE" > "$PKG/tile/libtile.so" ;;
+  *) cp "$LIBTILE" "$PKG/tile/libtile.so" ;;
+esac
+g++ -O2 -shared -fPIC -std=c++17 $(python3 -m pybind11 --includes) -Iinclude \
+    python/src/TileModule.cpp -L"$PKG/tile" -ltile -Wl,-rpath,'$ORIGIN' \
+    -o "$PKG/tile/_C$(python3-config --extension-suffix)" || exit 1
+export PYTHONPATH="$PKG" PYTHONUNBUFFERED=1
+export TILE_CACHE_DIR=$(mktemp -d)
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+echo "== GPU tests"
+python3 -m pytest -q -p no:cacheprovider python/test/test_gpu.py -rs
+rc=$?
+SAN=/usr/local/cuda/bin/compute-sanitizer
+for tool in memcheck racecheck; do
+  echo "== compute-sanitizer --tool $tool"
+  $SAN --tool $tool --error-exitcode 9 python3 -m pytest -q -p no:cacheprovider \
+      python/test/test_gpu.py 2>&1 | tail -6
+done
+echo "== bench"
+python3 bench/bench.py
+exit $rc
