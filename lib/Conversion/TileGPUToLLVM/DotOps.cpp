@@ -47,8 +47,7 @@ struct DotPattern : OpConversionPattern<DotOp> {
     auto aType = cast<RankedTensorType>(op.getA().getType());
     auto bType = cast<RankedTensorType>(op.getB().getType());
     auto cType = cast<RankedTensorType>(op.getC().getType());
-    int64_t M = aType.getShape()[0], K = aType.getShape()[1],
-            N = bType.getShape()[1];
+    int64_t K = aType.getShape()[1], N = bType.getShape()[1];
     Type accType = cType.getElementType();
     ThreadId tid = getThreadId(rewriter, op);
     auto ptrType = LLVM::LLVMPointerType::get(getContext(), 3);
@@ -91,7 +90,6 @@ struct DotPattern : OpConversionPattern<DotOp> {
         cols.push_back(cCoords[reg][1]);
       regSlots.push_back({r.first->second, c.first->second});
     }
-    (void)M;
     SmallVector<Value> init(adaptor.getC().begin(), adaptor.getC().end());
     auto loop = scf::ForOp::create(rewriter, loc, i32Constant(rewriter, loc, 0),
                                    i32Constant(rewriter, loc, K),

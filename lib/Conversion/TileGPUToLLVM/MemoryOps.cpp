@@ -41,34 +41,6 @@ WordKind wordKindFor(MLIRContext *context, Type element, unsigned totalBits) {
   return {8, "u8", "h", b.getI16Type()};
 }
 
-/// Storage type of an element in global memory: i1 is a byte, a pointer is
-/// an i64.
-Type memoryType(Type element) {
-  if (element.isInteger(1))
-    return IntegerType::get(element.getContext(), 8);
-  if (isa<PointerType>(element))
-    return IntegerType::get(element.getContext(), 64);
-  return element;
-}
-
-Value toMemory(OpBuilder &b, Location loc, Value value) {
-  Type type = value.getType();
-  if (type.isInteger(1))
-    return arith::ExtUIOp::create(b, loc, b.getI8Type(), value);
-  if (isa<PointerType>(type))
-    return PtrToIntOp::create(b, loc, b.getI64Type(), value);
-  return value;
-}
-
-Value fromMemory(OpBuilder &b, Location loc, Value value, Type type) {
-  if (type.isInteger(1))
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, value,
-                                 arith::ConstantIntOp::create(b, loc, 0, 8));
-  if (isa<PointerType>(type))
-    return IntToPtrOp::create(b, loc, type, value);
-  return value;
-}
-
 /// Packs `elements` (already in memory type) into words.
 SmallVector<Value> packWords(OpBuilder &b, Location loc,
                              ArrayRef<Value> elements, const WordKind &word) {
@@ -174,7 +146,7 @@ struct LoadPattern : OpConversionPattern<LoadOp> {
     ValueRange masks = adaptor.getMask();
     ValueRange others = adaptor.getOther();
     Type elementType = getElementTypeOrSelf(op.getType());
-    Type memType = memoryType(elementType);
+    Type memType = storageType(elementType);
     unsigned elementBits = std::max(8u, getElementBitWidth(memType));
     unsigned vec = vectorWidth(op.getPtr(), op.getMask(), axisInfo);
     WordKind word = wordKindFor(context, memType, vec * elementBits);
@@ -212,7 +184,7 @@ struct LoadPattern : OpConversionPattern<LoadOp> {
         if (!others.empty()) {
           SmallVector<Value> elements;
           for (unsigned i = 0; i < vec; ++i)
-            elements.push_back(toMemory(rewriter, loc, others[start + i]));
+            elements.push_back(toStorage(rewriter, loc, others[start + i]));
           fill = packWords(rewriter, loc, elements, word);
         }
         const char *movType = word.bits == 32 ? (word.type.isF32() ? "f32" : "b32") : "b16";
@@ -260,7 +232,7 @@ struct LoadPattern : OpConversionPattern<LoadOp> {
           words.push_back(LLVM::ExtractValueOp::create(rewriter, loc,
                                                        asmOp.getResult(0), i));
       for (Value v : unpackWords(rewriter, loc, words, memType, vec, word))
-        results.push_back(fromMemory(rewriter, loc, v, elementType));
+        results.push_back(fromStorage(rewriter, loc, v, elementType));
     }
     rewriter.replaceOpWithMultiple(op, {results});
     return success();
@@ -298,7 +270,7 @@ struct StorePattern : OpConversionPattern<StoreOp> {
     ValueRange ptrs = adaptor.getPtr();
     ValueRange values = adaptor.getValue();
     ValueRange masks = adaptor.getMask();
-    Type memType = memoryType(getElementTypeOrSelf(op.getValue().getType()));
+    Type memType = storageType(getElementTypeOrSelf(op.getValue().getType()));
     unsigned elementBits = std::max(8u, getElementBitWidth(memType));
     unsigned vec = vectorWidth(op.getPtr(), op.getMask(), axisInfo);
     WordKind word = wordKindFor(context, memType, vec * elementBits);
@@ -323,7 +295,7 @@ struct StorePattern : OpConversionPattern<StoreOp> {
       unsigned addrIndex = next++;
       SmallVector<Value> elements;
       for (unsigned i = 0; i < vec; ++i)
-        elements.push_back(toMemory(rewriter, loc, values[start + i]));
+        elements.push_back(toStorage(rewriter, loc, values[start + i]));
       std::string srcs;
       for (auto [i, w] : llvm::enumerate(packWords(rewriter, loc, elements, word))) {
         operands.push_back(w);

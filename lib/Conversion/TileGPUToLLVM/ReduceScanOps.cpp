@@ -174,10 +174,8 @@ struct ReducePattern : OpConversionPattern<ReduceOp> {
         operandOffset += warps * outputs * getSharedElementBytes(element);
       }
       auto slot = [&](unsigned k, Value index) -> Value {
-        Type element = getElementTypeOrSelf(op.getSrcs()[k].getType());
-        Type storage = element.isInteger(1) ? rewriter.getI8Type() : element;
-        if (isa<PointerType>(element))
-          storage = rewriter.getI64Type();
+        Type storage =
+            storageType(getElementTypeOrSelf(op.getSrcs()[k].getType()));
         return LLVM::GEPOp::create(rewriter, loc, ptrType, storage, bases[k],
                                    ValueRange{index});
       };
@@ -240,11 +238,8 @@ struct ScanPattern : OpConversionPattern<ScanOp> {
     int64_t operandOffset = *offset;
     for (Value src : op.getSrcs()) {
       Type element = getElementTypeOrSelf(src.getType());
-      Type storage = element.isInteger(1) ? rewriter.getI8Type() : element;
-      if (isa<PointerType>(element))
-        storage = rewriter.getI64Type();
       elements.push_back(element);
-      storages.push_back(storage);
+      storages.push_back(storageType(element));
       bases.push_back(getSharedPointer(rewriter, loc, op,
                                        i32Constant(rewriter, loc, operandOffset)));
       operandOffset += srcType.getNumElements() * getSharedElementBytes(element);

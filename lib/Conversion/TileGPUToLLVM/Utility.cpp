@@ -143,7 +143,7 @@ FailureOr<int64_t> mlir::tile::getScratchOffset(Operation *op) {
   return attr.getInt();
 }
 
-static Type sharedStorageType(Type type) {
+Type mlir::tile::storageType(Type type) {
   if (type.isInteger(1))
     return IntegerType::get(type.getContext(), 8);
   if (isa<PointerType>(type))
@@ -151,7 +151,7 @@ static Type sharedStorageType(Type type) {
   return type;
 }
 
-static Value toStorage(OpBuilder &b, Location loc, Value value) {
+Value mlir::tile::toStorage(OpBuilder &b, Location loc, Value value) {
   Type type = value.getType();
   if (type.isInteger(1))
     return arith::ExtUIOp::create(b, loc, b.getI8Type(), value);
@@ -160,9 +160,12 @@ static Value toStorage(OpBuilder &b, Location loc, Value value) {
   return value;
 }
 
-static Value fromStorage(OpBuilder &b, Location loc, Value value, Type type) {
+Value mlir::tile::fromStorage(OpBuilder &b, Location loc, Value value,
+                              Type type) {
+  // Any non-zero byte is true: global memory may hold bytes tile never wrote.
   if (type.isInteger(1))
-    return arith::TruncIOp::create(b, loc, type, value);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, value,
+                                 arith::ConstantIntOp::create(b, loc, 0, 8));
   if (isa<PointerType>(type))
     return IntToPtrOp::create(b, loc, type, value);
   return value;
@@ -183,7 +186,7 @@ void mlir::tile::storeShared(OpBuilder &b, Location loc, Value ptr,
 
 Value mlir::tile::loadShared(OpBuilder &b, Location loc, Value ptr,
                              Type type) {
-  Value loaded = LLVM::LoadOp::create(b, loc, sharedStorageType(type), ptr);
+  Value loaded = LLVM::LoadOp::create(b, loc, storageType(type), ptr);
   return fromStorage(b, loc, loaded, type);
 }
 
@@ -257,14 +260,12 @@ SmallVector<Value> mlir::tile::shuffleThroughShared(
     function_ref<Value(OpBuilder &, ArrayRef<Value>)> dstIndex,
     Type elementType) {
   ThreadId tid = getThreadId(b, op);
-  Type storage = sharedStorageType(elementType);
-  unsigned bytes = std::max(1u, getElementBitWidth(storage) / 8);
+  Type storage = storageType(elementType);
   auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 3);
   auto elementPtr = [&](Value index) {
     return LLVM::GEPOp::create(b, loc, ptrType, storage, base,
                                ValueRange{index});
   };
-  (void)bytes;
   Value owner = emitOwnerPredicate(b, loc, srcLayout, tid);
   auto srcCoords = emitCoordinates(b, loc, srcLayout, tid);
   for (auto [value, coords] : llvm::zip(srcValues, srcCoords))

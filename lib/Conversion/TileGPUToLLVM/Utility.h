@@ -45,6 +45,12 @@ FailureOr<int64_t> getScratchOffset(Operation *op);
 
 Value i32Constant(OpBuilder &b, Location loc, int64_t value);
 
+/// How an element is held in memory (shared or global): i1 as i8, a
+/// pointer as i64, anything else as itself; and the conversions to and from.
+Type storageType(Type type);
+Value toStorage(OpBuilder &b, Location loc, Value value);
+Value fromStorage(OpBuilder &b, Location loc, Value value, Type type);
+
 /// Stores/loads one element to/from shared memory. i1 travels as i8.
 void storeShared(OpBuilder &b, Location loc, Value ptr, Value value,
                  Value predicate);

@@ -167,18 +167,26 @@ unsigned BlockedEncodingAttr::getRank() const { return getOrder().size(); }
 BlockedEncodingAttr BlockedEncodingAttr::getDefault(MLIRContext *context,
                                                     ArrayRef<int64_t> shape,
                                                     int numWarps) {
+  SmallVector<unsigned> order;
+  for (unsigned d = shape.size(); d-- > 0;)
+    order.push_back(d);
+  return getFilling(context, shape, order, /*perThread=*/1, numWarps);
+}
+
+BlockedEncodingAttr BlockedEncodingAttr::getFilling(MLIRContext *context,
+                                                    ArrayRef<int64_t> shape,
+                                                    ArrayRef<unsigned> order,
+                                                    unsigned perThread,
+                                                    int numWarps) {
   unsigned rank = shape.size();
   SmallVector<unsigned> sizePerThread(rank, 1), threadsPerWarp(rank, 1),
-      warpsPerCTA(rank, 1), order;
-  for (unsigned d = rank; d-- > 0;)
-    order.push_back(d);
-  // Lanes fill the fastest dimensions first, then warps; whatever is left
-  // over lands on the slowest dimension (broadcast when it is too small).
+      warpsPerCTA(rank, 1);
+  sizePerThread[order[0]] = perThread;
   unsigned lanesLeft = TileGPUDialect::kThreadsPerWarp;
   unsigned warpsLeft = numWarps;
   for (unsigned d : order) {
-    int64_t extent = shape[d];
-    unsigned lanes = std::min<int64_t>(lanesLeft, std::max<int64_t>(extent, 1));
+    int64_t extent = std::max<int64_t>(shape[d] / sizePerThread[d], 1);
+    unsigned lanes = std::min<int64_t>(lanesLeft, extent);
     threadsPerWarp[d] = lanes;
     lanesLeft /= lanes;
     extent = std::max<int64_t>(extent / lanes, 1);

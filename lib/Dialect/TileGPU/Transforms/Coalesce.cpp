@@ -18,32 +18,6 @@ using namespace mlir::tilegpu;
 
 namespace {
 
-/// A blocked layout with `perThread` elements per thread along order[0] and
-/// lanes, then warps, filling dimensions in `order`.
-BlockedEncodingAttr makeBlocked(MLIRContext *context, ArrayRef<int64_t> shape,
-                                ArrayRef<unsigned> order, unsigned perThread,
-                                int numWarps) {
-  unsigned rank = shape.size();
-  SmallVector<unsigned> sizePerThread(rank, 1), threadsPerWarp(rank, 1),
-      warpsPerCTA(rank, 1);
-  sizePerThread[order[0]] = perThread;
-  unsigned lanesLeft = TileGPUDialect::kThreadsPerWarp, warpsLeft = numWarps;
-  for (unsigned d : order) {
-    int64_t extent = std::max<int64_t>(shape[d] / sizePerThread[d], 1);
-    unsigned lanes = std::min<int64_t>(lanesLeft, extent);
-    threadsPerWarp[d] = lanes;
-    lanesLeft /= lanes;
-    extent = std::max<int64_t>(extent / lanes, 1);
-    unsigned warps = std::min<int64_t>(warpsLeft, extent);
-    warpsPerCTA[d] = warps;
-    warpsLeft /= warps;
-  }
-  threadsPerWarp[order.back()] *= lanesLeft;
-  warpsPerCTA[order.back()] *= warpsLeft;
-  return BlockedEncodingAttr::get(context, sizePerThread, threadsPerWarp,
-                                  warpsPerCTA, order);
-}
-
 struct CoalescePass : tilegpu::impl::TileGPUCoalesceBase<CoalescePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -78,7 +52,8 @@ struct CoalescePass : tilegpu::impl::TileGPUCoalesceBase<CoalescePass> {
         perThread = std::max<int64_t>(1, llvm::bit_floor(uint64_t(perThread)));
       }
       BlockedEncodingAttr encoding =
-          makeBlocked(context, type.getShape(), order, perThread, numWarps);
+          BlockedEncodingAttr::getFilling(context, type.getShape(), order,
+                                          perThread, numWarps);
       if (encoding != type.getEncoding())
         changes.push_back({op, encoding});
     });

@@ -58,6 +58,13 @@ def TileGPU_BlockedEncodingAttr : TileGPU_Attr<"BlockedEncoding", "blocked",
     static BlockedEncodingAttr getDefault(MLIRContext *context,
                                           ArrayRef<int64_t> shape,
                                           int numWarps);
+    /// `perThread` elements per thread along order[0]; lanes, then warps,
+    /// fill the dimensions in `order`, and what is left over goes to the
+    /// slowest dimension (broadcast where it is too small).
+    static BlockedEncodingAttr getFilling(MLIRContext *context,
+                                          ArrayRef<int64_t> shape,
+                                          ArrayRef<unsigned> order,
+                                          unsigned perThread, int numWarps);
   }];
 }
 
