@@ -45,6 +45,8 @@ struct DistributeToThreadsPass
     : tile::impl::TileGPUDistributeToThreadsBase<DistributeToThreadsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (failed(verifyTensorsHaveLayouts(getOperation())))
+      return signalPassFailure();
     MLIRContext *context = &getContext();
     AxisInfoAnalysis axisInfo(module);
     ThreadTypeConverter converter;

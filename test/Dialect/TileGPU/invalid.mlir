@@ -26,3 +26,4 @@ func.func @f(%a: tensor<16xf32, #tilegpu.slice<{dim = 0, parent = #tilegpu.block
 
 // expected-error @+1 {{'tilegpu.num_warps' must be a power-of-two integer in [1, 32] on a module}}
 module attributes {tilegpu.num_warps = 3 : i32} {}
+

@@ -238,6 +238,24 @@ DistributedEncoding mlir::tilegpu::getDistributedEncoding(Type type) {
   return dyn_cast_or_null<DistributedEncoding>(tensor.getEncoding());
 }
 
+LogicalResult mlir::tilegpu::verifyTensorsHaveLayouts(Operation *root) {
+  auto laidOut = [](Type type) {
+    return !isa<RankedTensorType>(type) || getDistributedEncoding(type);
+  };
+  WalkResult result = root->walk([&](Operation *op) {
+    bool ok = llvm::all_of(op->getResultTypes(), laidOut);
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        ok = ok && llvm::all_of(block.getArgumentTypes(), laidOut);
+    if (ok)
+      return WalkResult::advance();
+    op->emitError("tensor without a TileGPU layout; run "
+                  "convert-tile-to-tilegpu first");
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
+}
+
 LinearLayout mlir::tilegpu::getLinearLayout(RankedTensorType type) {
   return cast<DistributedEncoding>(type.getEncoding())
       .toLinearLayout(type.getShape());

@@ -22,6 +22,8 @@ struct AllocateSharedMemoryPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (failed(verifyTensorsHaveLayouts(getOperation())))
+      return signalPassFailure();
     Builder b(module.getContext());
     int64_t total = 0;
     bool failed = false;

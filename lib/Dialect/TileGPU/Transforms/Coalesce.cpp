@@ -21,6 +21,8 @@ namespace {
 struct CoalescePass : tilegpu::impl::TileGPUCoalesceBase<CoalescePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (failed(verifyTensorsHaveLayouts(getOperation())))
+      return signalPassFailure();
     MLIRContext *context = &getContext();
     int numWarps = TileGPUDialect::getNumWarps(module);
     AxisInfoAnalysis axisInfo(module);

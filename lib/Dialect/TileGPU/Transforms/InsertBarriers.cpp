@@ -145,6 +145,8 @@ private:
 struct InsertBarriersPass
     : tilegpu::impl::TileGPUInsertBarriersBase<InsertBarriersPass> {
   void runOnOperation() override {
+    if (failed(verifyTensorsHaveLayouts(getOperation())))
+      return signalPassFailure();
     getOperation().walk([](func::FuncOp function) {
       if (function.isExternal())
         return;

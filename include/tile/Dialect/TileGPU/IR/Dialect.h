@@ -35,6 +35,10 @@ struct SharedMemory : public SideEffects::Resource::Base<SharedMemory> {
 /// The distributed encoding of a tensor type, or null.
 DistributedEncoding getDistributedEncoding(Type type);
 
+/// Emits an error and fails when some tensor in `root` has no distributed
+/// layout: the passes after convert-tile-to-tilegpu need one on every tensor.
+LogicalResult verifyTensorsHaveLayouts(Operation *root);
+
 /// The linear layout of a tensor type with a distributed encoding.
 LinearLayout getLinearLayout(RankedTensorType type);
 
