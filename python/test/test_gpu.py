@@ -75,3 +75,192 @@ def test_layer_norm_forward():
                                          b.double(), 1e-5)
     assert rel_err(y, ref) < 1e-5
     assert rel_err(mean, x.double().mean(1)) < 1e-5
+
+
+def test_layer_norm_backward_with_lock():
+    rows, cols, groups = 301, 777, 8
+    x = torch.randn(rows, cols, device="cuda")
+    w = torch.randn(cols, device="cuda")
+    dy = torch.randn(rows, cols, device="cuda")
+    mean = x.mean(1)
+    rstd = 1 / torch.sqrt(x.var(1, unbiased=False) + 1e-5)
+    dx = torch.full_like(x, float("nan"))
+    # Partial sums: the first program of each group writes without reading.
+    dw = torch.full((groups, cols), float("nan"), device="cuda")
+    db = torch.full((groups, cols), float("nan"), device="cuda")
+    lock = torch.zeros(2 * groups, dtype=torch.int32, device="cuda")
+    k.layer_norm_bwd_dx[(rows,)](dx, dy, dw, db, x, w, mean, rstd, lock,
+                                 x.stride(0), cols, GROUP_SIZE_M=groups,
+                                 BLOCK_SIZE_N=1024)
+    torch.cuda.synchronize()
+    xd, wd, dyd = x.double().requires_grad_(), w.double().requires_grad_(), dy.double()
+    bd = torch.zeros(cols, dtype=torch.float64, device="cuda", requires_grad=True)
+    torch.nn.functional.layer_norm(xd, (cols,), wd, bd, 1e-5).backward(dyd)
+    assert rel_err(dx, xd.grad) < 1e-4
+    assert rel_err(dw.sum(0), wd.grad) < 1e-4
+    assert rel_err(db.sum(0), bd.grad) < 1e-4
+    assert torch.all(lock[:groups] == 0)
+
+
+def test_cumsum_argmax():
+    rows, cols = 37, 1000
+    x = torch.randn(rows, cols, device="cuda")
+    cum = torch.full_like(x, float("nan"))
+    arg = torch.full((rows,), -7, dtype=torch.int32, device="cuda")
+    k.cumsum_argmax_kernel[(rows,)](x, cum, arg, cols, BLOCK=1024)
+    torch.cuda.synchronize()
+    assert rel_err(cum, x.double().cumsum(1)) < 1e-5
+    assert torch.equal(arg.long(), x.argmax(1))
+
+
+def test_histogram_atomics():
+    n, bins = 100_003, 64
+    # Values outside [0, bins) must be ignored.
+    x = torch.randint(-5, bins + 5, (n,), dtype=torch.int32, device="cuda")
+    hist = torch.zeros(bins, dtype=torch.int32, device="cuda")
+    k.histogram_kernel[(triton_cdiv(n, 1024),)](x, hist, n, BLOCK=1024, BINS=bins)
+    torch.cuda.synchronize()
+    inside = x[(x >= 0) & (x < bins)].long()
+    assert torch.equal(hist.long(), torch.bincount(inside, minlength=bins))
+
+
+def test_transpose():
+    M, N = 301, 179
+    x = torch.randn(M, N, device="cuda")
+    out = torch.full((N, M), float("nan"), device="cuda")
+    k.transpose_kernel[(triton_cdiv(M, 32), triton_cdiv(N, 32))](x, out, M, N,
+                                                                 BLOCK_M=32, BLOCK_N=32)
+    torch.cuda.synchronize()
+    assert torch.equal(out, x.t())
+
+
+def test_scalar_while_if():
+    def reference(n, limit):
+        i = total = 0
+        while i < n:
+            if i % 3 == 0:
+                total += i
+            elif i > limit:
+                total -= 1
+            else:
+                total = total * 2
+            i += 1
+        return total
+
+    for n, limit in [(0, 5), (7, 2), (25, 20), (31, 30)]:
+        out = torch.full((1,), -12345, dtype=torch.int32, device="cuda")
+        k.scalar_loop_kernel[(1,)](out, n, limit)
+        torch.cuda.synchronize()
+        ref = (reference(n, limit) + 2**31) % 2**32 - 2**31
+        assert out.item() == ref, (n, limit)
+
+
+def test_casts_and_math():
+    n = 5_003
+    x16 = (torch.randn(n, device="cuda") * 2).half()
+    out = torch.full((n, 8), float("nan"), device="cuda")
+    ints = torch.full((n, 2), -99, dtype=torch.int32, device="cuda")
+    k.casts_math_kernel[(triton_cdiv(n, 512),)](x16, out, ints, n, BLOCK=512)
+    torch.cuda.synchronize()
+    x = x16.double()
+    ax = x.abs()
+    ref = torch.stack([
+        x.exp() + (ax + 1).log(),
+        ax.sqrt() * x.sin() - x.cos(),
+        (ax + 1).rsqrt() + x.sigmoid(),
+        torch.erf(x) + torch.exp2(x) - torch.log2(ax + 2),
+        (x * 4).floor() + (x * 3).ceil(),
+        x.float().bfloat16().double(),
+        x * 3,
+        (x * x + 0.5) / (ax + 1)], dim=1)
+    for col in range(8):
+        assert rel_err(out[:, col], ref[:, col]) < 1e-5, col
+    i = (x16.float() * 100).int()
+    assert torch.equal(ints[:, 0], i)
+    assert torch.equal(ints[:, 1], (i & 0xFF) + (i >> 3))
+
+
+def test_dropout_deterministic_with_keep_rate():
+    n, p = 1_000_003, 0.3
+    x = torch.randn(n, device="cuda")
+    outs = []
+    for seed in (123, 123, 321):
+        out = torch.full_like(x, float("nan"))
+        k.dropout_kernel[(triton_cdiv(n, 1024),)](x, out, n, p, seed, BLOCK_SIZE=1024)
+        outs.append(out)
+    torch.cuda.synchronize()
+    assert torch.equal(outs[0], outs[1]), "same seed, different mask"
+    assert not torch.equal(outs[0], outs[2]), "different seeds, same mask"
+    kept = outs[0] != 0
+    # 1e6 Bernoulli(0.7) draws: the rate is within 0.7 +- 0.003 (6 sigma).
+    assert abs(kept.float().mean().item() - (1 - p)) < 0.003
+    assert rel_err(outs[0][kept], x[kept].double() / (1 - p)) < 1e-6
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_forward(causal):
+    batch_heads, seq, d = 3, 300, 64
+    q, kk, v = (torch.randn(batch_heads * seq, d, device="cuda").half() for _ in range(3))
+    out = torch.full_like(q, float("nan"))
+    scale = d ** -0.5
+    grid = (triton_cdiv(seq, 64), batch_heads)
+    k.attention_fwd_kernel[grid](q, kk, v, out, scale, q.stride(0), kk.stride(0),
+                                 v.stride(0), out.stride(0), seq, BLOCK_M=64,
+                                 BLOCK_N=64, HEAD_DIM=d, CAUSAL=causal)
+    torch.cuda.synchronize()
+    qd, kd, vd = (t.double().view(batch_heads, seq, d) for t in (q, kk, v))
+    s = qd @ kd.transpose(1, 2) * scale
+    if causal:
+        s = s.masked_fill(torch.ones(seq, seq, device="cuda").tril() == 0, float("-inf"))
+    ref = (s.softmax(-1) @ vd).view(batch_heads * seq, d)
+    assert rel_err(out, ref) < 2e-3
+
+
+def test_join_split_cat_histogram():
+    block = 128
+    x = torch.randint(-1000, 1000, (block,), dtype=torch.int32, device="cuda")
+    out = torch.full_like(x, -1)
+    k.misc_ops_kernel[(1,)](x, out, BLOCK=block)
+    torch.cuda.synchronize()
+    xl = x.long()
+    lo, hi = xl, xl + 1
+    u = ((xl & 0xFFFFFFFF) * 7) >> 32
+    # x % 16 keeps the sign of x (as in C): negative remainders fall outside
+    # the bins and are not counted.
+    hist_total = (torch.fmod(xl, 16) >= 0).sum()
+    ref = lo + hi + u + (lo.sum() + hi.sum()) + hist_total
+    assert torch.equal(out.long(), (ref + 2**31) % 2**32 - 2**31)
+
+
+def test_device_print(capfd):
+    x = torch.arange(4, dtype=torch.int32, device="cuda") * 10 + 3
+    k.print_kernel[(2,)](x, BLOCK=4)
+    torch.cuda.synchronize()
+    lines = capfd.readouterr().out.splitlines()
+    for pid in (0, 1):
+        for i in range(4):
+            assert f"pid ({pid}, 0, 0) idx ({i}) x={10 * i + 3}" in lines
+        assert f"pid ({pid}, 0, 0) pid-only" in lines
+
+
+def test_device_assert_traps():
+    # A failed assert poisons the CUDA context, so it runs in a child process.
+    import subprocess
+    import sys
+    import textwrap
+    code = textwrap.dedent("""
+        import sys, torch
+        sys.path.insert(0, %r)
+        from kernels import classic as k
+        x = torch.tensor([1, 2, -3, 4], dtype=torch.int32, device="cuda")
+        k.assert_kernel[(1,)](x, BLOCK=4)
+        try:
+            torch.cuda.synchronize()
+        except RuntimeError as e:
+            print("CAUGHT", e)
+    """ % __import__("os").path.dirname(__file__))
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                            text=True, timeout=120)
+    output = result.stdout + result.stderr
+    assert "x must be non-negative" in output
+    assert "CAUGHT" in output and "assert" in output.lower()

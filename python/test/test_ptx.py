@@ -1,6 +1,8 @@
 """Without a GPU: the PTX of the classic kernels, checked with FileCheck, and
 accepted by ptxas -arch=sm_90a (the cubin is produced by ptxas)."""
 
+import pytest
+
 import tile
 from filecheck import filecheck
 from kernels import classic as k
@@ -43,3 +45,61 @@ def test_matmul_compiles_to_cubin():
                         ACTIVATION="leaky_relu"))
     assert "fma.rn.f32" in kernel.asm["ptx"]
     assert len(kernel.asm["cubin"]) > 0
+
+
+# Every classic kernel, with the signature it runs with on the GPU: ptxas
+# (-arch=sm_90a) must accept its PTX.
+_F32, _I32, _F16 = "*fp32", "*i32", "*fp16"
+CLASSIC = {
+    "layer_norm_fwd": (k.layer_norm_fwd, dict(
+        X=_F32, Y=_F32, W=_F32, B=_F32, Mean=_F32, Rstd=_F32, stride="i32",
+        N="i32", eps="fp32"), dict(BLOCK_SIZE=1024)),
+    "layer_norm_bwd_dx": (k.layer_norm_bwd_dx, dict(
+        DX=_F32, DY=_F32, DW=_F32, DB=_F32, X=_F32, W=_F32, Mean=_F32,
+        Rstd=_F32, Lock=_I32, stride="i32", N="i32"),
+        dict(GROUP_SIZE_M=8, BLOCK_SIZE_N=1024)),
+    "cumsum_argmax": (k.cumsum_argmax_kernel, dict(
+        x_ptr=_F32, cum_ptr=_F32, arg_ptr=_I32, n_cols="i32"), dict(BLOCK=1024)),
+    "transpose": (k.transpose_kernel, dict(in_ptr=_F32, out_ptr=_F32, M="i32",
+                                           N="i32"), dict(BLOCK_M=32, BLOCK_N=32)),
+    "scalar_loop": (k.scalar_loop_kernel, dict(out_ptr=_I32, n="i32",
+                                               limit="i32"), {}),
+    "histogram": (k.histogram_kernel, dict(x_ptr=_I32, hist_ptr=_I32, n="i32"),
+                  dict(BLOCK=1024, BINS=64)),
+    "misc_ops": (k.misc_ops_kernel, dict(x_ptr=_I32, out_ptr=_I32), dict(BLOCK=128)),
+    "dropout": (k.dropout_kernel, dict(x_ptr=_F32, out_ptr=_F32, n_elements="i32",
+                                       p="fp32", seed="i32"), dict(BLOCK_SIZE=1024)),
+    "randn": (k.randn_kernel, dict(out_ptr=_F32, seed="i32"), dict(BLOCK=1024)),
+    "attention": (k.attention_fwd_kernel, dict(
+        Q=_F16, K=_F16, V=_F16, Out=_F16, sm_scale="fp32", stride_qm="i32",
+        stride_kn="i32", stride_vn="i32", stride_om="i32", seq_len="i32"),
+        dict(BLOCK_M=64, BLOCK_N=64, HEAD_DIM=64, CAUSAL=True)),
+    "casts_math": (k.casts_math_kernel, dict(x_ptr=_F16, out_ptr=_F32, ints_ptr=_I32,
+                                             n="i32"), dict(BLOCK=512)),
+    "print": (k.print_kernel, dict(x_ptr=_I32), dict(BLOCK=4)),
+    "assert": (k.assert_kernel, dict(x_ptr=_I32), dict(BLOCK=4)),
+    "user_combiner": (k.user_combiner_kernel, dict(x_ptr=_F32, out_ptr=_F32,
+                                                   idx_ptr=_I32), dict(BLOCK=256)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CLASSIC))
+def test_classic_kernel_assembles(name):
+    fn, signature, constexprs = CLASSIC[name]
+    kernel = tile.compile(fn, signature=signature, constexprs=constexprs)
+    assert f".entry {fn.__name__}" in kernel.asm["ptx"]
+    # ptxas wrote an ELF cubin.
+    assert kernel.asm["cubin"][:4] == b"\x7fELF"
+
+
+def test_debug_and_combine_ops_ptx():
+    fn, signature, constexprs = CLASSIC["misc_ops"]
+    kernel = tile.compile(fn, signature=signature, constexprs=constexprs)
+    filecheck(kernel.asm["ptx"], r"""
+CHECK: .extern .func __assertfail
+CHECK: .extern .func {{.*}} vprintf
+CHECK: .entry misc_ops_kernel
+CHECK: atom.shared.add.u32
+CHECK: call.uni {{.*}}vprintf
+CHECK: call.uni {{.*}}__assertfail
+""")

@@ -55,12 +55,15 @@ struct DistributeToThreadsPass
     target.addIllegalOp<BarrierOp, ConvertLayoutOp>();
     // Memory ops become PTX here even on scalars.
     target.addIllegalOp<LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp>();
+    target.addIllegalOp<PrintOp, AssertOp>();
     target.addIllegalOp<LocalAllocOp, LocalLoadOp, LocalStoreOp,
                         LocalDeallocOp>();
     RewritePatternSet patterns(context);
     populateElementwiseAndShapePatterns(converter, patterns);
     populateMemoryOpPatterns(converter, patterns, axisInfo);
     populateReduceScanPatterns(converter, patterns);
+    populateCombinePatterns(converter, patterns);
+    populateDebugPatterns(converter, patterns);
     populateDotPatterns(converter, patterns);
     patterns.add<BarrierPattern>(converter, context);
     scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,

@@ -252,6 +252,41 @@ Value mlir::tile::emitLinearIndex(OpBuilder &b, Location loc,
   return index;
 }
 
+static Value sharedElementPtr(OpBuilder &b, Location loc, Value base,
+                              Type elementType, Value index) {
+  auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  return LLVM::GEPOp::create(b, loc, ptrType, storageType(elementType), base,
+                             ValueRange{index});
+}
+
+void mlir::tile::writeToShared(
+    OpBuilder &b, Location loc, Operation *op, Value base,
+    ArrayRef<Value> values, const LinearLayout &layout,
+    function_ref<Value(OpBuilder &, ArrayRef<Value>)> index,
+    Type elementType) {
+  ThreadId tid = getThreadId(b, op);
+  Value owner = emitOwnerPredicate(b, loc, layout, tid);
+  for (auto [value, coords] :
+       llvm::zip(values, emitCoordinates(b, loc, layout, tid)))
+    storeShared(b, loc,
+                sharedElementPtr(b, loc, base, elementType, index(b, coords)),
+                value, owner);
+}
+
+SmallVector<Value> mlir::tile::readFromShared(
+    OpBuilder &b, Location loc, Operation *op, Value base,
+    const LinearLayout &layout,
+    function_ref<Value(OpBuilder &, ArrayRef<Value>)> index,
+    Type elementType) {
+  ThreadId tid = getThreadId(b, op);
+  SmallVector<Value> result;
+  for (auto &coords : emitCoordinates(b, loc, layout, tid))
+    result.push_back(loadShared(
+        b, loc, sharedElementPtr(b, loc, base, elementType, index(b, coords)),
+        elementType));
+  return result;
+}
+
 SmallVector<Value> mlir::tile::shuffleThroughShared(
     OpBuilder &b, Location loc, Operation *op, Value base,
     ArrayRef<Value> srcValues, const LinearLayout &srcLayout,
@@ -259,23 +294,9 @@ SmallVector<Value> mlir::tile::shuffleThroughShared(
     const LinearLayout &dstLayout,
     function_ref<Value(OpBuilder &, ArrayRef<Value>)> dstIndex,
     Type elementType) {
-  ThreadId tid = getThreadId(b, op);
-  Type storage = storageType(elementType);
-  auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 3);
-  auto elementPtr = [&](Value index) {
-    return LLVM::GEPOp::create(b, loc, ptrType, storage, base,
-                               ValueRange{index});
-  };
-  Value owner = emitOwnerPredicate(b, loc, srcLayout, tid);
-  auto srcCoords = emitCoordinates(b, loc, srcLayout, tid);
-  for (auto [value, coords] : llvm::zip(srcValues, srcCoords))
-    storeShared(b, loc, elementPtr(srcIndex(b, coords)), value, owner);
+  writeToShared(b, loc, op, base, srcValues, srcLayout, srcIndex, elementType);
   emitBarrier(b, loc);
-  SmallVector<Value> result;
-  for (auto &coords : emitCoordinates(b, loc, dstLayout, tid))
-    result.push_back(
-        loadShared(b, loc, elementPtr(dstIndex(b, coords)), elementType));
-  return result;
+  return readFromShared(b, loc, op, base, dstLayout, dstIndex, elementType);
 }
 
 ThreadTypeConverter::ThreadTypeConverter() {

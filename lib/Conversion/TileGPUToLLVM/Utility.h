@@ -62,6 +62,21 @@ void emitBarrier(OpBuilder &b, Location loc);
 /// A butterfly shuffle of any scalar up to 64 bits wide.
 Value shuffleXor(OpBuilder &b, Location loc, Value value, int laneMask);
 
+/// Each owning thread stores its registers of a tensor in `layout` at
+/// `index(coords)` elements from `base` (no barrier).
+void writeToShared(OpBuilder &b, Location loc, Operation *op, Value base,
+                   ArrayRef<Value> values, const tilegpu::LinearLayout &layout,
+                   function_ref<Value(OpBuilder &, ArrayRef<Value>)> index,
+                   Type elementType);
+
+/// Each thread loads its registers of a tensor in `layout` from
+/// `index(coords)` elements from `base` (no barrier).
+SmallVector<Value>
+readFromShared(OpBuilder &b, Location loc, Operation *op, Value base,
+               const tilegpu::LinearLayout &layout,
+               function_ref<Value(OpBuilder &, ArrayRef<Value>)> index,
+               Type elementType);
+
 /// Moves a tensor between layouts (and shapes) through shared memory: each
 /// owning thread writes its registers at `srcIndex(coords)` elements from
 /// `base`, the CTA synchronises, and each thread reads its result registers
@@ -91,6 +106,10 @@ void populateMemoryOpPatterns(ThreadTypeConverter &converter,
                               const AxisInfoAnalysis &axisInfo);
 void populateReduceScanPatterns(ThreadTypeConverter &converter,
                                 RewritePatternSet &patterns);
+void populateCombinePatterns(ThreadTypeConverter &converter,
+                             RewritePatternSet &patterns);
+void populateDebugPatterns(ThreadTypeConverter &converter,
+                           RewritePatternSet &patterns);
 void populateDotPatterns(ThreadTypeConverter &converter,
                          RewritePatternSet &patterns);
 

@@ -289,3 +289,40 @@ def user_combiner_kernel(x_ptr, out_ptr, idx_ptr, BLOCK: tl.constexpr):
     tl.store(out_ptr, v)
     tl.store(idx_ptr, i)
     tl.store(out_ptr + offs, tl.associative_scan(x, 0, add_combine, reverse=True))
+
+
+@tile.jit
+def casts_math_kernel(x_ptr, out_ptr, ints_ptr, n, BLOCK: tl.constexpr):
+    """fp16 in; eight float results per element and two integer casts."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=1.0).to(tl.float32)
+    ax = tl.abs(x)
+    out = out_ptr + offs * 8
+    tl.store(out + 0, tl.exp(x) + tl.log(ax + 1.0), mask=mask)
+    tl.store(out + 1, tl.sqrt(ax) * tl.sin(x) - tl.cos(x), mask=mask)
+    tl.store(out + 2, tl.math.rsqrt(ax + 1.0) + tl.sigmoid(x), mask=mask)
+    tl.store(out + 3, tl.math.erf(x) + tl.exp2(x) - tl.log2(ax + 2.0), mask=mask)
+    tl.store(out + 4, tl.floor(x * 4.0) + tl.ceil(x * 3.0), mask=mask)
+    tl.store(out + 5, x.to(tl.bfloat16).to(tl.float32), mask=mask)
+    tl.store(out + 6, (x.to(tl.float64) * 3.0).to(tl.float32), mask=mask)
+    tl.store(out + 7, tl.fma(x, x, 0.5) / (ax + 1.0), mask=mask)
+    i = (x * 100.0).to(tl.int32)
+    tl.store(ints_ptr + offs * 2, i, mask=mask)
+    tl.store(ints_ptr + offs * 2 + 1, (i & 0xFF).to(tl.uint8).to(tl.int32) + (i >> 3),
+             mask=mask)
+
+
+@tile.jit
+def print_kernel(x_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.device_print("x=", x)
+    tl.device_print("pid-only")
+
+
+@tile.jit
+def assert_kernel(x_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.device_assert(x >= 0, "x must be non-negative")

@@ -1,0 +1,218 @@
+//===- CombineOps.cpp - join, split, cat and histogram --------------------===//
+//
+// These ops gather elements from places no register mapping reaches in
+// general, so each goes through its scratch buffer: the operands are written
+// at their row-major position in the result, the CTA synchronises, and each
+// thread reads its result registers. The histogram counts into its scratch
+// with shared-memory atomics between two barriers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Utility.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tilegpu;
+
+namespace {
+
+using IndexFn = function_ref<Value(OpBuilder &, ArrayRef<Value>)>;
+
+RankedTensorType tensorType(Value value) {
+  return cast<RankedTensorType>(value.getType());
+}
+
+/// The scratch buffer of `op` in shared memory.
+FailureOr<Value> scratchBase(OpBuilder &b, Operation *op) {
+  FailureOr<int64_t> offset = getScratchOffset(op);
+  if (failed(offset))
+    return failure();
+  return getSharedPointer(b, op->getLoc(), op,
+                          i32Constant(b, op->getLoc(), *offset));
+}
+
+struct JoinPattern : OpConversionPattern<JoinOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(JoinOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<Value> base = scratchBase(rewriter, op);
+    if (failed(base))
+      return failure();
+    Location loc = op.getLoc();
+    RankedTensorType srcType = tensorType(op.getLhs());
+    ArrayRef<int64_t> srcShape = srcType.getShape();
+    Type element = srcType.getElementType();
+    LinearLayout srcLayout = getLinearLayout(srcType);
+    // Element `i` of the operands sits at 2i (lhs) and 2i + 1 (rhs).
+    for (auto [half, values] : llvm::enumerate(adaptor.getOperands())) {
+      auto index = [&, half = half](OpBuilder &b, ArrayRef<Value> coords) {
+        Value i = emitLinearIndex(b, loc, coords, srcShape);
+        return arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, i, i32Constant(b, loc, 2)),
+            i32Constant(b, loc, half));
+      };
+      writeToShared(rewriter, loc, op, *base, SmallVector<Value>(values),
+                    srcLayout, index, element);
+    }
+    emitBarrier(rewriter, loc);
+    ArrayRef<int64_t> dstShape = op.getType().getShape();
+    auto dstIndex = [&](OpBuilder &b, ArrayRef<Value> coords) {
+      return emitLinearIndex(b, loc, coords, dstShape);
+    };
+    rewriter.replaceOpWithMultiple(
+        op, {readFromShared(rewriter, loc, op, *base,
+                            getLinearLayout(op.getType()), dstIndex, element)});
+    return success();
+  }
+};
+
+struct SplitPattern : OpConversionPattern<SplitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SplitOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<Value> base = scratchBase(rewriter, op);
+    if (failed(base))
+      return failure();
+    Location loc = op.getLoc();
+    RankedTensorType srcType = tensorType(op.getSrc());
+    Type element = srcType.getElementType();
+    auto srcIndex = [&](OpBuilder &b, ArrayRef<Value> coords) {
+      return emitLinearIndex(b, loc, coords, srcType.getShape());
+    };
+    writeToShared(rewriter, loc, op, *base,
+                  SmallVector<Value>(adaptor.getSrc()),
+                  getLinearLayout(srcType), srcIndex, element);
+    emitBarrier(rewriter, loc);
+    RankedTensorType dstType = tensorType(op.getOutLHS());
+    SmallVector<SmallVector<Value>> results;
+    for (int half = 0; half < 2; ++half) {
+      auto dstIndex = [&](OpBuilder &b, ArrayRef<Value> coords) {
+        Value i = emitLinearIndex(b, loc, coords, dstType.getShape());
+        return arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, i, i32Constant(b, loc, 2)),
+            i32Constant(b, loc, half));
+      };
+      results.push_back(readFromShared(rewriter, loc, op, *base,
+                                       getLinearLayout(dstType), dstIndex,
+                                       element));
+    }
+    rewriter.replaceOpWithMultiple(op, results);
+    return success();
+  }
+};
+
+struct CatPattern : OpConversionPattern<CatOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(CatOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<Value> base = scratchBase(rewriter, op);
+    if (failed(base))
+      return failure();
+    Location loc = op.getLoc();
+    RankedTensorType srcType = tensorType(op.getLhs());
+    Type element = srcType.getElementType();
+    LinearLayout srcLayout = getLinearLayout(srcType);
+    // Along the first dimension, row-major: rhs follows lhs.
+    for (auto [half, values] : llvm::enumerate(adaptor.getOperands())) {
+      int64_t start = half * srcType.getNumElements();
+      auto index = [&, start](OpBuilder &b, ArrayRef<Value> coords) {
+        return arith::AddIOp::create(
+            b, loc, emitLinearIndex(b, loc, coords, srcType.getShape()),
+            i32Constant(b, loc, start));
+      };
+      writeToShared(rewriter, loc, op, *base, SmallVector<Value>(values),
+                    srcLayout, index, element);
+    }
+    emitBarrier(rewriter, loc);
+    auto dstIndex = [&](OpBuilder &b, ArrayRef<Value> coords) {
+      return emitLinearIndex(b, loc, coords, op.getType().getShape());
+    };
+    rewriter.replaceOpWithMultiple(
+        op, {readFromShared(rewriter, loc, op, *base,
+                            getLinearLayout(op.getType()), dstIndex, element)});
+    return success();
+  }
+};
+
+struct HistogramPattern : OpConversionPattern<HistogramOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(HistogramOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<Value> base = scratchBase(rewriter, op);
+    if (failed(base))
+      return failure();
+    Location loc = op.getLoc();
+    RankedTensorType dstType = op.getType();
+    Type count = dstType.getElementType();
+    int64_t bins = dstType.getNumElements();
+    LinearLayout dstLayout = getLinearLayout(dstType);
+    auto binIndex = [&](OpBuilder &b, ArrayRef<Value> coords) {
+      return coords[0];
+    };
+    // 1. Zero the bins: every bin is owned by exactly one thread.
+    Value zero = arith::ConstantIntOp::create(rewriter, loc, count, 0);
+    writeToShared(rewriter, loc, op, *base,
+                  SmallVector<Value>(dstLayout.getNumRegisters(), zero),
+                  dstLayout, binIndex, count);
+    emitBarrier(rewriter, loc);
+
+    // 2. Each owned element in range adds one to its bin.
+    RankedTensorType srcType = tensorType(op.getSrc());
+    // Narrow values are compared as i32 so that every bin number fits.
+    Type valueType = srcType.getElementType();
+    bool widen = valueType.getIntOrFloatBitWidth() < 32;
+    if (widen)
+      valueType = rewriter.getI32Type();
+    LinearLayout srcLayout = getLinearLayout(srcType);
+    ThreadId tid = getThreadId(rewriter, op);
+    Value owner = emitOwnerPredicate(rewriter, loc, srcLayout, tid);
+    Value lowest = arith::ConstantIntOp::create(rewriter, loc, valueType, 0);
+    Value limit = arith::ConstantIntOp::create(rewriter, loc, valueType, bins);
+    Value one = arith::ConstantIntOp::create(rewriter, loc, count, 1);
+    auto ptrType = LLVM::LLVMPointerType::get(getContext(), 3);
+    for (Value value : adaptor.getSrc()) {
+      if (widen)
+        value = arith::ExtSIOp::create(rewriter, loc, valueType, value);
+      Value inRange = arith::AndIOp::create(
+          rewriter, loc,
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sge,
+                                value, lowest),
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt,
+                                value, limit));
+      if (owner)
+        inRange = arith::AndIOp::create(rewriter, loc, inRange, owner);
+      auto ifOp = scf::IfOp::create(rewriter, loc, inRange, false);
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(ifOp.thenBlock());
+      Value bin = value;
+      if (valueType.getIntOrFloatBitWidth() > 32)
+        bin = arith::TruncIOp::create(rewriter, loc, rewriter.getI32Type(), bin);
+      Value ptr = LLVM::GEPOp::create(rewriter, loc, ptrType, count, *base,
+                                      ValueRange{bin});
+      LLVM::AtomicRMWOp::create(rewriter, loc, LLVM::AtomicBinOp::add, ptr,
+                                one, LLVM::AtomicOrdering::monotonic);
+    }
+    emitBarrier(rewriter, loc);
+
+    // 3. Each thread reads the bins it holds.
+    rewriter.replaceOpWithMultiple(
+        op, {readFromShared(rewriter, loc, op, *base, dstLayout, binIndex,
+                            count)});
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tile::populateCombinePatterns(ThreadTypeConverter &converter,
+                                         RewritePatternSet &patterns) {
+  patterns.add<JoinPattern, SplitPattern, CatPattern, HistogramPattern>(
+      converter, patterns.getContext());
+}
