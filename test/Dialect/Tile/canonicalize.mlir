@@ -145,6 +145,18 @@ func.func @trans_inverse(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 // -----
 
+// A square transposition keeps its type but must not fold away.
+// CHECK-LABEL: func @trans_square
+// CHECK-SAME: (%[[X:.*]]: tensor<8x8xf32>)
+// CHECK-NEXT: %[[T:.*]] = tile.trans %[[X]]
+// CHECK-NEXT: return %[[T]]
+func.func @trans_square(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %a = tile.trans %x {order = array<i32: 1, 0>} : tensor<8x8xf32> -> tensor<8x8xf32>
+  return %a : tensor<8x8xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func @addptr_zero
 // CHECK-SAME: (%[[P:.*]]: tensor<64x!tile.ptr<f32>>, %[[Q:.*]]: !tile.ptr<f16>)
 // CHECK-NEXT: return %[[P]], %[[Q]]

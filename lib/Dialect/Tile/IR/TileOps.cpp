@@ -219,7 +219,11 @@ OpFoldResult TransOp::fold(FoldAdaptor adaptor) {
     getSrcMutable().assign(inner.getSrc());
     return getResult();
   }
-  return foldRearrangement(getSrc(), adaptor.getSrc(), getType());
+  // A square transposition keeps the type but not the value: only a splat
+  // folds.
+  if (auto splat = dyn_cast_if_present<SplatElementsAttr>(adaptor.getSrc()))
+    return splat.resizeSplat(getType());
+  return {};
 }
 
 //===----------------------------------------------------------------------===//

@@ -18,6 +18,7 @@
 
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir {
 namespace tilegpu {
@@ -113,8 +114,12 @@ bool forward(ConvertLayoutOp convert) {
     return false;
   Attribute encoding = cast<RankedTensorType>(src.getType()).getEncoding();
   bool changed = false;
-  for (OpOperand &use : llvm::make_early_inc_range(convert->getUses())) {
-    Operation *user = use.getOwner();
+  // One visit per user: a user may take the conversion more than once
+  // (x * x), and rewriting it replaces all of its uses at once.
+  SetVector<Operation *> users;
+  for (Operation *user : convert->getUsers())
+    users.insert(user);
+  for (Operation *user : users) {
     if (auto reduce = dyn_cast<ReduceOp>(user)) {
       if (reduce.getSrcs().size() != 1)
         continue;
@@ -126,7 +131,7 @@ bool forward(ConvertLayoutOp convert) {
         newType = tensor.cloneWithEncoding(SliceEncodingAttr::get(
             convert.getContext(), reduce.getAxis(),
             cast<DistributedEncoding>(encoding)));
-      use.set(src);
+      reduce->replaceUsesOfWith(convert.getResult(), src);
       if (newType != oldType) {
         reduce.getResult()[0].setType(newType);
         b.setInsertionPointAfter(reduce);
