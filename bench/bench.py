@@ -59,6 +59,28 @@ def host_us(fn, n=2000):
     return statistics.median(samples)
 
 
+def raw_launch_us(module, n=2000):
+    """cuLaunchKernel called from a C++ loop with the tile kernel's packed
+    parameters: the floor for any launch path."""
+    from tile import _C
+    from tile.runtime import launcher
+    tiny = torch.randn(1024, device="cuda")
+    to = torch.empty_like(tiny)
+    (kernel,) = [k for k in module.add_kernel.cache.values()
+                 if k.metadata["num_warps"] == 4][:1] or [None]
+    loaded = launcher.load(kernel)
+    stream = torch.cuda.current_stream().cuda_stream
+    slots = [tiny.data_ptr(), tiny.data_ptr(), to.data_ptr(), 1024]
+    assert kernel.signature == "pppi", kernel.signature
+    _C.time_raw_launches(loaded, 1, stream, slots, 100)
+    torch.cuda.synchronize()
+    samples = []
+    for _ in range(5):
+        samples.append(_C.time_raw_launches(loaded, 1, stream, slots, n))
+        torch.cuda.synchronize()
+    return statistics.median(samples)
+
+
 def main():
     mods = {name: load(name) for name in ("tile", "triton")}
     rows = []
@@ -78,6 +100,8 @@ def main():
         to = torch.empty_like(tiny)
         launch = host_us(lambda: m.add_kernel[(1,)](tiny, tiny, to, 1024, BLOCK_SIZE=1024))
         rows.append(("vector add fp32 2^28", name, 3 * 4 * n / ms / 1e6, launch, cold))
+    rows.append(("vector add fp32 2^28", "raw", float("nan"), raw_launch_us(mods["tile"]),
+                 float("nan")))
     ms = gpu_time_ms(lambda: torch.add(x, y, out=out))
     rows.append(("vector add fp32 2^28", "torch", 3 * 4 * n / ms / 1e6,
                  host_us(lambda: torch.add(x[:1024], y[:1024], out=out[:1024])), float("nan")))

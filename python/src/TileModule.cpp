@@ -2,10 +2,13 @@
 //
 // Binds only tile/API/Compiler.h. Rebuild for another interpreter with:
 //   g++ -O2 -shared -fPIC -std=c++17 $(python3 -m pybind11 --includes) \
-//     -Iinclude python/src/TileModule.cpp -L<prefix>/lib -ltile \
+//     -Iinclude python/src/TileModule.cpp python/src/Dispatcher.cpp \
+//     -L<prefix>/lib -ltile \
 //     -Wl,-rpath,'$ORIGIN' -o tile/_C$(python3-config --extension-suffix)
 //
 //===----------------------------------------------------------------------===//
+
+#include "Dispatcher.h"
 
 #include "tile/API/Compiler.h"
 #include "tile/Runtime/Runtime.h"
@@ -13,6 +16,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <chrono>
 #include <cstring>
 
 namespace py = pybind11;
@@ -83,6 +87,7 @@ PYBIND11_MODULE(_C, m) {
   });
 
   py::class_<tile::LoadedKernel>(m, "LoadedKernel");
+  tile::python::registerDispatcher(m);
 
   m.def("load_kernel", [](py::bytes cubin, const std::string &name,
                           unsigned shared, unsigned threads) {
@@ -96,6 +101,26 @@ PYBIND11_MODULE(_C, m) {
 
   // The launch path: `sig` has one letter per runtime argument (p pointer,
   // i i32, l i64, f fp32, b i1). Pointers come from data_ptr() or ints.
+  // The baseline of the launch benchmark: `repeat` back-to-back
+  // cuLaunchKernel calls from C++ with packed parameters; µs per call.
+  m.def("time_raw_launches", [](const tile::LoadedKernel &kernel, unsigned gx,
+                                uintptr_t stream, std::vector<uint64_t> slots,
+                                int repeat) {
+    std::vector<void *> params;
+    for (uint64_t &slot : slots)
+      params.push_back(&slot);
+    std::string error;
+    auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < repeat; ++i)
+      if (!tile::launchKernel(kernel, gx, 1, 1,
+                              reinterpret_cast<void *>(stream), params.data(),
+                              error))
+        throw std::runtime_error(error);
+    std::chrono::duration<double, std::micro> elapsed =
+        std::chrono::steady_clock::now() - start;
+    return elapsed.count() / repeat;
+  });
+
   m.def("launch", [](const tile::LoadedKernel &kernel, unsigned gx,
                      unsigned gy, unsigned gz, uintptr_t stream,
                      const std::string &sig, py::sequence args) {

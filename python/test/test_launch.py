@@ -122,3 +122,34 @@ def test_warm_path_overhead(recorder, capsys):
         print("\nwarm launch path (stub launcher): %.2f us/call" % per_call)
     assert len(add.cache) == 1
     assert per_call < 200
+
+
+def test_do_not_specialize(recorder):
+    @tile.jit(do_not_specialize=["n"])
+    def scaled(x_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(x_ptr + offs, tl.load(x_ptr + offs) * n)
+
+    x = FakeTensor(4096)
+    scaled[(1,)](x, 1, BLOCK=16)
+    scaled[(1,)](x, 32, BLOCK=16)
+    scaled[(1,)](x, 7, BLOCK=16)
+    # One specialization: 1 is not compiled in, 32 gets no divisibility.
+    assert len(scaled.cache) == 1
+    assert [args[1] for _, _, args in recorder.launches] == [1, 32, 7]
+
+
+def test_keyword_arguments_in_any_order_and_defaults(recorder):
+    @tile.jit
+    def with_default(x_ptr, n, scale=2.0, BLOCK: tl.constexpr = 16):
+        offs = tl.arange(0, BLOCK)
+        tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * scale,
+                 mask=offs < n)
+
+    x = FakeTensor(4096)
+    with_default[(1,)](x, 5)
+    with_default[(1,)](n=5, x_ptr=x)
+    with_default[(1,)](x, 5, 3.0, BLOCK=32)
+    assert len(with_default.cache) == 2
+    assert [args for _, _, args in recorder.launches] == [
+        [x, 5, 2.0], [x, 5, 2.0], [x, 5, 3.0]]

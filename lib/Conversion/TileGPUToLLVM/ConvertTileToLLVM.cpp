@@ -171,6 +171,22 @@ struct PreciseDivPattern : ConvertOpToLLVMPattern<PreciseDivFOp> {
   }
 };
 
+/// `/` on f32 is PTX's div.full.f32 (within 2 ulp, no slow path), as in
+/// Triton; tile.precise_divf (div_rn) keeps IEEE rounding.
+struct FastDivF32Pattern : ConvertOpToLLVMPattern<arith::DivFOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(arith::DivFOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op.getType().isF32())
+      return failure();
+    rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
+        op, op.getType(), rewriter.getStringAttr("llvm.nvvm.div.full"),
+        ValueRange{adaptor.getLhs(), adaptor.getRhs()});
+    return success();
+  }
+};
+
 struct MulhiUIPattern : ConvertOpToLLVMPattern<MulhiUIOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
@@ -246,6 +262,7 @@ struct ConvertTileToLLVMPass
                  FpToFpPattern, ClampFPattern, PreciseSqrtPattern,
                  PreciseDivPattern, MulhiUIPattern, ExternElementwisePattern>(
         converter);
+    patterns.add<FastDivF32Pattern>(converter, /*benefit=*/20);
     // libdevice first; what it does not cover goes to LLVM intrinsics.
     populateLibDeviceConversionPatterns(converter, patterns, /*benefit=*/10);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);

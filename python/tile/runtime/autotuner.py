@@ -42,7 +42,7 @@ class Heuristics(_Launchable):
         for name, rule in self.values.items():
             kwargs[name] = rule(bound)
             bound[name] = kwargs[name]
-        return self.fn.run(grid, args, kwargs)
+        return self.fn[grid](*args, **kwargs)
 
 
 def heuristics(values):
@@ -129,7 +129,8 @@ class Autotuner(_Launchable):
             best = configs[builtins.min(timings, key=timings.get)]
             self.cache[key] = best
         self.best_config = best
-        return self.fn.run(grid, args, dict(kwargs, **best.all_kwargs()))
+        # The tuned launch takes the kernel's own (C++) launch path.
+        return self.fn[grid](*args, **dict(kwargs, **best.all_kwargs()))
 
 
 def autotune(configs, key, prune_configs_by=None, reset_to_zero=None,

@@ -13,7 +13,7 @@ from tile.compiler.ir_builder import IRBuilder
 from tile.language import core as tl
 from tile.language import dtypes as d
 from tile.language import semantic as sem
-from tile.runtime import launcher
+from tile.runtime import cache, launcher
 
 
 class JITFunction:
@@ -47,28 +47,56 @@ class JITFunction:
         self.def_node = tree.body[0]
         self.def_node.decorator_list = []
         self.indent = len(lines[0]) - len(lines[0].lstrip())
-        self.cache = {}
+        self.specialize = [i not in self.do_not_specialize and
+                           self.arg_names[i] not in self.do_not_specialize
+                           for i in range(len(self.params))]
+        self.cache = _KernelCache()
+        self._dispatcher = None
+        self._deps_key = None
 
     def __getitem__(self, grid):
-        """`kernel[grid](*args, num_warps=4, num_stages=3, **constexprs)`."""
-        return lambda *args, **kwargs: self.run(grid, args, kwargs)
+        """`kernel[grid](*args, num_warps=4, num_stages=3, **constexprs)`.
 
-    def run(self, grid, args, kwargs):
-        # The warm path: bind, key, look up, launch. No AST or IR work.
+        The call goes to the C++ dispatcher (tile._C.Dispatcher), which
+        comes back to `_prepare` only to compile a new specialization and to
+        `run` for arguments it leaves to Python."""
+        dispatcher = self._dispatcher
+        if dispatcher is None:
+            missing = object()
+            defaults = tuple(missing if p.default is inspect.Parameter.empty
+                             else p.default for p in self.params)
+            dispatcher = self._dispatcher = _C.Dispatcher(
+                self, tuple(self.arg_names), defaults, missing,
+                [i in self.constexprs for i in range(len(self.params))],
+                self.specialize, launcher)
+            self.cache.dispatcher = dispatcher
+        return dispatcher[grid]
+
+    def _prepare(self, args, kwargs):
+        """Binds and specialises a call, compiling on a miss. Returns the
+        kernel and the indices of the parameters passed at launch."""
+        kwargs = dict(kwargs)
         options = (kwargs.pop("num_warps", 4), kwargs.pop("num_stages", 3),
                    kwargs.pop("target", "sm_90a"))
         bound = self._bind(args, kwargs)
-        key = (tuple(_spec_key(name, bound[name], i in self.constexprs)
+        key = (tuple(_spec_key(name, bound[name], i in self.constexprs,
+                               self.specialize[i])
                      for i, name in enumerate(self.arg_names)), options)
         kernel = self.cache.get(key)
         if kernel is None:
             kernel = self._compile_for(key, bound, options)
             self.cache[key] = kernel
+        runtime = [i for i, spec in enumerate(key[0])
+                   if spec[0] not in ("constexpr", "one")]
+        return kernel, runtime, bound
+
+    def run(self, grid, args, kwargs):
+        """The launch path in Python: what the dispatcher falls back to."""
+        kernel, runtime, bound = self._prepare(args, kwargs)
         if callable(grid):
             grid = grid(bound)
         grid = tuple(grid) + (1,) * (3 - len(grid))
-        runtime_args = [bound[n] for n, spec in zip(self.arg_names, key[0])
-                        if spec[0] not in ("constexpr", "one")]
+        runtime_args = [bound[self.arg_names[i]] for i in runtime]
         return launcher.active().launch(kernel, grid, runtime_args)
 
     def _bind(self, args, kwargs):
@@ -104,9 +132,14 @@ class JITFunction:
                 params[name] = d.parse_signature_type(kind)
                 if spec[1]:
                     attrs[name] = "tile.divisibility = 16 : i32"
-        ir = lower_to_tile_ir(self, params, attrs)
         num_warps, num_stages, target = options
-        kernel = compile_to_gpu(self, params, ir, num_warps, num_stages, target)
+        disk_key = cache.kernel_key(self, key, options)
+        kernel = cache.load(disk_key)
+        if kernel is None:
+            ir = lower_to_tile_ir(self, params, attrs)
+            kernel = compile_to_gpu(self, params, ir, num_warps, num_stages,
+                                    target)
+            cache.store(disk_key, kernel)
         kernel.signature = "".join(
             _SIG_LETTERS.get(spec[0][:1] if spec[0].startswith("*") else spec[0], "?")
             for spec in key[0] if spec[0] not in ("constexpr", "one"))
@@ -129,6 +162,14 @@ class JITFunction:
     @property
     def cache_key(self):
         return hashlib.sha256(self.src.encode()).hexdigest()
+
+    @property
+    def deps_key(self):
+        """A hash of this function's source, of every @jit function it
+        calls (transitively) and of the global values it reads."""
+        if self._deps_key is None:
+            self._deps_key = _dependencies_key(self, set())
+        return self._deps_key
 
     def __repr__(self):
         return "JITFunction(%s)" % self.__name__
@@ -174,10 +215,50 @@ def compile_to_gpu(fn, params, ir, num_warps, num_stages, target,
     return CompiledKernel(result.name, asm, metadata)
 
 
-def _spec_key(name, value, is_constexpr):
+class _KernelCache(dict):
+    """Specialization key -> compiled kernel; clearing it also clears the
+    C++ dispatcher's table."""
+
+    dispatcher = None
+
+    def clear(self):
+        super().clear()
+        if self.dispatcher is not None:
+            self.dispatcher.clear()
+
+
+def _dependencies_key(fn, seen):
+    seen.add(id(fn))
+    parts = [fn.cache_key]
+    for node in ast.walk(fn.def_node):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            found, value = fn.lookup(node.id)
+        elif (isinstance(node, ast.Attribute) and
+              isinstance(node.value, ast.Name)):
+            found, base = fn.lookup(node.value.id)
+            value = getattr(base, node.attr, None) if found else None
+            found = found and value is not None
+        else:
+            continue
+        if not found:
+            continue
+        if isinstance(value, JITFunction):
+            if id(value) not in seen:
+                parts.append(_dependencies_key(value, seen))
+        elif isinstance(value, tl.constexpr):
+            parts.append("%s=%r" % (getattr(node, "id", None) or node.attr,
+                                     value.value))
+        elif isinstance(value, (bool, int, float, str)):
+            parts.append("%s=%r" % (getattr(node, "id", None) or node.attr,
+                                     value))
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def _spec_key(name, value, is_constexpr, specialize=True):
     """What a launch specialises on, for one argument: (type, divisible by 16).
 
-    Integers equal to 1 are compiled in as constants, like Triton does."""
+    Integers equal to 1 are compiled in as constants, like Triton does;
+    parameters in `do_not_specialize` get neither that nor divisibility."""
     if is_constexpr:
         return ("constexpr", repr(value))
     if hasattr(value, "data_ptr"):
@@ -187,23 +268,24 @@ def _spec_key(name, value, is_constexpr):
         sig = _TORCH_DTYPES.get(str(value.dtype))
         if sig is None:
             raise TypeError("argument '%s' has unsupported dtype %s" % (name, value.dtype))
-        return ("*" + sig, value.data_ptr() % 16 == 0)
+        return ("*" + sig, specialize and value.data_ptr() % 16 == 0)
     interface = getattr(value, "__cuda_array_interface__", None)
     if interface is not None:
         sig = _ARRAY_TYPESTRS.get(interface.get("typestr"))
         if sig is None:
             raise TypeError("argument '%s' has unsupported typestr %r" %
                             (name, interface.get("typestr")))
-        return ("*" + sig, interface["data"][0] % 16 == 0)
+        return ("*" + sig, specialize and interface["data"][0] % 16 == 0)
     if isinstance(value, bool):
         return ("i1", False)
     if isinstance(value, int):
-        if value == 1:
+        if value == 1 and specialize:
             return ("one", True)
         if -2**31 <= value < 2**31:
-            return ("i32", value % 16 == 0)
+            return ("i32", specialize and value % 16 == 0)
         if -2**63 <= value < 2**64:
-            return ("i64" if value < 2**63 else "u64", value % 16 == 0)
+            return ("i64" if value < 2**63 else "u64",
+                    specialize and value % 16 == 0)
         raise ValueError("argument '%s' = %d does not fit in 64 bits" % (name, value))
     if isinstance(value, float):
         return ("fp32", False)

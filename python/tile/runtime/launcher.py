@@ -16,31 +16,45 @@ class NoGPULauncher:
 
 
 class CUDALauncher:
-    """Launches through libtile's C++ runtime on the current torch stream."""
+    """Launches through libtile's C++ runtime on the current torch stream.
 
-    def __init__(self):
-        self._stream = None
-
-    def _current_stream(self):
-        if self._stream is None:
-            try:
-                import torch
-                raw = torch._C._cuda_getCurrentRawStream
-                current = torch.cuda.current_device
-                self._stream = lambda: raw(current())
-            except (ImportError, AttributeError):
-                self._stream = lambda: 0
-        return self._stream()
+    The C++ dispatcher recognises this launcher and launches without
+    calling it; `launch` serves the Python path."""
 
     def launch(self, kernel, grid, args):
         from tile import _C
-        loaded = getattr(kernel, "loaded", None)
-        if loaded is None:
-            loaded = kernel.loaded = _C.load_kernel(
-                kernel.asm["cubin"], kernel.name, kernel.metadata["shared"],
-                32 * kernel.metadata["num_warps"])
-        _C.launch(loaded, grid[0], grid[1], grid[2], self._current_stream(),
+        fns = stream_functions()
+        stream = fns[1](fns[0]()) if fns else 0
+        _C.launch(load(kernel), grid[0], grid[1], grid[2], stream,
                   kernel.signature, args)
+
+
+def load(kernel):
+    """The kernel's cubin loaded on the current device (once)."""
+    loaded = getattr(kernel, "loaded", None)
+    if loaded is None:
+        from tile import _C
+        loaded = kernel.loaded = _C.load_kernel(
+            kernel.asm["cubin"], kernel.name, kernel.metadata["shared"],
+            32 * kernel.metadata["num_warps"])
+    return loaded
+
+
+_stream_functions = False
+
+
+def stream_functions():
+    """(current device, raw stream of a device) from torch, or None without
+    torch: then kernels go to the default stream."""
+    global _stream_functions
+    if _stream_functions is False:
+        try:
+            import torch
+            _stream_functions = (torch._C._cuda_getDevice,
+                                 torch._C._cuda_getCurrentRawStream)
+        except (ImportError, AttributeError):
+            _stream_functions = None
+    return _stream_functions
 
 
 _active = None

@@ -1,0 +1,760 @@
+//===- Dispatcher.cpp - The warm launch path of kernel[grid](...) ---------===//
+//
+// After the first launch of a specialization, `kernel[grid](*args, **kw)`
+// never runs Python: the dispatcher binds the arguments, builds the
+// specialization key from them (dtypes, 16-byte alignment, integer ranges,
+// constexpr values, options), finds the loaded kernel in a hash table,
+// packs the parameters and calls cuLaunchKernel on torch's current stream.
+//
+// Anything it does not recognise goes to the Python path (JITFunction.run),
+// which raises the argument errors and handles the rare cases; a miss asks
+// Python to compile (JITFunction._prepare) and remembers the answer. When a
+// launcher other than the CUDA one is active (tests, no driver), the
+// dispatcher still keys in C++ and hands the launch to it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Dispatcher.h"
+
+#include "tile/Runtime/Runtime.h"
+
+#include <cstring>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace py = pybind11;
+
+namespace {
+
+constexpr int kMaxParams = 64;
+
+struct KeyHash {
+  size_t operator()(const std::vector<uint64_t> &key) const {
+    uint64_t h = 1469598103934665603ull;
+    for (uint64_t v : key)
+      h = (h ^ v) * 1099511628211ull;
+    return h;
+  }
+};
+
+/// One compiled specialization.
+struct Entry {
+  PyObject *kernel = nullptr;           // tile CompiledKernel (owned)
+  std::vector<int> runtimeParams;       // parameter indices passed at launch
+  std::string signature;                // one letter per runtime parameter
+  std::vector<PyObject *> constexprs;   // owned; compared on every hit
+  bool loaded = false;
+  tile::LoadedKernel loadedKernel;
+};
+
+/// How the dispatcher treats objects of one Python type.
+enum class Kind { Unknown, TensorLike };
+
+struct DispatcherObject {
+  PyObject_HEAD
+  PyObject *fn;             // the JITFunction
+  PyObject *argNames;       // tuple of str
+  PyObject *defaults;       // tuple; `missing` where there is none
+  PyObject *missing;
+  PyObject *launcherModule; // tile.runtime.launcher
+  PyObject *cudaLauncherType;
+  PyObject *getDevice, *getStream; // torch's, fetched on first CUDA launch
+  std::vector<bool> *isConstexpr;
+  std::vector<bool> *specialize;
+  std::unordered_map<std::vector<uint64_t>, Entry, KeyHash> *table;
+  std::unordered_map<PyTypeObject *, Kind> *kinds;
+  int numParams;
+};
+
+struct BoundLaunchObject {
+  PyObject_HEAD
+  vectorcallfunc vectorcall;
+  DispatcherObject *dispatcher; // owned
+  PyObject *grid;               // owned
+};
+
+PyObject *str_data_ptr, *str_dtype, *str_is_cuda, *str_active, *str_launch,
+    *str_prepare, *str_run, *str_num_warps, *str_num_stages, *str_target,
+    *str_load, *str_signature, *str_stream_functions, *str_active_fn;
+
+const char *kOptionNames[3] = {"num_warps", "num_stages", "target"};
+
+//===----------------------------------------------------------------------===//
+// Binding and keying
+//===----------------------------------------------------------------------===//
+
+/// The arguments of one call, bound to parameters.
+struct Call {
+  PyObject *values[kMaxParams];   // borrowed
+  PyObject *options[3] = {nullptr, nullptr, nullptr}; // borrowed
+  uint64_t pointers[kMaxParams];  // data_ptr() of tensor-like arguments
+  std::vector<uint64_t> key;
+};
+
+enum Tag : uint64_t {
+  TagConstexpr = 1,
+  TagBool,
+  TagOne,
+  TagI32,
+  TagI64,
+  TagU64,
+  TagFloat,
+  TagTensor,
+  TagOption,
+  TagDefaultOption,
+};
+
+/// Binds positional and keyword arguments. Returns false (no exception)
+/// when the call needs the Python path: a bad name, a duplicate, a missing
+/// argument.
+bool bind(DispatcherObject *self, PyObject *const *args, size_t nargs,
+          PyObject *kwnames, Call &call) {
+  int n = self->numParams;
+  if (nargs > static_cast<size_t>(n))
+    return false;
+  for (int i = 0; i < n; ++i)
+    call.values[i] = nullptr;
+  for (size_t i = 0; i < nargs; ++i)
+    call.values[i] = args[i];
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t k = 0; k < nkw; ++k) {
+    PyObject *name = PyTuple_GET_ITEM(kwnames, k);
+    PyObject *value = args[nargs + k];
+    int index = -1;
+    // Interned names compare by pointer first.
+    for (int i = 0; i < n && index < 0; ++i)
+      if (PyTuple_GET_ITEM(self->argNames, i) == name)
+        index = i;
+    for (int i = 0; i < n && index < 0; ++i)
+      if (PyUnicode_Compare(PyTuple_GET_ITEM(self->argNames, i), name) == 0)
+        index = i;
+    if (index >= 0) {
+      if (call.values[index])
+        return false;
+      call.values[index] = value;
+      continue;
+    }
+    bool option = false;
+    for (int o = 0; o < 3; ++o)
+      if (PyUnicode_CompareWithASCIIString(name, kOptionNames[o]) == 0) {
+        call.options[o] = value;
+        option = true;
+      }
+    if (!option)
+      return false;
+  }
+  for (int i = 0; i < n; ++i) {
+    if (call.values[i])
+      continue;
+    PyObject *fallback = PyTuple_GET_ITEM(self->defaults, i);
+    if (fallback == self->missing)
+      return false;
+    call.values[i] = fallback;
+  }
+  return true;
+}
+
+void pushObject(std::vector<uint64_t> &key, uint64_t tag, PyObject *value,
+                bool &ok) {
+  Py_hash_t hash = PyObject_Hash(value);
+  if (hash == -1) {
+    PyErr_Clear();
+    ok = false;
+    return;
+  }
+  key.push_back(tag);
+  key.push_back(reinterpret_cast<uintptr_t>(Py_TYPE(value)));
+  key.push_back(static_cast<uint64_t>(hash));
+}
+
+Kind kindOf(DispatcherObject *self, PyTypeObject *type) {
+  auto it = self->kinds->find(type);
+  if (it != self->kinds->end())
+    return it->second;
+  Kind kind = Kind::Unknown;
+  if (PyObject_HasAttr(reinterpret_cast<PyObject *>(type), str_data_ptr))
+    kind = Kind::TensorLike;
+  self->kinds->emplace(type, kind);
+  return kind;
+}
+
+/// The specialization key of a bound call, as the Python path computes it
+/// (jit._spec_key), plus the options. False: leave it to Python.
+bool buildKey(DispatcherObject *self, Call &call) {
+  std::vector<uint64_t> &key = call.key;
+  key.clear();
+  bool ok = true;
+  for (int i = 0; i < self->numParams && ok; ++i) {
+    PyObject *v = call.values[i];
+    if ((*self->isConstexpr)[i]) {
+      pushObject(key, TagConstexpr, v, ok);
+      continue;
+    }
+    bool specialize = (*self->specialize)[i];
+    if (PyBool_Check(v)) {
+      key.push_back(TagBool);
+      continue;
+    }
+    if (PyLong_CheckExact(v)) {
+      int overflow = 0;
+      long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+      if (overflow > 0) {
+        unsigned long long u = PyLong_AsUnsignedLongLong(v);
+        if (PyErr_Occurred()) {
+          PyErr_Clear();
+          return false;
+        }
+        key.push_back(TagU64);
+        key.push_back(specialize && u % 16 == 0);
+        continue;
+      }
+      if (overflow < 0)
+        return false;
+      if (specialize && x == 1) {
+        key.push_back(TagOne);
+        continue;
+      }
+      bool small = x >= -(1ll << 31) && x < (1ll << 31);
+      key.push_back(small ? TagI32 : TagI64);
+      key.push_back(specialize && x % 16 == 0);
+      continue;
+    }
+    if (PyFloat_CheckExact(v)) {
+      key.push_back(TagFloat);
+      continue;
+    }
+    if (kindOf(self, Py_TYPE(v)) != Kind::TensorLike)
+      return false;
+    PyObject *cuda = PyObject_GetAttr(v, str_is_cuda);
+    if (!cuda) {
+      PyErr_Clear();
+    } else {
+      int isCuda = PyObject_IsTrue(cuda);
+      Py_DECREF(cuda);
+      if (isCuda != 1) {
+        PyErr_Clear();
+        return false;
+      }
+    }
+    PyObject *ptr = PyObject_CallMethodNoArgs(v, str_data_ptr);
+    if (!ptr) {
+      PyErr_Clear();
+      return false;
+    }
+    unsigned long long address = PyLong_AsUnsignedLongLong(ptr);
+    Py_DECREF(ptr);
+    if (PyErr_Occurred()) {
+      PyErr_Clear();
+      return false;
+    }
+    PyObject *dtype = PyObject_GetAttr(v, str_dtype);
+    if (!dtype) {
+      PyErr_Clear();
+      return false;
+    }
+    call.pointers[i] = address;
+    key.push_back(TagTensor);
+    // dtype objects are singletons; the entry's kernel keeps none alive, so
+    // the key also carries the dtype's hash against a reused address.
+    key.push_back(reinterpret_cast<uintptr_t>(dtype));
+    Py_hash_t hash = PyObject_Hash(dtype);
+    Py_DECREF(dtype);
+    if (hash == -1) {
+      PyErr_Clear();
+      return false;
+    }
+    key.push_back(static_cast<uint64_t>(hash));
+    key.push_back(specialize && address % 16 == 0);
+  }
+  for (int o = 0; o < 3 && ok; ++o) {
+    if (call.options[o])
+      pushObject(key, TagOption, call.options[o], ok);
+    else
+      key.push_back(TagDefaultOption);
+  }
+  return ok;
+}
+
+bool constexprsMatch(DispatcherObject *self, const Entry &entry,
+                     const Call &call) {
+  size_t next = 0;
+  auto same = [&](PyObject *stored, PyObject *value) {
+    if (stored == value)
+      return true;
+    int eq = PyObject_RichCompareBool(stored, value, Py_EQ);
+    if (eq < 0)
+      PyErr_Clear();
+    return eq == 1;
+  };
+  for (int i = 0; i < self->numParams; ++i)
+    if ((*self->isConstexpr)[i] &&
+        !same(entry.constexprs[next++], call.values[i]))
+      return false;
+  for (int o = 0; o < 3; ++o)
+    if (call.options[o] && !same(entry.constexprs[next++], call.options[o]))
+      return false;
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// The Python side: fallback, compile on a miss, other launchers
+//===----------------------------------------------------------------------===//
+
+/// (args tuple, kwargs dict) of a vectorcall, for the Python path.
+bool packArgs(PyObject *const *args, size_t nargs, PyObject *kwnames,
+              PyObject **tuple, PyObject **dict) {
+  *tuple = PyTuple_New(nargs);
+  *dict = PyDict_New();
+  if (!*tuple || !*dict)
+    return false;
+  for (size_t i = 0; i < nargs; ++i) {
+    Py_INCREF(args[i]);
+    PyTuple_SET_ITEM(*tuple, i, args[i]);
+  }
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t k = 0; k < nkw; ++k)
+    if (PyDict_SetItem(*dict, PyTuple_GET_ITEM(kwnames, k), args[nargs + k]))
+      return false;
+  return true;
+}
+
+PyObject *pythonRun(DispatcherObject *self, PyObject *grid,
+                    PyObject *const *args, size_t nargs, PyObject *kwnames) {
+  PyObject *tuple, *dict;
+  PyObject *result = nullptr;
+  if (packArgs(args, nargs, kwnames, &tuple, &dict))
+    result = PyObject_CallMethodObjArgs(self->fn, str_run, grid, tuple, dict,
+                                        nullptr);
+  Py_XDECREF(tuple);
+  Py_XDECREF(dict);
+  return result;
+}
+
+/// Compiles (or finds) the specialization through Python and records it.
+Entry *prepare(DispatcherObject *self, const Call &call,
+               PyObject *const *args, size_t nargs, PyObject *kwnames) {
+  PyObject *tuple, *dict;
+  PyObject *result = nullptr;
+  if (packArgs(args, nargs, kwnames, &tuple, &dict))
+    result = PyObject_CallMethodObjArgs(self->fn, str_prepare, tuple, dict,
+                                        nullptr);
+  Py_XDECREF(tuple);
+  Py_XDECREF(dict);
+  if (!result)
+    return nullptr;
+  // (kernel, [runtime parameter indices])
+  PyObject *kernel = PyTuple_GetItem(result, 0);
+  PyObject *indices = PyTuple_GetItem(result, 1);
+  PyObject *signature =
+      kernel ? PyObject_GetAttr(kernel, str_signature) : nullptr;
+  if (!kernel || !indices || !signature || !PyUnicode_Check(signature)) {
+    Py_XDECREF(signature);
+    Py_DECREF(result);
+    if (!PyErr_Occurred())
+      PyErr_SetString(PyExc_RuntimeError, "tile: bad _prepare result");
+    return nullptr;
+  }
+  Entry entry;
+  entry.kernel = kernel;
+  Py_INCREF(kernel);
+  entry.signature = PyUnicode_AsUTF8(signature);
+  Py_DECREF(signature);
+  for (Py_ssize_t i = 0, e = PyList_Size(indices); i < e; ++i)
+    entry.runtimeParams.push_back(
+        static_cast<int>(PyLong_AsLong(PyList_GetItem(indices, i))));
+  Py_DECREF(result);
+  for (int i = 0; i < self->numParams; ++i)
+    if ((*self->isConstexpr)[i]) {
+      Py_INCREF(call.values[i]);
+      entry.constexprs.push_back(call.values[i]);
+    }
+  for (int o = 0; o < 3; ++o)
+    if (call.options[o]) {
+      Py_INCREF(call.options[o]);
+      entry.constexprs.push_back(call.options[o]);
+    }
+  auto [it, inserted] = self->table->insert_or_assign(call.key, entry);
+  return &it->second;
+}
+
+void releaseEntry(Entry &entry) {
+  Py_XDECREF(entry.kernel);
+  for (PyObject *c : entry.constexprs)
+    Py_DECREF(c);
+}
+
+/// The grid as three unsigned ints; a callable gets the bound arguments.
+bool evalGrid(DispatcherObject *self, PyObject *grid, const Call &call,
+              unsigned dims[3]) {
+  dims[0] = dims[1] = dims[2] = 1;
+  PyObject *value = grid;
+  Py_INCREF(value);
+  if (PyCallable_Check(grid)) {
+    PyObject *meta = PyDict_New();
+    if (!meta)
+      return false;
+    for (int i = 0; i < self->numParams; ++i)
+      PyDict_SetItem(meta, PyTuple_GET_ITEM(self->argNames, i),
+                     call.values[i]);
+    Py_DECREF(value);
+    value = PyObject_CallOneArg(grid, meta);
+    Py_DECREF(meta);
+    if (!value)
+      return false;
+  }
+  PyObject *seq = PySequence_Fast(value, "the grid must be a tuple of ints "
+                                         "or a callable returning one");
+  Py_DECREF(value);
+  if (!seq)
+    return false;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  if (n < 1 || n > 3) {
+    Py_DECREF(seq);
+    PyErr_SetString(PyExc_ValueError, "the grid needs 1 to 3 dimensions");
+    return false;
+  }
+  for (Py_ssize_t d = 0; d < n; ++d) {
+    long long x = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, d));
+    if (x == -1 && PyErr_Occurred()) {
+      Py_DECREF(seq);
+      return false;
+    }
+    if (x < 0 || x > 0x7fffffffll) {
+      Py_DECREF(seq);
+      PyErr_Format(PyExc_ValueError, "grid dimension %d is %lld", (int)d, x);
+      return false;
+    }
+    dims[d] = static_cast<unsigned>(x);
+  }
+  Py_DECREF(seq);
+  return true;
+}
+
+PyObject *launchThroughPython(PyObject *launcher, const Entry &entry,
+                              const Call &call, const unsigned dims[3]) {
+  PyObject *list = PyList_New(entry.runtimeParams.size());
+  if (!list)
+    return nullptr;
+  for (size_t i = 0; i < entry.runtimeParams.size(); ++i) {
+    PyObject *v = call.values[entry.runtimeParams[i]];
+    Py_INCREF(v);
+    PyList_SET_ITEM(list, i, v);
+  }
+  PyObject *grid = Py_BuildValue("(III)", dims[0], dims[1], dims[2]);
+  PyObject *result =
+      grid ? PyObject_CallMethodObjArgs(launcher, str_launch, entry.kernel,
+                                        grid, list, nullptr)
+           : nullptr;
+  Py_XDECREF(grid);
+  Py_DECREF(list);
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// The CUDA launch
+//===----------------------------------------------------------------------===//
+
+bool currentStream(DispatcherObject *self, void **stream) {
+  *stream = nullptr;
+  if (!self->getStream) {
+    PyObject *fns = PyObject_CallMethodNoArgs(self->launcherModule,
+                                              str_stream_functions);
+    if (!fns)
+      return false;
+    if (fns == Py_None) {
+      Py_DECREF(fns);
+      return true;
+    }
+    if (!PyArg_ParseTuple(fns, "OO", &self->getDevice, &self->getStream)) {
+      Py_DECREF(fns);
+      return false;
+    }
+    Py_INCREF(self->getDevice);
+    Py_INCREF(self->getStream);
+    Py_DECREF(fns);
+  }
+  PyObject *device = PyObject_CallNoArgs(self->getDevice);
+  if (!device)
+    return false;
+  PyObject *raw = PyObject_CallOneArg(self->getStream, device);
+  Py_DECREF(device);
+  if (!raw)
+    return false;
+  *stream = reinterpret_cast<void *>(PyLong_AsUnsignedLongLong(raw));
+  Py_DECREF(raw);
+  return !PyErr_Occurred();
+}
+
+bool launchCuda(DispatcherObject *self, Entry &entry, const Call &call,
+                const unsigned dims[3]) {
+  if (!entry.loaded) {
+    PyObject *loaded = PyObject_CallMethodObjArgs(self->launcherModule,
+                                                  str_load, entry.kernel,
+                                                  nullptr);
+    if (!loaded)
+      return false;
+    try {
+      entry.loadedKernel = py::cast<tile::LoadedKernel>(py::handle(loaded));
+    } catch (const py::cast_error &) {
+      Py_DECREF(loaded);
+      PyErr_SetString(PyExc_TypeError, "tile: launcher.load returned no "
+                                       "LoadedKernel");
+      return false;
+    }
+    Py_DECREF(loaded);
+    entry.loaded = true;
+  }
+  uint64_t slots[kMaxParams];
+  void *params[kMaxParams];
+  for (size_t i = 0; i < entry.runtimeParams.size(); ++i) {
+    int p = entry.runtimeParams[i];
+    PyObject *v = call.values[p];
+    params[i] = &slots[i];
+    switch (entry.signature[i]) {
+    case 'p':
+      slots[i] = PyLong_Check(v) ? PyLong_AsUnsignedLongLong(v)
+                                 : call.pointers[p];
+      break;
+    case 'i': {
+      int32_t x = static_cast<int32_t>(PyLong_AsLongLong(v));
+      std::memcpy(&slots[i], &x, 4);
+      break;
+    }
+    case 'l': {
+      // i64 or u64: the bits are the same.
+      int overflow = 0;
+      long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+      uint64_t bits = overflow ? PyLong_AsUnsignedLongLong(v)
+                               : static_cast<uint64_t>(x);
+      std::memcpy(&slots[i], &bits, 8);
+      break;
+    }
+    case 'f': {
+      float x = static_cast<float>(PyFloat_AsDouble(v));
+      std::memcpy(&slots[i], &x, 4);
+      break;
+    }
+    case 'b': {
+      uint8_t x = v == Py_True ? 1 : 0;
+      std::memcpy(&slots[i], &x, 1);
+      break;
+    }
+    default:
+      PyErr_Format(PyExc_TypeError, "tile: parameter type '%c' cannot be "
+                   "launched", entry.signature[i]);
+      return false;
+    }
+  }
+  if (PyErr_Occurred())
+    return false;
+  void *stream;
+  if (!currentStream(self, &stream))
+    return false;
+  std::string error;
+  if (!tile::launchKernel(entry.loadedKernel, dims[0], dims[1], dims[2],
+                          stream, params, error)) {
+    PyErr_SetString(PyExc_RuntimeError, error.c_str());
+    return false;
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// kernel[grid](...)
+//===----------------------------------------------------------------------===//
+
+PyObject *boundLaunchCall(PyObject *callable, PyObject *const *args,
+                          size_t nargsf, PyObject *kwnames) {
+  auto *bound = reinterpret_cast<BoundLaunchObject *>(callable);
+  DispatcherObject *self = bound->dispatcher;
+  size_t nargs = PyVectorcall_NARGS(nargsf);
+  Call call;
+  call.key.reserve(4 * self->numParams + 8);
+  if (!bind(self, args, nargs, kwnames, call) || !buildKey(self, call))
+    return pythonRun(self, bound->grid, args, nargs, kwnames);
+  auto it = self->table->find(call.key);
+  Entry *entry = nullptr;
+  if (it != self->table->end() && constexprsMatch(self, it->second, call))
+    entry = &it->second;
+  else if (!(entry = prepare(self, call, args, nargs, kwnames)))
+    return nullptr;
+  unsigned dims[3];
+  if (!evalGrid(self, bound->grid, call, dims))
+    return nullptr;
+  PyObject *active = PyObject_GetAttr(self->launcherModule, str_active);
+  if (!active)
+    return nullptr;
+  if (active == Py_None) {
+    Py_DECREF(active);
+    active = PyObject_CallMethodNoArgs(self->launcherModule, str_active_fn);
+    if (!active)
+      return nullptr;
+  }
+  if (reinterpret_cast<PyObject *>(Py_TYPE(active)) != self->cudaLauncherType) {
+    PyObject *result = launchThroughPython(active, *entry, call, dims);
+    Py_DECREF(active);
+    return result;
+  }
+  Py_DECREF(active);
+  if (!launchCuda(self, *entry, call, dims))
+    return nullptr;
+  Py_RETURN_NONE;
+}
+
+void boundLaunchDealloc(PyObject *obj) {
+  auto *bound = reinterpret_cast<BoundLaunchObject *>(obj);
+  Py_XDECREF(reinterpret_cast<PyObject *>(bound->dispatcher));
+  Py_XDECREF(bound->grid);
+  Py_TYPE(obj)->tp_free(obj);
+}
+
+PyTypeObject BoundLaunchType = {PyVarObject_HEAD_INIT(nullptr, 0)};
+
+PyObject *dispatcherSubscript(PyObject *obj, PyObject *grid) {
+  auto *bound = PyObject_New(BoundLaunchObject, &BoundLaunchType);
+  if (!bound)
+    return nullptr;
+  bound->vectorcall = boundLaunchCall;
+  Py_INCREF(obj);
+  bound->dispatcher = reinterpret_cast<DispatcherObject *>(obj);
+  Py_INCREF(grid);
+  bound->grid = grid;
+  return reinterpret_cast<PyObject *>(bound);
+}
+
+void clearTable(DispatcherObject *self) {
+  for (auto &[key, entry] : *self->table)
+    releaseEntry(entry);
+  self->table->clear();
+}
+
+PyObject *dispatcherClear(PyObject *obj, PyObject *) {
+  clearTable(reinterpret_cast<DispatcherObject *>(obj));
+  Py_RETURN_NONE;
+}
+
+PyObject *dispatcherSize(PyObject *obj, PyObject *) {
+  return PyLong_FromSize_t(
+      reinterpret_cast<DispatcherObject *>(obj)->table->size());
+}
+
+/// Dispatcher(fn, arg_names, defaults, missing, constexpr_mask,
+///            specialize_mask, launcher_module)
+int dispatcherInit(PyObject *obj, PyObject *args, PyObject *) {
+  auto *self = reinterpret_cast<DispatcherObject *>(obj);
+  PyObject *fn, *names, *defaults, *missing, *constexprMask, *specializeMask,
+      *module;
+  if (!PyArg_ParseTuple(args, "OO!O!OOOO", &fn, &PyTuple_Type, &names,
+                        &PyTuple_Type, &defaults, &missing, &constexprMask,
+                        &specializeMask, &module))
+    return -1;
+  Py_ssize_t n = PyTuple_GET_SIZE(names);
+  if (n > kMaxParams || PyTuple_GET_SIZE(defaults) != n) {
+    PyErr_SetString(PyExc_ValueError, "tile: a kernel takes at most 64 "
+                                      "parameters");
+    return -1;
+  }
+  PyObject *cudaType = PyObject_GetAttrString(module, "CUDALauncher");
+  if (!cudaType)
+    return -1;
+  self->fn = fn;
+  self->argNames = names;
+  self->defaults = defaults;
+  self->missing = missing;
+  self->launcherModule = module;
+  self->cudaLauncherType = cudaType;
+  for (PyObject *o : {fn, names, defaults, missing, module})
+    Py_INCREF(o);
+  self->getDevice = self->getStream = nullptr;
+  self->numParams = static_cast<int>(n);
+  self->isConstexpr = new std::vector<bool>(n);
+  self->specialize = new std::vector<bool>(n);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject *c = PySequence_GetItem(constexprMask, i);
+    PyObject *s = PySequence_GetItem(specializeMask, i);
+    (*self->isConstexpr)[i] = c && PyObject_IsTrue(c) == 1;
+    (*self->specialize)[i] = s && PyObject_IsTrue(s) == 1;
+    Py_XDECREF(c);
+    Py_XDECREF(s);
+  }
+  self->table = new std::unordered_map<std::vector<uint64_t>, Entry, KeyHash>();
+  self->kinds = new std::unordered_map<PyTypeObject *, Kind>();
+  return PyErr_Occurred() ? -1 : 0;
+}
+
+void dispatcherDealloc(PyObject *obj) {
+  auto *self = reinterpret_cast<DispatcherObject *>(obj);
+  if (self->table) {
+    clearTable(self);
+    delete self->table;
+  }
+  delete self->kinds;
+  delete self->isConstexpr;
+  delete self->specialize;
+  for (PyObject *o : {self->fn, self->argNames, self->defaults, self->missing,
+                      self->launcherModule, self->cudaLauncherType,
+                      self->getDevice, self->getStream})
+    Py_XDECREF(o);
+  Py_TYPE(obj)->tp_free(obj);
+}
+
+PyObject *dispatcherNew(PyTypeObject *type, PyObject *, PyObject *) {
+  PyObject *obj = type->tp_alloc(type, 0); // zero-filled
+  return obj;
+}
+
+PyMappingMethods DispatcherMapping = {nullptr, dispatcherSubscript, nullptr};
+
+PyMethodDef DispatcherMethods[] = {
+    {"clear", dispatcherClear, METH_NOARGS,
+     "Forget every specialization (the kernels stay in the Python cache)."},
+    {"size", dispatcherSize, METH_NOARGS, "Specializations known."},
+    {nullptr, nullptr, 0, nullptr}};
+
+PyTypeObject DispatcherType = {PyVarObject_HEAD_INIT(nullptr, 0)};
+
+} // namespace
+
+void tile::python::registerDispatcher(py::module_ &m) {
+  for (auto [slot, text] :
+       std::initializer_list<std::pair<PyObject **, const char *>>{
+           {&str_data_ptr, "data_ptr"},
+           {&str_dtype, "dtype"},
+           {&str_is_cuda, "is_cuda"},
+           {&str_active, "_active"},
+           {&str_launch, "launch"},
+           {&str_prepare, "_prepare"},
+           {&str_run, "run"},
+           {&str_num_warps, "num_warps"},
+           {&str_num_stages, "num_stages"},
+           {&str_target, "target"},
+           {&str_load, "load"},
+           {&str_signature, "signature"},
+           {&str_stream_functions, "stream_functions"},
+           {&str_active_fn, "active"}})
+    *slot = PyUnicode_InternFromString(text);
+
+  BoundLaunchType.tp_name = "tile._C.BoundLaunch";
+  BoundLaunchType.tp_basicsize = sizeof(BoundLaunchObject);
+  BoundLaunchType.tp_dealloc = boundLaunchDealloc;
+  BoundLaunchType.tp_call = PyVectorcall_Call;
+  BoundLaunchType.tp_vectorcall_offset = offsetof(BoundLaunchObject, vectorcall);
+  BoundLaunchType.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL;
+  BoundLaunchType.tp_doc = "kernel[grid]: call it with the kernel's arguments";
+
+  DispatcherType.tp_name = "tile._C.Dispatcher";
+  DispatcherType.tp_basicsize = sizeof(DispatcherObject);
+  DispatcherType.tp_dealloc = dispatcherDealloc;
+  DispatcherType.tp_new = dispatcherNew;
+  DispatcherType.tp_init = dispatcherInit;
+  DispatcherType.tp_as_mapping = &DispatcherMapping;
+  DispatcherType.tp_methods = DispatcherMethods;
+  DispatcherType.tp_flags = Py_TPFLAGS_DEFAULT;
+  DispatcherType.tp_doc = "The C++ launch path of one @tile.jit kernel";
+
+  if (PyType_Ready(&BoundLaunchType) < 0 || PyType_Ready(&DispatcherType) < 0)
+    throw py::error_already_set();
+  Py_INCREF(&DispatcherType);
+  m.add_object("Dispatcher", reinterpret_cast<PyObject *>(&DispatcherType));
+}
