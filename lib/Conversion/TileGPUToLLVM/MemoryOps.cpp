@@ -414,6 +414,18 @@ LogicalResult lowerAtomic(Operation *op, ValueRange ptrs,
   MLIRContext *context = op->getContext();
   Type elementType = getElementTypeOrSelf(op->getResult(0).getType());
   bool isScalar = !isa<RankedTensorType>(op->getResult(0).getType());
+  // A scalar atomic that releases (e.g. a lock) publishes the writes of
+  // the whole CTA, not only of thread 0: everyone's writes must be done
+  // before thread 0 issues it.
+  // Likewise an acquiring one orders the loads of every thread after it:
+  // the barrier that hands out its result does that, or one of its own.
+  auto sem = op->getAttrOfType<MemSemanticAttr>("sem");
+  bool releases = sem && (sem.getValue() == MemSemantic::Release ||
+                          sem.getValue() == MemSemantic::AcqRel);
+  bool acquires = sem && (sem.getValue() == MemSemantic::Acquire ||
+                          sem.getValue() == MemSemantic::AcqRel);
+  if (isScalar && releases)
+    emitBarrier(rewriter, loc);
   Value writer = writerPredicate(rewriter, loc, op, op->getOperand(0).getType());
   const char *constraint = registerConstraint(elementType);
   Type regType = registerType(rewriter, elementType);
@@ -451,6 +463,8 @@ LogicalResult lowerAtomic(Operation *op, ValueRange ptrs,
     storeShared(rewriter, loc, slot, results[0], writer);
     emitBarrier(rewriter, loc);
     results[0] = loadShared(rewriter, loc, slot, elementType);
+  } else if (isScalar && acquires) {
+    emitBarrier(rewriter, loc);
   }
   rewriter.replaceOpWithMultiple(op, {results});
   return success();
