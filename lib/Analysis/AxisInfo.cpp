@@ -95,6 +95,19 @@ int64_t AxisInfoAnalysis::getMaskConstancy(Value mask, unsigned dim) const {
   return getAxisInfo(mask).constancy[dim];
 }
 
+/// The divisibility of `x` at the first element of every run of
+/// `runLength` (a power of two) along `dim`. `x.divisibility` holds at the
+/// first element of x's own runs; inside a run of consecutive values the
+/// element k places on divides only as far as k does, so a result with
+/// shorter runs than x's keeps gcd(divisibility, runLength): for runs of
+/// one, the odd elements make it 1.
+static int64_t divisibilityAtRuns(const AxisInfo &x, unsigned dim,
+                                  int64_t runLength) {
+  if (x.contiguity[dim] <= runLength)
+    return x.divisibility[dim];
+  return gcd(x.divisibility[dim], runLength);
+}
+
 /// x + y (and addptr, where y is scaled by the element size).
 static AxisInfo addFacts(const AxisInfo &x, const AxisInfo &y,
                          int64_t yScale) {
@@ -104,9 +117,10 @@ static AxisInfo addFacts(const AxisInfo &x, const AxisInfo &y,
     // (For addptr, contiguity counts elements, so the scale drops out.)
     info.contiguity[d] = std::max(gcd(x.contiguity[d], y.constancy[d]),
                                   gcd(x.constancy[d], y.contiguity[d]));
+    int64_t run = info.contiguity[d];
     info.divisibility[d] =
-        gcd(x.divisibility[d],
-            std::min(kMaxDivisor, y.divisibility[d] * yScale));
+        gcd(divisibilityAtRuns(x, d, run),
+            std::min(kMaxDivisor, divisibilityAtRuns(y, d, run) * yScale));
     info.constancy[d] = gcd(x.constancy[d], y.constancy[d]);
   }
   if (x.constant && y.constant)
@@ -163,9 +177,10 @@ void AxisInfoAnalysis::visit(Operation *op) {
           .Case([&](ExpandDimsOp expand) {
             AxisInfo src = operand(0);
             unsigned axis = expand.getAxis();
+            // Along the new dimension every element is its own run.
             int64_t divisibility = kMaxDivisor;
-            for (int64_t d : src.divisibility)
-              divisibility = gcd(divisibility, d);
+            for (unsigned d = 0; d < src.getRank(); ++d)
+              divisibility = gcd(divisibility, divisibilityAtRuns(src, d, 1));
             src.contiguity.insert(src.contiguity.begin() + axis, 1);
             src.divisibility.insert(src.divisibility.begin() + axis,
                                     divisibility);
@@ -185,7 +200,9 @@ void AxisInfoAnalysis::visit(Operation *op) {
             AxisInfo facts = AxisInfo::unknown(shape.size());
             for (unsigned d = 0; d < shape.size(); ++d) {
               facts.contiguity[d] = gcd(x.contiguity[d], y.constancy[d]);
-              facts.divisibility[d] = gcd(x.divisibility[d], y.divisibility[d]);
+              int64_t run = facts.contiguity[d];
+              facts.divisibility[d] = gcd(divisibilityAtRuns(x, d, run),
+                                          divisibilityAtRuns(y, d, run));
               facts.constancy[d] = gcd(x.constancy[d], y.constancy[d]);
             }
             if (x.constant && y.constant)
@@ -196,14 +213,16 @@ void AxisInfoAnalysis::visit(Operation *op) {
             AxisInfo x = operand(0), y = operand(1);
             AxisInfo facts = AxisInfo::unknown(shape.size());
             for (unsigned d = 0; d < shape.size(); ++d) {
-              facts.divisibility[d] = std::min(
-                  kMaxDivisor, x.divisibility[d] * y.divisibility[d]);
               facts.constancy[d] = gcd(x.constancy[d], y.constancy[d]);
               // Multiplying by one keeps runs.
               if (y.constant == 1)
                 facts.contiguity[d] = x.contiguity[d];
               else if (x.constant == 1)
                 facts.contiguity[d] = y.contiguity[d];
+              int64_t run = facts.contiguity[d];
+              facts.divisibility[d] =
+                  std::min(kMaxDivisor, divisibilityAtRuns(x, d, run) *
+                                            divisibilityAtRuns(y, d, run));
             }
             if (x.constant && y.constant)
               facts.constant = *x.constant * *y.constant;
