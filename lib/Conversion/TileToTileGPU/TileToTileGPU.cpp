@@ -169,7 +169,7 @@ struct ConvertTileToTileGPUPass
     MLIRContext *context = &getContext();
     if (numWarps <= 0 || numWarps > 32 || (numWarps & (numWarps - 1))) {
       module.emitError() << "num-warps must be a power of two in [1, 32], got "
-                         << numWarps;
+                         << static_cast<int>(numWarps);
       return signalPassFailure();
     }
     LayoutTypeConverter converter(context, numWarps);

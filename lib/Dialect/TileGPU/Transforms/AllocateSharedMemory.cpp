@@ -38,7 +38,8 @@ struct AllocateSharedMemoryPass
         function.emitError()
             << "kernel '" << function.getName() << "' needs "
             << allocation.getTotalBytes()
-            << " bytes of shared memory, more than the " << maxShared
+            << " bytes of shared memory, more than the "
+            << static_cast<int64_t>(maxShared)
             << " a block may have; use smaller blocks or fewer stages";
         failed = true;
       }

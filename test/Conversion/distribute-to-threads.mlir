@@ -1,0 +1,71 @@
+// RUN: tile-opt %s --tilegpu-distribute-to-threads | FileCheck %s
+
+// device_print: one vprintf per owned element, the format naming the
+// program and the element; device_assert: __assertfail with the message,
+// the file and the line.
+// CHECK-DAG: llvm.mlir.global internal constant @[[FMT:tile_str_[0-9]+]]("pid (%d, %d, %d) idx (%d)  x: %d\0A\00")
+// CHECK-DAG: llvm.mlir.global internal constant @{{tile_str_[0-9]+}}("x >= 0\00")
+// CHECK-DAG: llvm.func @vprintf(!llvm.ptr, !llvm.ptr) -> i32
+// CHECK-DAG: llvm.func @__assertfail(!llvm.ptr, !llvm.ptr, i32, !llvm.ptr, i64)
+
+// The histogram: zero the bins, barrier, shared-memory atomics, barrier,
+// read the bins back.
+// CHECK-LABEL: func.func @hist
+// CHECK: llvm.store
+// CHECK: nvvm.barrier0
+// CHECK: llvm.atomicrmw add {{.*}} monotonic : !llvm.ptr<3>, i32
+// CHECK: nvvm.barrier0
+// CHECK: llvm.load
+
+// CHECK-LABEL: func.func @debug
+// CHECK: llvm.mlir.addressof @[[FMT]]
+// CHECK: llvm.call @vprintf
+// CHECK: scf.if
+// CHECK: llvm.call @__assertfail
+
+// Releasing a lock publishes every thread's stores: the CTA synchronises
+// before thread 0's atomic, and after it (acquire) too.
+// CHECK-LABEL: func.func @unlock
+// CHECK: st.global
+// CHECK: nvvm.barrier0
+// CHECK: arith.cmpi eq
+// CHECK: atom.acq_rel.gpu.global.exch.b32
+// CHECK: nvvm.barrier0
+
+#blocked = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared = 64 : i64, tilegpu.target = "sm_90a"} {
+  func.func @hist(%arg0: !tile.ptr<i32>, %arg1: !tile.ptr<i32>) attributes {tile.kernel} {
+    %0 = tile.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32, #blocked>
+    %1 = tile.splat %arg0 : !tile.ptr<i32> -> tensor<128x!tile.ptr<i32>, #blocked>
+    %2 = tile.addptr %1, %0 : tensor<128x!tile.ptr<i32>, #blocked>, tensor<128xi32, #blocked>
+    %3 = tile.load %2 : tensor<128x!tile.ptr<i32>, #blocked>
+    %4 = tile.histogram %3 {tilegpu.offset = 0 : i64} : tensor<128xi32, #blocked> -> tensor<16xi32, #blocked>
+    %5 = tile.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32, #blocked>
+    %6 = tile.splat %arg1 : !tile.ptr<i32> -> tensor<16x!tile.ptr<i32>, #blocked>
+    %7 = tile.addptr %6, %5 : tensor<16x!tile.ptr<i32>, #blocked>, tensor<16xi32, #blocked>
+    tile.store %7, %4 : tensor<16x!tile.ptr<i32>, #blocked>
+    return
+  }
+  func.func @debug(%arg0: !tile.ptr<i32>) attributes {tile.kernel} {
+    %cst = arith.constant dense<0> : tensor<128xi32, #blocked>
+    %0 = tile.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32, #blocked>
+    %1 = tile.splat %arg0 : !tile.ptr<i32> -> tensor<128x!tile.ptr<i32>, #blocked>
+    %2 = tile.addptr %1, %0 : tensor<128x!tile.ptr<i32>, #blocked>, tensor<128xi32, #blocked>
+    %3 = tile.load %2 : tensor<128x!tile.ptr<i32>, #blocked>
+    tile.print " x: " {hex = false, isSigned = array<i32: 1>} %3 : tensor<128xi32, #blocked>
+    %4 = arith.cmpi sge, %3, %cst : tensor<128xi32, #blocked>
+    tile.assert %4, "x >= 0" : tensor<128xi1, #blocked>
+    return
+  }
+  func.func @unlock(%arg0: !tile.ptr<i32>, %arg1: !tile.ptr<f32>) attributes {tile.kernel} {
+    %c0_i32 = arith.constant 0 : i32
+    %cst = arith.constant dense<1.000000e+00> : tensor<128xf32, #blocked>
+    %0 = tile.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32, #blocked>
+    %1 = tile.splat %arg1 : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>, #blocked>
+    %2 = tile.addptr %1, %0 : tensor<128x!tile.ptr<f32>, #blocked>, tensor<128xi32, #blocked>
+    tile.store %2, %cst : tensor<128x!tile.ptr<f32>, #blocked>
+    %3 = tile.atomic_rmw xchg, acq_rel, gpu, %arg0, %c0_i32 : !tile.ptr<i32>
+    return
+  }
+}
+
