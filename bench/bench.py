@@ -68,7 +68,7 @@ def raw_launch_us(module, n=2000):
     to = torch.empty_like(tiny)
     (kernel,) = [k for k in module.add_kernel.cache.values()
                  if k.metadata["num_warps"] == 4][:1] or [None]
-    loaded = launcher.load(kernel)
+    loaded = launcher.load(kernel, torch.cuda.current_device())
     stream = torch.cuda.current_stream().cuda_stream
     slots = [tiny.data_ptr(), tiny.data_ptr(), to.data_ptr(), 1024]
     assert kernel.signature == "pppi", kernel.signature

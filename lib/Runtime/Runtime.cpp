@@ -19,6 +19,7 @@ constexpr int kMaxDynamicSharedAttr = 8; // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED
 struct Driver {
   CUresult (*cuInit)(unsigned);
   CUresult (*cuCtxGetCurrent)(CUcontext *);
+  CUresult (*cuCtxGetDevice)(CUdevice *);
   CUresult (*cuCtxSetCurrent)(CUcontext);
   CUresult (*cuDeviceGet)(CUdevice *, int);
   CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
@@ -49,6 +50,7 @@ Driver &driver() {
     }
     bool all = bind(lib, "cuInit", d.cuInit) &&
                bind(lib, "cuCtxGetCurrent", d.cuCtxGetCurrent) &&
+               bind(lib, "cuCtxGetDevice", d.cuCtxGetDevice) &&
                bind(lib, "cuCtxSetCurrent", d.cuCtxSetCurrent) &&
                bind(lib, "cuDeviceGet", d.cuDeviceGet) &&
                bind(lib, "cuDevicePrimaryCtxRetain", d.cuDevicePrimaryCtxRetain) &&
@@ -77,20 +79,24 @@ std::string describe(Driver &d, CUresult rc) {
          std::to_string(rc) + ")";
 }
 
-/// Kernels load into the current context; when there is none, into device
-/// 0's primary context, which is the one PyTorch uses.
-bool ensureContext(Driver &d, std::string &error) {
+/// Kernels load into `ordinal`'s primary context, the one PyTorch uses: the
+/// current context when it belongs to that device, otherwise the primary
+/// context is made current (as cudaSetDevice would).
+bool ensureContext(Driver &d, int ordinal, std::string &error) {
   CUcontext context = nullptr;
-  if (d.cuCtxGetCurrent(&context) == 0 && context)
+  CUdevice current;
+  if (d.cuCtxGetCurrent(&context) == 0 && context &&
+      d.cuCtxGetDevice(&current) == 0 && current == ordinal)
     return true;
   CUdevice device;
-  CUresult rc = d.cuDeviceGet(&device, 0);
+  CUresult rc = d.cuDeviceGet(&device, ordinal);
   if (rc == 0)
     rc = d.cuDevicePrimaryCtxRetain(&context, device);
   if (rc == 0)
     rc = d.cuCtxSetCurrent(context);
   if (rc != 0) {
-    error = "cannot make a CUDA context current: " + describe(d, rc);
+    error = "cannot make device " + std::to_string(ordinal) +
+            "'s CUDA context current: " + describe(d, rc);
     return false;
   }
   return true;
@@ -107,14 +113,14 @@ bool driverAvailable(std::string &error) {
 }
 
 bool loadKernel(const std::string &cubin, const std::string &name,
-                unsigned sharedBytes, unsigned threads, LoadedKernel &kernel,
-                std::string &error) {
+                unsigned sharedBytes, unsigned threads, int device,
+                LoadedKernel &kernel, std::string &error) {
   Driver &d = driver();
   if (!d.ok) {
     error = d.error;
     return false;
   }
-  if (!ensureContext(d, error))
+  if (!ensureContext(d, device, error))
     return false;
   CUmodule module;
   CUresult rc = d.cuModuleLoadData(&module, cubin.data());
@@ -138,6 +144,7 @@ bool loadKernel(const std::string &cubin, const std::string &name,
   }
   kernel.module = module;
   kernel.function = function;
+  kernel.device = device;
   kernel.sharedBytes = sharedBytes;
   kernel.threads = threads;
   return true;

@@ -44,8 +44,7 @@ struct Entry {
   std::vector<int> runtimeParams;       // parameter indices passed at launch
   std::string signature;                // one letter per runtime parameter
   std::vector<PyObject *> constexprs;   // owned; compared on every hit
-  bool loaded = false;
-  tile::LoadedKernel loadedKernel;
+  std::vector<tile::LoadedKernel> loaded; // one per device it ran on
 };
 
 /// How the dispatcher treats objects of one Python type.
@@ -455,7 +454,10 @@ PyObject *launchThroughPython(PyObject *launcher, const Entry &entry,
 // The CUDA launch
 //===----------------------------------------------------------------------===//
 
-bool currentStream(DispatcherObject *self, void **stream) {
+/// torch's current device and its current stream (device 0 and the
+/// default stream without torch).
+bool currentStream(DispatcherObject *self, int *device, void **stream) {
+  *device = 0;
   *stream = nullptr;
   if (!self->getStream) {
     PyObject *fns = PyObject_CallMethodNoArgs(self->launcherModule,
@@ -474,11 +476,12 @@ bool currentStream(DispatcherObject *self, void **stream) {
     Py_INCREF(self->getStream);
     Py_DECREF(fns);
   }
-  PyObject *device = PyObject_CallNoArgs(self->getDevice);
-  if (!device)
+  PyObject *ordinal = PyObject_CallNoArgs(self->getDevice);
+  if (!ordinal)
     return false;
-  PyObject *raw = PyObject_CallOneArg(self->getStream, device);
-  Py_DECREF(device);
+  *device = static_cast<int>(PyLong_AsLong(ordinal));
+  PyObject *raw = PyObject_CallOneArg(self->getStream, ordinal);
+  Py_DECREF(ordinal);
   if (!raw)
     return false;
   *stream = reinterpret_cast<void *>(PyLong_AsUnsignedLongLong(raw));
@@ -486,25 +489,41 @@ bool currentStream(DispatcherObject *self, void **stream) {
   return !PyErr_Occurred();
 }
 
+/// The kernel loaded on `device`, loading it through Python the first time.
+const tile::LoadedKernel *loadedOn(DispatcherObject *self, Entry &entry,
+                                   int device) {
+  for (const tile::LoadedKernel &k : entry.loaded)
+    if (k.device == device)
+      return &k;
+  PyObject *ordinal = PyLong_FromLong(device);
+  PyObject *loaded =
+      ordinal ? PyObject_CallMethodObjArgs(self->launcherModule, str_load,
+                                           entry.kernel, ordinal, nullptr)
+              : nullptr;
+  Py_XDECREF(ordinal);
+  if (!loaded)
+    return nullptr;
+  try {
+    entry.loaded.push_back(py::cast<tile::LoadedKernel>(py::handle(loaded)));
+  } catch (const py::cast_error &) {
+    Py_DECREF(loaded);
+    PyErr_SetString(PyExc_TypeError, "tile: launcher.load returned no "
+                                     "LoadedKernel");
+    return nullptr;
+  }
+  Py_DECREF(loaded);
+  return &entry.loaded.back();
+}
+
 bool launchCuda(DispatcherObject *self, Entry &entry, const Call &call,
                 const unsigned dims[3]) {
-  if (!entry.loaded) {
-    PyObject *loaded = PyObject_CallMethodObjArgs(self->launcherModule,
-                                                  str_load, entry.kernel,
-                                                  nullptr);
-    if (!loaded)
-      return false;
-    try {
-      entry.loadedKernel = py::cast<tile::LoadedKernel>(py::handle(loaded));
-    } catch (const py::cast_error &) {
-      Py_DECREF(loaded);
-      PyErr_SetString(PyExc_TypeError, "tile: launcher.load returned no "
-                                       "LoadedKernel");
-      return false;
-    }
-    Py_DECREF(loaded);
-    entry.loaded = true;
-  }
+  int device;
+  void *stream;
+  if (!currentStream(self, &device, &stream))
+    return false;
+  const tile::LoadedKernel *kernel = loadedOn(self, entry, device);
+  if (!kernel)
+    return false;
   uint64_t slots[kMaxParams];
   void *params[kMaxParams];
   for (size_t i = 0; i < entry.runtimeParams.size(); ++i) {
@@ -548,12 +567,9 @@ bool launchCuda(DispatcherObject *self, Entry &entry, const Call &call,
   }
   if (PyErr_Occurred())
     return false;
-  void *stream;
-  if (!currentStream(self, &stream))
-    return false;
   std::string error;
-  if (!tile::launchKernel(entry.loadedKernel, dims[0], dims[1], dims[2],
-                          stream, params, error)) {
+  if (!tile::launchKernel(*kernel, dims[0], dims[1], dims[2], stream, params,
+                          error)) {
     PyErr_SetString(PyExc_RuntimeError, error.c_str());
     return false;
   }

@@ -89,18 +89,20 @@ PYBIND11_MODULE(_C, m) {
   py::class_<tile::LoadedKernel>(m, "LoadedKernel");
   tile::python::registerDispatcher(m);
 
-  m.def("load_kernel", [](py::bytes cubin, const std::string &name,
-                          unsigned shared, unsigned threads) {
-    tile::LoadedKernel kernel;
-    std::string error;
-    if (!tile::loadKernel(std::string(cubin), name, shared, threads, kernel,
-                          error))
-      throw std::runtime_error(error);
-    return kernel;
-  });
+  m.def(
+      "load_kernel",
+      [](py::bytes cubin, const std::string &name, unsigned shared,
+         unsigned threads, int device) {
+        tile::LoadedKernel kernel;
+        std::string error;
+        if (!tile::loadKernel(std::string(cubin), name, shared, threads,
+                              device, kernel, error))
+          throw std::runtime_error(error);
+        return kernel;
+      },
+      py::arg("cubin"), py::arg("name"), py::arg("shared"),
+      py::arg("threads"), py::arg("device") = 0);
 
-  // The launch path: `sig` has one letter per runtime argument (p pointer,
-  // i i32, l i64, f fp32, b i1). Pointers come from data_ptr() or ints.
   // The baseline of the launch benchmark: `repeat` back-to-back
   // cuLaunchKernel calls from C++ with packed parameters; µs per call.
   m.def("time_raw_launches", [](const tile::LoadedKernel &kernel, unsigned gx,

@@ -264,3 +264,24 @@ def test_device_assert_traps():
     output = result.stdout + result.stderr
     assert "x must be non-negative" in output
     assert "CAUGHT" in output and "assert" in output.lower()
+
+
+class ArrayInterfaceOnly:
+    """A device buffer known only through __cuda_array_interface__."""
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+        self.__cuda_array_interface__ = tensor.__cuda_array_interface__
+
+
+def test_cuda_array_interface_arguments_and_side_stream():
+    n = 5_000
+    x, y = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
+    out = torch.full_like(x, float("nan"))
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        k.add_kernel[(triton_cdiv(n, 1024),)](ArrayInterfaceOnly(x), y, out, n,
+                                              BLOCK_SIZE=1024)
+    side.synchronize()
+    assert rel_err(out, x.double() + y.double()) < 1e-6

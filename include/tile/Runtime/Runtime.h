@@ -21,15 +21,17 @@ struct LoadedKernel {
   void *function = nullptr;
   unsigned sharedBytes = 0;
   unsigned threads = 128;
+  int device = 0;
 };
 
 /// True when libcuda.so.1 loads and initialises; `error` says why not.
 TILE_API bool driverAvailable(std::string &error);
 
-/// Loads `cubin` and finds kernel `name`; raises the dynamic shared-memory
-/// limit when the kernel needs more than the default 48 KiB.
+/// Loads `cubin` on `device` (into its primary context, the one PyTorch
+/// uses, made current if another is) and finds kernel `name`; raises the
+/// dynamic shared-memory limit when the kernel needs more than 48 KiB.
 TILE_API bool loadKernel(const std::string &cubin, const std::string &name,
-                         unsigned sharedBytes, unsigned threads,
+                         unsigned sharedBytes, unsigned threads, int device,
                          LoadedKernel &kernel, std::string &error);
 
 /// cuLaunchKernel with `params` (one pointer per kernel parameter).

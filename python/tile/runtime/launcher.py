@@ -24,20 +24,28 @@ class CUDALauncher:
     def launch(self, kernel, grid, args):
         from tile import _C
         fns = stream_functions()
-        stream = fns[1](fns[0]()) if fns else 0
-        _C.launch(load(kernel), grid[0], grid[1], grid[2], stream,
+        device = fns[0]() if fns else 0
+        stream = fns[1](device) if fns else 0
+        # Objects with only __cuda_array_interface__ travel as addresses.
+        args = [a if hasattr(a, "data_ptr") or not hasattr(
+                    a, "__cuda_array_interface__")
+                else a.__cuda_array_interface__["data"][0] for a in args]
+        _C.launch(load(kernel, device), grid[0], grid[1], grid[2], stream,
                   kernel.signature, args)
 
 
-def load(kernel):
-    """The kernel's cubin loaded on the current device (once)."""
+def load(kernel, device=0):
+    """The kernel's cubin loaded on `device` (once per device)."""
     loaded = getattr(kernel, "loaded", None)
     if loaded is None:
+        loaded = kernel.loaded = {}
+    handle = loaded.get(device)
+    if handle is None:
         from tile import _C
-        loaded = kernel.loaded = _C.load_kernel(
+        handle = loaded[device] = _C.load_kernel(
             kernel.asm["cubin"], kernel.name, kernel.metadata["shared"],
-            32 * kernel.metadata["num_warps"])
-    return loaded
+            32 * kernel.metadata["num_warps"], device)
+    return handle
 
 
 _stream_functions = False
