@@ -285,3 +285,32 @@ def test_cuda_array_interface_arguments_and_side_stream():
                                               BLOCK_SIZE=1024)
     side.synchronize()
     assert rel_err(out, x.double() + y.double()) < 1e-6
+
+
+def test_user_combiners_reduce_tuple_and_reverse_scan():
+    block = 256
+    x = torch.randn(block, device="cuda")
+    x[17] = x.max() + 1.0           # a unique maximum
+    out = torch.full_like(x, float("nan"))
+    idx = torch.full((1,), -1, dtype=torch.int32, device="cuda")
+    k.user_combiner_kernel[(1,)](x, out, idx, BLOCK=block)
+    torch.cuda.synchronize()
+    assert idx.item() == 17
+    # The reverse inclusive scan overwrote out[0..]: out[i] = sum(x[i:]).
+    ref = x.double().flip(0).cumsum(0).flip(0)
+    assert rel_err(out, ref) < 1e-5
+
+
+@pytest.mark.parametrize("cols", [1000, 37, 4096 + 5])
+def test_cumsum_sizes(cols):
+    # Blocks smaller than, equal to and larger than the CTA wrap the axis
+    # differently (registers, lanes, warps, wrapped registers).
+    block = 1 << (cols - 1).bit_length()
+    rows = 5
+    x = torch.randn(rows, cols, device="cuda")
+    cum = torch.full_like(x, float("nan"))
+    arg = torch.full((rows,), -7, dtype=torch.int32, device="cuda")
+    k.cumsum_argmax_kernel[(rows,)](x, cum, arg, cols, BLOCK=block)
+    torch.cuda.synchronize()
+    assert rel_err(cum, x.double().cumsum(1)) < 1e-5
+    assert torch.equal(arg.long(), x.argmax(1))

@@ -5,9 +5,10 @@
 // with butterfly shuffles (one per lane bit), then the warps through shared
 // memory (one partial per warp, read back by every thread).
 //
-// A scan writes the tensor to shared memory, scans each row serially in one
-// thread (rows in parallel), and reads the result back: correct for every
-// layout, and the place a warp-parallel scan will go.
+// A scan goes the same three levels when the layout allows (blocked
+// layouts do): registers, lanes with shuffles, warps through shared memory,
+// then the registers that wrap around the axis. Other layouts write the
+// tensor to shared memory and scan each row serially in one thread.
 //
 //===----------------------------------------------------------------------===//
 
@@ -215,12 +216,363 @@ struct ReducePattern : OpConversionPattern<ReduceOp> {
   }
 };
 
+
+/// How the scan axis sits in a layout, when the parallel scan applies:
+/// every basis that moves along the axis moves along it alone, each
+/// position bit comes from one basis, and in order of significance they
+/// are registers, then lanes, then warps, then registers again (a blocked
+/// layout wrapping around the axis).
+struct AxisBits {
+  SmallVector<unsigned> lowRegisters, lanes, warps, highRegisters;
+};
+
+std::optional<AxisBits> splitAxis(const LinearLayout &layout, unsigned axis) {
+  struct Bit {
+    int64_t value;
+    LinearLayout::InDim dim;
+    unsigned index;
+  };
+  SmallVector<Bit> bits;
+  for (auto dim : {LinearLayout::Register, LinearLayout::Lane,
+                   LinearLayout::Warp})
+    for (auto [i, basis] : llvm::enumerate(layout.getBases(dim))) {
+      bool off = false;
+      for (unsigned d = 0; d < basis.size(); ++d)
+        off |= d != axis && basis[d] != 0;
+      if (basis[axis] == 0)
+        continue;
+      if (off)
+        return std::nullopt;
+      bits.push_back({basis[axis], dim, static_cast<unsigned>(i)});
+    }
+  llvm::sort(bits, [](const Bit &a, const Bit &b) { return a.value < b.value; });
+  if ((int64_t(1) << bits.size()) != layout.getShape()[axis])
+    return std::nullopt;
+  AxisBits split;
+  unsigned phase = 0; // low registers, lanes, warps, high registers
+  for (auto [k, bit] : llvm::enumerate(bits)) {
+    if (bit.value != int64_t(1) << k)
+      return std::nullopt;
+    unsigned want = bit.dim == LinearLayout::Lane   ? 1
+                    : bit.dim == LinearLayout::Warp ? 2
+                    : phase == 0                    ? 0
+                                                    : 3;
+    if (want < phase)
+      return std::nullopt;
+    phase = want;
+    SmallVector<unsigned> &list = want == 0   ? split.lowRegisters
+                                  : want == 1 ? split.lanes
+                                  : want == 2 ? split.warps
+                                              : split.highRegisters;
+    list.push_back(bit.index);
+  }
+  return split;
+}
+
+/// The number formed by bits `bits` of `index` (bit k of the result is bit
+/// bits[k] of index).
+int64_t gatherBits(int64_t index, ArrayRef<unsigned> bits) {
+  int64_t out = 0;
+  for (auto [k, bit] : llvm::enumerate(bits))
+    out |= ((index >> bit) & 1) << k;
+  return out;
+}
+
+Value gatherBits(OpBuilder &b, Location loc, Value index,
+                 ArrayRef<unsigned> bits) {
+  Value out = i32Constant(b, loc, 0);
+  for (auto [k, bit] : llvm::enumerate(bits)) {
+    Value set = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, index, i32Constant(b, loc, bit)),
+        i32Constant(b, loc, 1));
+    out = arith::OrIOp::create(
+        b, loc, out, arith::ShLIOp::create(b, loc, set, i32Constant(b, loc, k)));
+  }
+  return out;
+}
+
+/// `index` with the bits `bits` replaced by those of `field`.
+Value scatterBits(OpBuilder &b, Location loc, Value index, Value field,
+                  ArrayRef<unsigned> bits) {
+  int64_t mask = 0;
+  for (unsigned bit : bits)
+    mask |= int64_t(1) << bit;
+  Value out = arith::AndIOp::create(b, loc, index, i32Constant(b, loc, ~mask));
+  for (auto [k, bit] : llvm::enumerate(bits)) {
+    Value set = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, field, i32Constant(b, loc, k)),
+        i32Constant(b, loc, 1));
+    out = arith::OrIOp::create(
+        b, loc, out,
+        arith::ShLIOp::create(b, loc, set, i32Constant(b, loc, bit)));
+  }
+  return out;
+}
+
+SmallVector<Value> selectValues(OpBuilder &b, Location loc, Value cond,
+                                ValueRange ifTrue, ValueRange ifFalse) {
+  SmallVector<Value> out;
+  for (auto [t, f] : llvm::zip(ifTrue, ifFalse))
+    out.push_back(arith::SelectOp::create(b, loc, cond, t, f));
+  return out;
+}
+
+/// The scan in three levels, like a reduction: each thread scans its
+/// registers along the axis, the lanes scan the thread totals with
+/// shuffles (Hillis-Steele), the warps exchange their totals through
+/// shared memory, and registers that wrap around the axis take the totals
+/// of the chunks before them. Combining always puts the earlier (in scan
+/// order) value on the left, so the combiner need only be associative.
+LogicalResult scanInParallel(ScanOp op, ArrayRef<ValueRange> srcs,
+                             const AxisBits &split,
+                             ConversionPatternRewriter &rewriter) {
+  Location loc = op.getLoc();
+  unsigned axis = op.getAxis();
+  bool reverse = op.getReverse();
+  auto srcType = cast<RankedTensorType>(op.getSrcs()[0].getType());
+  LinearLayout layout = getLinearLayout(srcType);
+  unsigned numOperands = srcs.size();
+  Region &combiner = op.getCombineOp();
+  ThreadId tid = getThreadId(rewriter, op);
+
+  int64_t lowCount = int64_t(1) << split.lowRegisters.size();
+  int64_t laneCount = int64_t(1) << split.lanes.size();
+  int64_t warpCount = int64_t(1) << split.warps.size();
+  int64_t chunkCount = int64_t(1) << split.highRegisters.size();
+  uint64_t axisRegisterMask = 0;
+  for (unsigned bit : split.lowRegisters)
+    axisRegisterMask |= uint64_t(1) << bit;
+  for (unsigned bit : split.highRegisters)
+    axisRegisterMask |= uint64_t(1) << bit;
+
+  // values[reg] = the operands' values at register reg.
+  SmallVector<SmallVector<Value>> values(layout.getNumRegisters());
+  for (int64_t reg = 0; reg < layout.getNumRegisters(); ++reg)
+    for (unsigned k = 0; k < numOperands; ++k)
+      values[reg].push_back(srcs[k][reg]);
+
+  // Groups: registers of one row (same non-axis register bits) and one
+  // chunk, in scan order.
+  std::map<std::pair<int64_t, int64_t>, SmallVector<int64_t>> groups;
+  for (int64_t reg = 0; reg < layout.getNumRegisters(); ++reg) {
+    int64_t row = reg & ~axisRegisterMask;
+    int64_t chunk = gatherBits(reg, split.highRegisters);
+    if (reverse)
+      chunk = chunkCount - 1 - chunk;
+    groups[{row, chunk}].push_back(reg);
+  }
+  for (auto &[key, regs] : groups) {
+    llvm::sort(regs, [&](int64_t a, int64_t b) {
+      int64_t pa = gatherBits(a, split.lowRegisters);
+      int64_t pb = gatherBits(b, split.lowRegisters);
+      return reverse ? pa > pb : pa < pb;
+    });
+    assert(static_cast<int64_t>(regs.size()) == lowCount);
+    (void)lowCount;
+  }
+
+  // 1. Within the thread.
+  std::map<std::pair<int64_t, int64_t>, SmallVector<Value>> totals;
+  for (auto &[key, regs] : groups) {
+    for (size_t i = 1; i < regs.size(); ++i)
+      values[regs[i]] =
+          combine(rewriter, combiner, values[regs[i - 1]], values[regs[i]]);
+    totals[key] = values[regs.back()];
+  }
+
+  // 2. Across the lanes along the axis.
+  if (!split.lanes.empty()) {
+    Value q = gatherBits(rewriter, loc, tid.lane, split.lanes);
+    // This lane's place in scan order.
+    Value order = reverse ? Value(arith::SubIOp::create(
+                                rewriter, loc,
+                                i32Constant(rewriter, loc, laneCount - 1), q))
+                          : q;
+    // The lane `distance` places earlier in scan order.
+    auto earlierLane = [&](int64_t distance) {
+      Value field =
+          reverse ? Value(arith::AddIOp::create(
+                        rewriter, loc, q, i32Constant(rewriter, loc, distance)))
+                  : Value(arith::SubIOp::create(
+                        rewriter, loc, q, i32Constant(rewriter, loc, distance)));
+      field = arith::AndIOp::create(rewriter, loc, field,
+                                    i32Constant(rewriter, loc, laneCount - 1));
+      return scatterBits(rewriter, loc, tid.lane, field, split.lanes);
+    };
+    Value lastLane = scatterBits(
+        rewriter, loc, tid.lane,
+        i32Constant(rewriter, loc, reverse ? 0 : laneCount - 1), split.lanes);
+    for (auto &[key, regs] : groups) {
+      SmallVector<Value> running = totals[key];
+      for (int64_t distance = 1; distance < laneCount; distance *= 2) {
+        Value src = earlierLane(distance);
+        SmallVector<Value> earlier;
+        for (Value v : running)
+          earlier.push_back(shuffleIdx(rewriter, loc, v, src));
+        Value has = arith::CmpIOp::create(
+            rewriter, loc, arith::CmpIPredicate::sge, order,
+            i32Constant(rewriter, loc, distance));
+        running = selectValues(rewriter, loc, has,
+                               combine(rewriter, combiner, earlier, running),
+                               running);
+      }
+      // Everything before this lane, applied to its registers.
+      Value src = earlierLane(1);
+      SmallVector<Value> before;
+      for (Value v : running)
+        before.push_back(shuffleIdx(rewriter, loc, v, src));
+      Value has = arith::CmpIOp::create(rewriter, loc,
+                                        arith::CmpIPredicate::sge, order,
+                                        i32Constant(rewriter, loc, 1));
+      for (int64_t reg : regs)
+        values[reg] = selectValues(
+            rewriter, loc, has,
+            combine(rewriter, combiner, before, values[reg]), values[reg]);
+      SmallVector<Value> total;
+      for (Value v : running)
+        total.push_back(shuffleIdx(rewriter, loc, v, lastLane));
+      totals[key] = total;
+    }
+  }
+
+  // 3. Across the warps along the axis, through shared memory.
+  if (!split.warps.empty()) {
+    FailureOr<int64_t> offset = getScratchOffset(op);
+    if (failed(offset))
+      return failure();
+    auto ptrType = LLVM::LLVMPointerType::get(rewriter.getContext(), 3);
+    SmallVector<Value> bases;
+    SmallVector<Type> elements;
+    int64_t operandOffset = *offset;
+    for (Value src : op.getSrcs()) {
+      Type element = getElementTypeOrSelf(src.getType());
+      elements.push_back(element);
+      bases.push_back(getSharedPointer(
+          rewriter, loc, op, i32Constant(rewriter, loc, operandOffset)));
+      operandOffset +=
+          srcType.getNumElements() * getSharedElementBytes(element);
+    }
+    SmallVector<int64_t> rowShape(srcType.getShape());
+    rowShape.erase(rowShape.begin() + axis);
+    auto coordinates = emitCoordinates(rewriter, loc, layout, tid);
+    // Slot of (row, chunk, warp in scan order).
+    auto slot = [&](unsigned k, Value row, int64_t chunk, Value warp) {
+      Value index = arith::AddIOp::create(
+          rewriter, loc,
+          arith::MulIOp::create(
+              rewriter, loc,
+              arith::AddIOp::create(
+                  rewriter, loc,
+                  arith::MulIOp::create(rewriter, loc, row,
+                                        i32Constant(rewriter, loc, chunkCount)),
+                  i32Constant(rewriter, loc, chunk)),
+              i32Constant(rewriter, loc, warpCount)),
+          warp);
+      return LLVM::GEPOp::create(rewriter, loc, ptrType,
+                                 storageType(elements[k]), bases[k],
+                                 ValueRange{index});
+    };
+    Value w = gatherBits(rewriter, loc, tid.warp, split.warps);
+    Value order = reverse ? Value(arith::SubIOp::create(
+                                rewriter, loc,
+                                i32Constant(rewriter, loc, warpCount - 1), w))
+                          : w;
+    // One writer per warp and row: the last lane in scan order, and no
+    // broadcast copy.
+    Value writer = emitOwnerPredicate(rewriter, loc, layout, tid);
+    if (!split.lanes.empty()) {
+      Value q = gatherBits(rewriter, loc, tid.lane, split.lanes);
+      Value last = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::eq, q,
+          i32Constant(rewriter, loc, reverse ? 0 : laneCount - 1));
+      writer = writer ? Value(arith::AndIOp::create(rewriter, loc, writer, last))
+                      : last;
+    }
+    std::map<int64_t, Value> rowIndex;
+    for (auto &[key, regs] : groups) {
+      SmallVector<Value> coords(coordinates[regs.front()]);
+      coords.erase(coords.begin() + axis);
+      Value row = emitLinearIndex(rewriter, loc, coords, rowShape);
+      rowIndex[key.first] = row;
+      for (unsigned k = 0; k < numOperands; ++k)
+        storeShared(rewriter, loc, slot(k, row, key.second, order),
+                    totals[key][k], writer);
+    }
+    emitBarrier(rewriter, loc);
+    for (auto &[key, regs] : groups) {
+      Value row = rowIndex[key.first];
+      SmallVector<SmallVector<Value>> warpTotals;
+      for (int64_t m = 0; m < warpCount; ++m) {
+        SmallVector<Value> t;
+        for (unsigned k = 0; k < numOperands; ++k)
+          t.push_back(loadShared(
+              rewriter, loc,
+              slot(k, row, key.second, i32Constant(rewriter, loc, m)),
+              elements[k]));
+        warpTotals.push_back(t);
+      }
+      // The warps before this one, in scan order.
+      SmallVector<Value> before = warpTotals[0];
+      for (int64_t m = 1; m < warpCount - 1; ++m) {
+        Value take = arith::CmpIOp::create(rewriter, loc,
+                                           arith::CmpIPredicate::sgt, order,
+                                           i32Constant(rewriter, loc, m));
+        before = selectValues(
+            rewriter, loc, take,
+            combine(rewriter, combiner, before, warpTotals[m]), before);
+      }
+      Value has = arith::CmpIOp::create(rewriter, loc,
+                                        arith::CmpIPredicate::sge, order,
+                                        i32Constant(rewriter, loc, 1));
+      for (int64_t reg : regs)
+        values[reg] = selectValues(
+            rewriter, loc, has,
+            combine(rewriter, combiner, before, values[reg]), values[reg]);
+      SmallVector<Value> total = warpTotals[0];
+      for (int64_t m = 1; m < warpCount; ++m)
+        total = combine(rewriter, combiner, total, warpTotals[m]);
+      totals[key] = total;
+    }
+  }
+
+  // 4. Registers wrapping around the axis: chunk c follows chunks < c.
+  if (!split.highRegisters.empty()) {
+    std::map<int64_t, SmallVector<Value>> carry;
+    for (auto &[key, regs] : groups) {
+      auto [row, chunk] = key;
+      if (chunk == 0) {
+        carry[row] = totals[key];
+        continue;
+      }
+      for (int64_t reg : regs)
+        values[reg] = combine(rewriter, combiner, carry[row], values[reg]);
+      carry[row] = combine(rewriter, combiner, carry[row], totals[key]);
+    }
+  }
+
+  SmallVector<SmallVector<Value>> results(numOperands);
+  for (auto &regValues : values)
+    for (unsigned k = 0; k < numOperands; ++k)
+      results[k].push_back(regValues[k]);
+  rewriter.replaceOpWithMultiple(op, results);
+  return success();
+}
+
 struct ScanPattern : OpConversionPattern<ScanOp> {
   using OpConversionPattern::OpConversionPattern;
 
   LogicalResult
   matchAndRewrite(ScanOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    for (Value src : op.getSrcs())
+      if (cast<RankedTensorType>(src.getType()).getEncoding() !=
+          cast<RankedTensorType>(op.getSrcs()[0].getType()).getEncoding())
+        return op.emitError("scan operands must share one layout");
+    if (std::optional<AxisBits> split = splitAxis(
+            getLinearLayout(cast<RankedTensorType>(op.getSrcs()[0].getType())),
+            op.getAxis()))
+      return scanInParallel(op, adaptor.getSrcs(), *split, rewriter);
+    // Any other layout: through shared memory, one thread per row.
     Location loc = op.getLoc();
     FailureOr<int64_t> offset = getScratchOffset(op);
     if (failed(offset))

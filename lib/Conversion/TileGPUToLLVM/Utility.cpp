@@ -194,15 +194,16 @@ void mlir::tile::emitBarrier(OpBuilder &b, Location loc) {
   NVVM::Barrier0Op::create(b, loc);
 }
 
-Value mlir::tile::shuffleXor(OpBuilder &b, Location loc, Value value,
-                             int laneMask) {
+/// shfl.sync of any scalar up to 64 bits wide; `lane` is the xor mask
+/// (bfly) or the source lane (idx).
+static Value shuffle(OpBuilder &b, Location loc, Value value, Value lane,
+                     NVVM::ShflKind kind) {
   Type type = value.getType();
   unsigned bits = getElementBitWidth(type);
   auto shfl = [&](Value word) {
-    return NVVM::ShflOp::create(
-        b, loc, b.getI32Type(), i32Constant(b, loc, -1), word,
-        i32Constant(b, loc, laneMask), i32Constant(b, loc, 0x1f),
-        NVVM::ShflKind::bfly, UnitAttr());
+    return NVVM::ShflOp::create(b, loc, b.getI32Type(),
+                                i32Constant(b, loc, -1), word, lane,
+                                i32Constant(b, loc, 0x1f), kind, UnitAttr());
   };
   if (bits == 64) {
     Value asInt = value;
@@ -239,6 +240,17 @@ Value mlir::tile::shuffleXor(OpBuilder &b, Location loc, Value value,
   if (!type.isInteger())
     result = arith::BitcastOp::create(b, loc, type, result);
   return result;
+}
+
+Value mlir::tile::shuffleXor(OpBuilder &b, Location loc, Value value,
+                             int laneMask) {
+  return shuffle(b, loc, value, i32Constant(b, loc, laneMask),
+                 NVVM::ShflKind::bfly);
+}
+
+Value mlir::tile::shuffleIdx(OpBuilder &b, Location loc, Value value,
+                             Value srcLane) {
+  return shuffle(b, loc, value, srcLane, NVVM::ShflKind::idx);
 }
 
 Value mlir::tile::emitLinearIndex(OpBuilder &b, Location loc,

@@ -61,6 +61,8 @@ void emitBarrier(OpBuilder &b, Location loc);
 
 /// A butterfly shuffle of any scalar up to 64 bits wide.
 Value shuffleXor(OpBuilder &b, Location loc, Value value, int laneMask);
+/// The value `value` has in lane `srcLane` (i32) of this warp.
+Value shuffleIdx(OpBuilder &b, Location loc, Value value, Value srcLane);
 
 /// Each owning thread stores its registers of a tensor in `layout` at
 /// `index(coords)` elements from `base` (no barrier).
