@@ -3,7 +3,7 @@
 // device_print: one vprintf per owned element, the format naming the
 // program and the element; device_assert: __assertfail with the message,
 // the file and the line.
-// CHECK-DAG: llvm.mlir.global internal constant @[[FMT:tile_str_[0-9]+]]("pid (%d, %d, %d) idx (%d)  x: %d\0A\00")
+// CHECK-DAG: llvm.mlir.global internal constant @[[FMT:tile_str_[0-9]+]]("pid (%d, %d, %d) idx (%d) x: %d\0A\00")
 // CHECK-DAG: llvm.mlir.global internal constant @{{tile_str_[0-9]+}}("x >= 0\00")
 // CHECK-DAG: llvm.func @vprintf(!llvm.ptr, !llvm.ptr) -> i32
 // CHECK-DAG: llvm.func @__assertfail(!llvm.ptr, !llvm.ptr, i32, !llvm.ptr, i64)

@@ -157,7 +157,8 @@ struct PrintPattern : OpConversionPattern<PrintOp> {
     SmallVector<Value> pids;
     for (auto axis : {ProgramAxis::X, ProgramAxis::Y, ProgramAxis::Z})
       pids.push_back(GetProgramIdOp::create(rewriter, loc, axis));
-    std::string prefix = escapePercent(op.getPrefix());
+    // The line already ends its index part with a space.
+    std::string prefix = escapePercent(op.getPrefix().ltrim());
     bool many = op.getArgs().size() > 1;
     if (op.getArgs().empty()) {
       auto ifOp = scf::IfOp::create(rewriter, loc,
