@@ -34,39 +34,52 @@ FailureOr<Value> scratchBase(OpBuilder &b, Operation *op) {
                           i32Constant(b, op->getLoc(), *offset));
 }
 
+/// Join and cat: both operands written at their place in the row-major
+/// result (`offset(half, i)` for operand element i), then read back in the
+/// result's layout.
+template <typename OpTy>
+LogicalResult
+gatherTwo(OpTy op, ArrayRef<ValueRange> operands,
+          function_ref<Value(OpBuilder &, int64_t, Value)> position,
+          ConversionPatternRewriter &rewriter) {
+  FailureOr<Value> base = scratchBase(rewriter, op);
+  if (failed(base))
+    return failure();
+  Location loc = op.getLoc();
+  RankedTensorType srcType = tensorType(op.getLhs());
+  Type element = srcType.getElementType();
+  LinearLayout srcLayout = getLinearLayout(srcType);
+  for (auto [half, values] : llvm::enumerate(operands)) {
+    auto index = [&, half = half](OpBuilder &b, ArrayRef<Value> coords) {
+      return position(b, half,
+                      emitLinearIndex(b, loc, coords, srcType.getShape()));
+    };
+    writeToShared(rewriter, loc, op, *base, SmallVector<Value>(values),
+                  srcLayout, index, element);
+  }
+  emitBarrier(rewriter, loc);
+  auto dstIndex = [&](OpBuilder &b, ArrayRef<Value> coords) {
+    return emitLinearIndex(b, loc, coords, op.getType().getShape());
+  };
+  rewriter.replaceOpWithMultiple(
+      op, {readFromShared(rewriter, loc, op, *base,
+                          getLinearLayout(op.getType()), dstIndex, element)});
+  return success();
+}
+
 struct JoinPattern : OpConversionPattern<JoinOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(JoinOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    FailureOr<Value> base = scratchBase(rewriter, op);
-    if (failed(base))
-      return failure();
+    // Element i of the operands sits at 2i (lhs) and 2i + 1 (rhs).
     Location loc = op.getLoc();
-    RankedTensorType srcType = tensorType(op.getLhs());
-    ArrayRef<int64_t> srcShape = srcType.getShape();
-    Type element = srcType.getElementType();
-    LinearLayout srcLayout = getLinearLayout(srcType);
-    // Element `i` of the operands sits at 2i (lhs) and 2i + 1 (rhs).
-    for (auto [half, values] : llvm::enumerate(adaptor.getOperands())) {
-      auto index = [&, half = half](OpBuilder &b, ArrayRef<Value> coords) {
-        Value i = emitLinearIndex(b, loc, coords, srcShape);
-        return arith::AddIOp::create(
-            b, loc, arith::MulIOp::create(b, loc, i, i32Constant(b, loc, 2)),
-            i32Constant(b, loc, half));
-      };
-      writeToShared(rewriter, loc, op, *base, SmallVector<Value>(values),
-                    srcLayout, index, element);
-    }
-    emitBarrier(rewriter, loc);
-    ArrayRef<int64_t> dstShape = op.getType().getShape();
-    auto dstIndex = [&](OpBuilder &b, ArrayRef<Value> coords) {
-      return emitLinearIndex(b, loc, coords, dstShape);
+    auto position = [&](OpBuilder &b, int64_t half, Value i) -> Value {
+      return arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, i, i32Constant(b, loc, 2)),
+          i32Constant(b, loc, half));
     };
-    rewriter.replaceOpWithMultiple(
-        op, {readFromShared(rewriter, loc, op, *base,
-                            getLinearLayout(op.getType()), dstIndex, element)});
-    return success();
+    return gatherTwo(op, adaptor.getOperands(), position, rewriter);
   }
 };
 
@@ -111,32 +124,13 @@ struct CatPattern : OpConversionPattern<CatOp> {
   LogicalResult
   matchAndRewrite(CatOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    FailureOr<Value> base = scratchBase(rewriter, op);
-    if (failed(base))
-      return failure();
-    Location loc = op.getLoc();
-    RankedTensorType srcType = tensorType(op.getLhs());
-    Type element = srcType.getElementType();
-    LinearLayout srcLayout = getLinearLayout(srcType);
     // Along the first dimension, row-major: rhs follows lhs.
-    for (auto [half, values] : llvm::enumerate(adaptor.getOperands())) {
-      int64_t start = half * srcType.getNumElements();
-      auto index = [&, start](OpBuilder &b, ArrayRef<Value> coords) {
-        return arith::AddIOp::create(
-            b, loc, emitLinearIndex(b, loc, coords, srcType.getShape()),
-            i32Constant(b, loc, start));
-      };
-      writeToShared(rewriter, loc, op, *base, SmallVector<Value>(values),
-                    srcLayout, index, element);
-    }
-    emitBarrier(rewriter, loc);
-    auto dstIndex = [&](OpBuilder &b, ArrayRef<Value> coords) {
-      return emitLinearIndex(b, loc, coords, op.getType().getShape());
+    Location loc = op.getLoc();
+    int64_t size = op.getLhs().getType().getNumElements();
+    auto position = [&](OpBuilder &b, int64_t half, Value i) -> Value {
+      return arith::AddIOp::create(b, loc, i, i32Constant(b, loc, half * size));
     };
-    rewriter.replaceOpWithMultiple(
-        op, {readFromShared(rewriter, loc, op, *base,
-                            getLinearLayout(op.getType()), dstIndex, element)});
-    return success();
+    return gatherTwo(op, adaptor.getOperands(), position, rewriter);
   }
 };
 

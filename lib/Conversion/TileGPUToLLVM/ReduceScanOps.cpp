@@ -371,6 +371,18 @@ LogicalResult scanInParallel(ScanOp op, ArrayRef<ValueRange> srcs,
     (void)lowCount;
   }
 
+  // Where `order` (this lane's or warp's place in scan order) is not the
+  // first, `before` goes in front of each register of the group.
+  auto prependUnlessFirst = [&](Value order, ValueRange before,
+                                ArrayRef<int64_t> regs) {
+    Value has = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sge,
+                                      order, i32Constant(rewriter, loc, 1));
+    for (int64_t reg : regs)
+      values[reg] = selectValues(
+          rewriter, loc, has, combine(rewriter, combiner, before, values[reg]),
+          values[reg]);
+  };
+
   // 1. Within the thread.
   std::map<std::pair<int64_t, int64_t>, SmallVector<Value>> totals;
   for (auto &[key, regs] : groups) {
@@ -421,13 +433,7 @@ LogicalResult scanInParallel(ScanOp op, ArrayRef<ValueRange> srcs,
       SmallVector<Value> before;
       for (Value v : running)
         before.push_back(shuffleIdx(rewriter, loc, v, src));
-      Value has = arith::CmpIOp::create(rewriter, loc,
-                                        arith::CmpIPredicate::sge, order,
-                                        i32Constant(rewriter, loc, 1));
-      for (int64_t reg : regs)
-        values[reg] = selectValues(
-            rewriter, loc, has,
-            combine(rewriter, combiner, before, values[reg]), values[reg]);
+      prependUnlessFirst(order, before, regs);
       SmallVector<Value> total;
       for (Value v : running)
         total.push_back(shuffleIdx(rewriter, loc, v, lastLane));
@@ -521,13 +527,7 @@ LogicalResult scanInParallel(ScanOp op, ArrayRef<ValueRange> srcs,
             rewriter, loc, take,
             combine(rewriter, combiner, before, warpTotals[m]), before);
       }
-      Value has = arith::CmpIOp::create(rewriter, loc,
-                                        arith::CmpIPredicate::sge, order,
-                                        i32Constant(rewriter, loc, 1));
-      for (int64_t reg : regs)
-        values[reg] = selectValues(
-            rewriter, loc, has,
-            combine(rewriter, combiner, before, values[reg]), values[reg]);
+      prependUnlessFirst(order, before, regs);
       SmallVector<Value> total = warpTotals[0];
       for (int64_t m = 1; m < warpCount; ++m)
         total = combine(rewriter, combiner, total, warpTotals[m]);
