@@ -98,33 +98,27 @@ struct DotPattern : OpConversionPattern<DotOp> {
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointToStart(loop.getBody());
       Value k = loop.getInductionVar();
+      // Element (i, j) of a row-major operand with `width` columns, as the
+      // accumulator type.
+      auto loadOperand = [&](Value base, Type element, Value i, Value j,
+                             int64_t width) {
+        Value index = arith::AddIOp::create(
+            rewriter, loc,
+            arith::MulIOp::create(rewriter, loc, i,
+                                  i32Constant(rewriter, loc, width)),
+            j);
+        Value ptr = LLVM::GEPOp::create(rewriter, loc, ptrType, element, base,
+                                        ValueRange{index});
+        return castTo(rewriter, loc, loadShared(rewriter, loc, ptr, element),
+                      accType);
+      };
       SmallVector<Value> aValues, bValues;
-      for (Value row : rows) {
-        Value index = arith::AddIOp::create(
-            rewriter, loc,
-            arith::MulIOp::create(rewriter, loc, row,
-                                  i32Constant(rewriter, loc, K)),
-            k);
-        Value ptr = LLVM::GEPOp::create(rewriter, loc, ptrType,
-                                        aType.getElementType(), aBase,
-                                        ValueRange{index});
-        aValues.push_back(castTo(
-            rewriter, loc,
-            loadShared(rewriter, loc, ptr, aType.getElementType()), accType));
-      }
-      for (Value col : cols) {
-        Value index = arith::AddIOp::create(
-            rewriter, loc,
-            arith::MulIOp::create(rewriter, loc, k,
-                                  i32Constant(rewriter, loc, N)),
-            col);
-        Value ptr = LLVM::GEPOp::create(rewriter, loc, ptrType,
-                                        bType.getElementType(), bBase,
-                                        ValueRange{index});
-        bValues.push_back(castTo(
-            rewriter, loc,
-            loadShared(rewriter, loc, ptr, bType.getElementType()), accType));
-      }
+      for (Value row : rows)
+        aValues.push_back(
+            loadOperand(aBase, aType.getElementType(), row, k, K));
+      for (Value col : cols)
+        bValues.push_back(
+            loadOperand(bBase, bType.getElementType(), k, col, N));
       SmallVector<Value> next;
       for (auto [acc, slots] : llvm::zip(loop.getRegionIterArgs(), regSlots)) {
         Value a = aValues[slots.first], b = bValues[slots.second];

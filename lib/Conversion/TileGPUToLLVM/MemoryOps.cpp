@@ -126,6 +126,21 @@ unsigned vectorWidth(Value ptr, Value mask, const AxisInfoAnalysis &axisInfo) {
   return vec;
 }
 
+/// How one thread accesses its elements: `vec` elements per instruction,
+/// carried as `numWords` words of kind `word`.
+struct AccessShape {
+  unsigned elementBits, vec, numWords;
+  WordKind word;
+};
+
+AccessShape accessShapeFor(MLIRContext *context, Value ptr, Value mask,
+                           Type memType, const AxisInfoAnalysis &axisInfo) {
+  unsigned elementBits = std::max(8u, getElementBitWidth(memType));
+  unsigned vec = vectorWidth(ptr, mask, axisInfo);
+  WordKind word = wordKindFor(context, memType, vec * elementBits);
+  return {elementBits, vec, std::max(1u, vec * elementBits / word.bits), word};
+}
+
 std::string cacheSuffix(CacheModifier cache) {
   if (cache == CacheModifier::None)
     return "";
@@ -147,10 +162,8 @@ struct LoadPattern : OpConversionPattern<LoadOp> {
     ValueRange others = adaptor.getOther();
     Type elementType = getElementTypeOrSelf(op.getType());
     Type memType = storageType(elementType);
-    unsigned elementBits = std::max(8u, getElementBitWidth(memType));
-    unsigned vec = vectorWidth(op.getPtr(), op.getMask(), axisInfo);
-    WordKind word = wordKindFor(context, memType, vec * elementBits);
-    unsigned numWords = std::max(1u, vec * elementBits / word.bits);
+    auto [elementBits, vec, numWords, word] =
+        accessShapeFor(context, op.getPtr(), op.getMask(), memType, axisInfo);
 
     std::string modifiers;
     if (op.getIsVolatile())
@@ -271,10 +284,8 @@ struct StorePattern : OpConversionPattern<StoreOp> {
     ValueRange values = adaptor.getValue();
     ValueRange masks = adaptor.getMask();
     Type memType = storageType(getElementTypeOrSelf(op.getValue().getType()));
-    unsigned elementBits = std::max(8u, getElementBitWidth(memType));
-    unsigned vec = vectorWidth(op.getPtr(), op.getMask(), axisInfo);
-    WordKind word = wordKindFor(context, memType, vec * elementBits);
-    unsigned numWords = std::max(1u, vec * elementBits / word.bits);
+    auto [elementBits, vec, numWords, word] =
+        accessShapeFor(context, op.getPtr(), op.getMask(), memType, axisInfo);
     Value writer = writerPredicate(rewriter, loc, op, op.getPtr().getType());
     std::string cache = cacheSuffix(op.getCache());
 
