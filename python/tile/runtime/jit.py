@@ -74,7 +74,8 @@ class JITFunction:
 
     def _prepare(self, args, kwargs):
         """Binds and specialises a call, compiling on a miss. Returns the
-        kernel and the indices of the parameters passed at launch."""
+        kernel, the indices of the parameters passed at launch and the bound
+        arguments (the dispatcher uses the first two)."""
         kwargs = dict(kwargs)
         options = (kwargs.pop("num_warps", 4), kwargs.pop("num_stages", 3),
                    kwargs.pop("target", "sm_90a"))
