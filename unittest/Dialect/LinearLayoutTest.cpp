@@ -3,10 +3,12 @@
 #include "tile/Dialect/TileGPU/IR/LinearLayout.h"
 
 #include <gtest/gtest.h>
+#include <functional>
 #include <set>
 
 using namespace mlir::tilegpu;
 using Basis = LinearLayout::Basis;
+using llvm::ArrayRef;
 
 namespace {
 
@@ -94,6 +96,123 @@ TEST(LinearLayoutTest, MapRegistersBetweenLayouts) {
   // A layout that gives elements to other threads needs shared memory.
   LinearLayout b = LinearLayout::blocked({256}, {1}, {32}, {4}, {0});
   EXPECT_FALSE(a.mapRegistersTo(b));
+}
+
+TEST(LinearLayoutTest, WgmmaAccumulator) {
+  // 128x128 over two warpgroups stacked along M, m64n128 instructions.
+  LinearLayout acc = LinearLayout::mmaAccumulator({128, 128}, {8, 1}, 128);
+  EXPECT_EQ(acc.getNumRegisters(), 64);
+  // Lane 5 is group 1, thread-in-group 1; warp 1 owns rows 16..31.
+  EXPECT_EQ(acc.apply(0, 5, 1), (Basis{17, 2}));
+  EXPECT_EQ(acc.apply(1, 5, 1), (Basis{17, 3}));
+  EXPECT_EQ(acc.apply(2, 5, 1), (Basis{25, 2}));
+  EXPECT_EQ(acc.apply(4, 5, 1), (Basis{17, 10}));
+  // PTX's d[i]: row 8*((i/2)%2) + lane/4, col 8*(i/4) + 2*(lane%4) + i%2.
+  for (int64_t i = 0; i < 64; ++i)
+    for (int64_t lane = 0; lane < 32; ++lane) {
+      Basis expected{16 * 6 + 8 * ((i / 2) % 2) + lane / 4,
+                     8 * (i / 4) + 2 * (lane % 4) + i % 2};
+      ASSERT_EQ(acc.apply(i, lane, 6), expected) << i << " " << lane;
+    }
+  std::multiset<int64_t> held = heldElements(acc);
+  EXPECT_EQ(std::set<int64_t>(held.begin(), held.end()).size(), 128u * 128);
+  EXPECT_EQ(held.size(), 128u * 128);
+}
+
+TEST(LinearLayoutTest, MmaRepeatsNBeforeM) {
+  // One warpgroup, 128x64 with m64n32: two N and two M repetitions.
+  LinearLayout acc = LinearLayout::mmaAccumulator({128, 64}, {4, 1}, 32);
+  EXPECT_EQ(acc.getNumRegisters(), 64);
+  EXPECT_EQ(acc.applyOne(LinearLayout::Register, 16), (Basis{0, 32}));
+  EXPECT_EQ(acc.applyOne(LinearLayout::Register, 32), (Basis{64, 0}));
+}
+
+TEST(LinearLayoutTest, MmaSyncOperands) {
+  // m16n8k16 fp16 on 2x2 warps over a 32x16 A and a 16x16 B.
+  LinearLayout a = LinearLayout::mmaOperand({32, 16}, 0, {2, 2}, 2);
+  // a0,a1: (lane/4, 2*(lane%4) + i); a2,a3: row + 8; a4..a7: col + 8.
+  EXPECT_EQ(a.apply(0, 6, 0), (Basis{1, 4}));
+  EXPECT_EQ(a.apply(1, 6, 0), (Basis{1, 5}));
+  EXPECT_EQ(a.apply(2, 6, 0), (Basis{9, 4}));
+  EXPECT_EQ(a.apply(4, 6, 0), (Basis{1, 12}));
+  EXPECT_EQ(a.apply(0, 6, 1), (Basis{17, 4}));
+  // The two warps along N need the same A.
+  EXPECT_EQ(a.apply(3, 9, 2), a.apply(3, 9, 0));
+  LinearLayout b = LinearLayout::mmaOperand({16, 16}, 1, {2, 2}, 2);
+  // b0,b1: (2*(lane%4) + i, lane/4); b2,b3: k + 8.
+  EXPECT_EQ(b.apply(0, 6, 0), (Basis{4, 1}));
+  EXPECT_EQ(b.apply(1, 6, 0), (Basis{5, 1}));
+  EXPECT_EQ(b.apply(2, 6, 0), (Basis{12, 1}));
+  EXPECT_EQ(b.apply(0, 6, 2), (Basis{4, 9}));
+  EXPECT_EQ(b.apply(0, 6, 1), b.apply(0, 6, 0));
+  // tf32 (one element per register, k8) and int8 (four, k32).
+  LinearLayout tf32 = LinearLayout::mmaOperand({16, 8}, 0, {1, 1}, 1);
+  EXPECT_EQ(tf32.apply(1, 5, 0), (Basis{9, 1}));
+  EXPECT_EQ(tf32.apply(2, 5, 0), (Basis{1, 5}));
+  LinearLayout s8 = LinearLayout::mmaOperand({32, 16}, 1, {1, 1}, 4);
+  EXPECT_EQ(s8.apply(3, 5, 0), (Basis{7, 1}));
+  EXPECT_EQ(s8.apply(4, 5, 0), (Basis{20, 1}));
+}
+
+/// Checks that `layout` (offset -> coordinates) and its inverse agree with
+/// `offsetOf` on every element of a rank-2 buffer.
+void expectOffsets(const LinearLayout &layout,
+                   std::function<int64_t(int64_t, int64_t)> offsetOf) {
+  auto inverse = layout.invertOffsets();
+  ASSERT_TRUE(inverse);
+  ArrayRef<int64_t> shape = layout.getShape();
+  for (int64_t r = 0; r < shape[0]; ++r)
+    for (int64_t c = 0; c < shape[1]; ++c) {
+      int64_t offset = offsetOf(r, c);
+      ASSERT_EQ(layout.applyOne(LinearLayout::Register, offset), (Basis{r, c}))
+          << r << " " << c;
+      int64_t back = 0;
+      for (unsigned bit = 0; (int64_t(1) << bit) < shape[0]; ++bit)
+        if ((r >> bit) & 1)
+          back ^= (*inverse)[0][bit];
+      for (unsigned bit = 0; (int64_t(1) << bit) < shape[1]; ++bit)
+        if ((c >> bit) & 1)
+          back ^= (*inverse)[1][bit];
+      ASSERT_EQ(back, offset) << r << " " << c;
+    }
+}
+
+TEST(LinearLayoutTest, LdmatrixSwizzle) {
+  LinearLayout s = LinearLayout::sharedSwizzled({32, 64}, {1, 0}, 8, 1, 8);
+  expectOffsets(s, [](int64_t r, int64_t c) {
+    return r * 64 + ((c / 8) ^ (r % 8)) * 8 + c % 8;
+  });
+  LinearLayout plain = LinearLayout::sharedSwizzled({16, 8}, {0, 1}, 1, 1, 1);
+  expectOffsets(plain, [](int64_t r, int64_t c) { return c * 16 + r; });
+}
+
+TEST(LinearLayoutTest, NVMMASwizzles) {
+  // 128-byte swizzle on fp16 rows of 64: chunk ^= row % 8.
+  expectOffsets(LinearLayout::sharedNVMMA({64, 64}, {1, 0}, 16, 128),
+                [](int64_t r, int64_t c) {
+                  return r * 64 + ((c / 8) ^ (r % 8)) * 8 + c % 8;
+                });
+  // Wider than an atom: 128-column rows become two 64-column atom columns.
+  expectOffsets(LinearLayout::sharedNVMMA({64, 128}, {1, 0}, 16, 128),
+                [](int64_t r, int64_t c) {
+                  return (c / 64) * 64 * 64 + r * 64 +
+                         (((c % 64) / 8) ^ (r % 8)) * 8 + c % 8;
+                });
+  // 64-byte swizzle: chunk ^= (row / 2) % 4.
+  expectOffsets(LinearLayout::sharedNVMMA({64, 32}, {1, 0}, 16, 64),
+                [](int64_t r, int64_t c) {
+                  return r * 32 + ((c / 8) ^ ((r / 2) % 4)) * 8 + c % 8;
+                });
+  // 32-byte swizzle on fp8 (32 per row): chunk ^= (row / 4) % 2, 16 per chunk.
+  expectOffsets(LinearLayout::sharedNVMMA({16, 32}, {1, 0}, 8, 32),
+                [](int64_t r, int64_t c) {
+                  return r * 32 + ((c / 16) ^ ((r / 4) % 2)) * 16 + c % 16;
+                });
+  // K-major B (KxN with K contiguous): the rows are N.
+  expectOffsets(LinearLayout::sharedNVMMA({64, 16}, {0, 1}, 16, 128),
+                [](int64_t k, int64_t n) {
+                  return n * 64 + ((k / 8) ^ (n % 8)) * 8 + k % 8;
+                });
 }
 
 } // namespace

@@ -59,6 +59,173 @@ LinearLayout LinearLayout::blocked(ArrayRef<int64_t> shape,
   return LinearLayout(shape, std::move(bases));
 }
 
+namespace {
+/// Adds bases for a layout whose every basis is one power of two along one
+/// dimension. A value past the tensor's extent moves nothing: a register
+/// bit is dropped, a lane or warp bit stays with a zero basis (copies).
+struct BasisBuilder {
+  llvm::ArrayRef<int64_t> shape;
+  std::array<SmallVector<LinearLayout::Basis>, LinearLayout::kNumInDims> bases;
+
+  void add(LinearLayout::InDim in, unsigned dim, int64_t value) {
+    if (value < shape[dim])
+      bases[in].push_back(unitBasis(shape.size(), dim, value));
+    else if (in != LinearLayout::Register)
+      bases[in].push_back(LinearLayout::Basis(shape.size(), 0));
+  }
+  void zero(LinearLayout::InDim in) {
+    bases[in].push_back(LinearLayout::Basis(shape.size(), 0));
+  }
+  /// Register bits along `dim` from `from` until the extent is covered.
+  void repeat(unsigned dim, int64_t from) {
+    for (int64_t v = from; v < shape[dim]; v *= 2)
+      add(LinearLayout::Register, dim, v);
+  }
+  LinearLayout build() { return LinearLayout(shape, std::move(bases)); }
+};
+} // namespace
+
+LinearLayout LinearLayout::mmaAccumulator(ArrayRef<int64_t> shape,
+                                          ArrayRef<unsigned> warpsPerCTA,
+                                          unsigned instrN) {
+  BasisBuilder b{shape, {}};
+  b.add(Register, 1, 1);
+  b.add(Register, 0, 8);
+  for (int64_t col = 8; col < instrN; col *= 2)
+    b.add(Register, 1, col);
+  b.add(Lane, 1, 2);
+  b.add(Lane, 1, 4);
+  for (int64_t row : {1, 2, 4})
+    b.add(Lane, 0, row);
+  int64_t rows = 16, cols = instrN;
+  for (unsigned i = 0, e = llvm::Log2_32(warpsPerCTA[0]); i < e; ++i, rows *= 2)
+    b.add(Warp, 0, rows);
+  for (unsigned i = 0, e = llvm::Log2_32(warpsPerCTA[1]); i < e; ++i, cols *= 2)
+    b.add(Warp, 1, cols);
+  b.repeat(1, cols);
+  b.repeat(0, rows);
+  return b.build();
+}
+
+LinearLayout LinearLayout::mmaOperand(ArrayRef<int64_t> shape, unsigned opIdx,
+                                      ArrayRef<unsigned> warpsPerCTA,
+                                      unsigned kWidth) {
+  BasisBuilder b{shape, {}};
+  unsigned kDim = opIdx == 0 ? 1 : 0, otherDim = 1 - kDim;
+  for (int64_t k = 1; k < kWidth; k *= 2)
+    b.add(Register, kDim, k);
+  if (opIdx == 0)
+    b.add(Register, otherDim, 8);
+  b.add(Register, kDim, 4 * kWidth);
+  b.add(Lane, kDim, kWidth);
+  b.add(Lane, kDim, 2 * kWidth);
+  for (int64_t i : {1, 2, 4})
+    b.add(Lane, otherDim, i);
+  // A is split over the warps along M, B over those along N; the warps
+  // along the other dimension need the same operand.
+  int64_t other = opIdx == 0 ? 16 : 8;
+  for (unsigned w = 0; w < 2; ++w)
+    for (unsigned i = 0, e = llvm::Log2_32(warpsPerCTA[w]); i < e; ++i) {
+      if (w != opIdx) {
+        b.zero(Warp);
+        continue;
+      }
+      b.add(Warp, otherDim, other);
+      other *= 2;
+    }
+  b.repeat(kDim, 8 * kWidth);
+  b.repeat(otherDim, other);
+  return b.build();
+}
+
+LinearLayout LinearLayout::sharedSwizzled(ArrayRef<int64_t> shape,
+                                          ArrayRef<unsigned> order,
+                                          unsigned vec, unsigned perPhase,
+                                          unsigned maxPhase) {
+  BasisBuilder b{shape, {}};
+  unsigned col = order[0];
+  b.repeat(col, 1);
+  if (order.size() > 1) {
+    unsigned row = order[1];
+    for (int64_t r = 1; r < shape[row]; r *= 2) {
+      Basis basis = unitBasis(shape.size(), row, r);
+      basis[col] = ((r / perPhase) % maxPhase) * vec % shape[col];
+      b.bases[Register].push_back(basis);
+    }
+  }
+  for (unsigned d : llvm::drop_begin(order, 2))
+    b.repeat(d, 1);
+  return b.build();
+}
+
+LinearLayout LinearLayout::sharedNVMMA(ArrayRef<int64_t> shape,
+                                       ArrayRef<unsigned> order,
+                                       unsigned elementBits,
+                                       unsigned swizzleBytes) {
+  BasisBuilder b{shape, {}};
+  unsigned col = order[0], row = order[1];
+  int64_t atomCols = std::min<int64_t>(swizzleBytes * 8 / elementBits,
+                                       shape[col]);
+  for (int64_t c = 1; c < atomCols; c *= 2)
+    b.add(Register, col, c);
+  unsigned rowBits = llvm::Log2_32(swizzleBytes);
+  unsigned chunkBits = llvm::Log2_32(swizzleBytes / 16);
+  for (unsigned j = 0; (int64_t(1) << j) < shape[row]; ++j) {
+    Basis basis = unitBasis(shape.size(), row, int64_t(1) << j);
+    unsigned addressBit = j + rowBits;
+    if (addressBit >= 7 && addressBit < 7 + chunkBits)
+      basis[col] = (int64_t(16) << (addressBit - 7)) * 8 / elementBits;
+    b.bases[Register].push_back(basis);
+  }
+  b.repeat(col, atomCols);
+  return b.build();
+}
+
+std::optional<SmallVector<SmallVector<int64_t>>>
+LinearLayout::invertOffsets() const {
+  // Coordinates flatten to one bit vector: dimension 0's bits lowest.
+  SmallVector<unsigned> firstBit;
+  unsigned totalBits = 0;
+  for (int64_t size : shape) {
+    firstBit.push_back(totalBits);
+    totalBits += llvm::Log2_64(size);
+  }
+  const SmallVector<Basis> &offsets = bases[Register];
+  if (offsets.size() != totalBits || totalBits > 63)
+    return std::nullopt;
+  // Rows of (image, offset combination); Gauss-Jordan over GF(2).
+  SmallVector<std::pair<uint64_t, uint64_t>> rows;
+  for (auto [i, basis] : llvm::enumerate(offsets)) {
+    uint64_t image = 0;
+    for (unsigned d = 0; d < shape.size(); ++d)
+      image |= uint64_t(basis[d]) << firstBit[d];
+    rows.push_back({image, uint64_t(1) << i});
+  }
+  for (unsigned bit = 0; bit < totalBits; ++bit) {
+    auto pivot = llvm::find_if(llvm::drop_begin(rows, bit), [&](auto &r) {
+      return (r.first >> bit) & 1;
+    });
+    if (pivot == rows.end())
+      return std::nullopt;
+    std::swap(rows[bit], *pivot);
+    for (unsigned i = 0; i < rows.size(); ++i)
+      if (i != bit && ((rows[i].first >> bit) & 1)) {
+        rows[i].first ^= rows[bit].first;
+        rows[i].second ^= rows[bit].second;
+      }
+  }
+  // Row `bit` now maps exactly coordinate bit `bit`.
+  SmallVector<SmallVector<int64_t>> result;
+  for (unsigned d = 0; d < shape.size(); ++d) {
+    SmallVector<int64_t> perBit;
+    for (unsigned bit = firstBit[d], e = bit + llvm::Log2_64(shape[d]);
+         bit < e; ++bit)
+      perBit.push_back(int64_t(rows[bit].second));
+    result.push_back(std::move(perBit));
+  }
+  return result;
+}
+
 LinearLayout LinearLayout::sliced(unsigned dim) const {
   SmallVector<int64_t> newShape(shape.begin(), shape.end());
   newShape.erase(newShape.begin() + dim);

@@ -46,6 +46,54 @@ public:
                               llvm::ArrayRef<unsigned> warpsPerCTA,
                               llvm::ArrayRef<unsigned> order);
 
+  /// The accumulator of an mma over a rank-2 tensor. Each warp owns a
+  /// 16-row slab of an `instrN`-column instruction tile: register bits are
+  /// column 1, row 8 and then columns 8.. instrN/2, lanes are columns 2, 4
+  /// and rows 1, 2, 4 (the mma.sync m16n8 and wgmma m64nN fragments agree
+  /// on this). Warps stack along M first (`warpsPerCTA[0]`, four per wgmma
+  /// warpgroup), then along N; what is left repeats in registers, N
+  /// repetitions before M repetitions.
+  static LinearLayout mmaAccumulator(llvm::ArrayRef<int64_t> shape,
+                                     llvm::ArrayRef<unsigned> warpsPerCTA,
+                                     unsigned instrN);
+
+  /// An mma.sync (m16n8kK) register operand: A (`opIdx` 0, MxK) or B (1,
+  /// KxN) for the accumulator `mmaAccumulator(.., warpsPerCTA, 8)`. Each
+  /// 32-bit register holds `kWidth` consecutive K elements (2 for 16-bit
+  /// types, 4 for 8-bit, 1 for tf32). Warps along the other operand's
+  /// dimension hold copies.
+  static LinearLayout mmaOperand(llvm::ArrayRef<int64_t> shape, unsigned opIdx,
+                                 llvm::ArrayRef<unsigned> warpsPerCTA,
+                                 unsigned kWidth);
+
+  /// Shared-memory layouts map an element *offset* in the buffer (the
+  /// register dimension; lanes and warps are unused) to coordinates.
+  ///
+  /// Row-major along `order` with the classic ldmatrix XOR swizzle: in row
+  /// r (of the slower dimension) the `vec`-element chunk index is XORed
+  /// with (r / perPhase) % maxPhase, so 8 rows read column-wise hit
+  /// distinct banks. vec = perPhase = maxPhase = 1 is unswizzled.
+  static LinearLayout sharedSwizzled(llvm::ArrayRef<int64_t> shape,
+                                     llvm::ArrayRef<unsigned> order,
+                                     unsigned vec, unsigned perPhase,
+                                     unsigned maxPhase);
+
+  /// The layout wgmma and TMA read (rank 2): the contiguous dimension
+  /// (`order[0]`) is cut into atoms of `swizzleBytes` (32, 64 or 128)
+  /// bytes; each atom column holds every row, `swizzleBytes` apart, and
+  /// within it the 16-byte chunk index (address bits 4..) is XORed with
+  /// address bits 7.. . Atom columns follow one another.
+  static LinearLayout sharedNVMMA(llvm::ArrayRef<int64_t> shape,
+                                  llvm::ArrayRef<unsigned> order,
+                                  unsigned elementBits, unsigned swizzleBytes);
+
+  /// For a bijective shared layout: the offset of coordinate bit `bit` of
+  /// output dimension `dim`, for each dim and bit, so that
+  /// offset(coords) is the XOR of the entries of coords' set bits.
+  /// std::nullopt when the map is not invertible.
+  std::optional<llvm::SmallVector<llvm::SmallVector<int64_t>>>
+  invertOffsets() const;
+
   /// This layout with output dimension `dim` removed. Registers that then
   /// hold the same element are merged; lanes and warps keep their copies.
   LinearLayout sliced(unsigned dim) const;
