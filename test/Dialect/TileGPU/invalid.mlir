@@ -27,3 +27,68 @@ func.func @f(%a: tensor<16xf32, #tilegpu.slice<{dim = 0, parent = #tilegpu.block
 // expected-error @+1 {{'tilegpu.num_warps' must be a power-of-two integer in [1, 32] on a module}}
 module attributes {tilegpu.num_warps = 3 : i32} {}
 
+
+// -----
+
+// expected-error @+1 {{wgmma needs warpsPerCTA[0] to be a multiple of 4 (whole warpgroups along M)}}
+func.func @f(%a: tensor<64x64xf32, #tilegpu.mma<{version = 3, warpsPerCTA = [2, 2], instrShape = [16, 64, 16]}>>) { return }
+
+// -----
+
+// expected-error @+1 {{mma version must be 2 (mma.sync) or 3 (wgmma)}}
+func.func @f(%a: tensor<64x64xf32, #tilegpu.mma<{version = 1, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>>) { return }
+
+// -----
+
+// expected-error @+2 {{nvmma_shared swizzle must be 32, 64 or 128 bytes}}
+// expected-error @+1 {{failed to parse TileGPU_MemDescType parameter 'encoding'}}
+func.func @f(%a: !tilegpu.memdesc<64x64xf16, #tilegpu.nvmma_shared<{swizzle = 16, order = [1, 0]}>>) { return }
+
+// -----
+
+// expected-error @+1 {{nvmma_shared rows of 32 bytes are not a multiple of the 128-byte swizzle}}
+func.func @f(%a: !tilegpu.memdesc<64x16xf16, #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>>) { return }
+
+// -----
+
+// expected-error @+1 {{dot_op opIdx must be 0 (A) or 1 (B)}}
+func.func @f(%a: tensor<16x16xf16, #tilegpu.dot_op<{opIdx = 2, parent = #tilegpu.mma<{version = 2, warpsPerCTA = [1, 1], instrShape = [16, 8, 16]}>, kWidth = 2}>>) { return }
+
+// -----
+
+#mma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+#ka = #tilegpu.nvmma_shared<{swizzle = 64, order = [1, 0]}>
+#kb = #tilegpu.nvmma_shared<{swizzle = 64, order = [0, 1]}>
+module attributes {tilegpu.num_warps = 4 : i32} {
+  func.func @f(%a: !tilegpu.memdesc<64x32xf32, #ka>, %b: !tilegpu.memdesc<32x64xf32, #kb>, %c: tensor<64x64xf32, #mma>) {
+    // expected-error @+1 {{wgmma does not take 'f32' operands with a 'f32' accumulator (fp32 needs tf32 precision)}}
+    %d = tilegpu.warpgroup_dot %a, %b, %c : !tilegpu.memdesc<64x32xf32, #ka> * !tilegpu.memdesc<32x64xf32, #kb> -> tensor<64x64xf32, #mma>
+    return
+  }
+}
+
+// -----
+
+#mma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+#ka = #tilegpu.nvmma_shared<{swizzle = 64, order = [1, 0]}>
+#mn = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+module attributes {tilegpu.num_warps = 4 : i32} {
+  func.func @f(%a: !tilegpu.memdesc<64x32xf16, #ka>, %b: !tilegpu.memdesc<32x64xf16, #mn>, %c: tensor<64x64xf32, #mma>) {
+    // expected-error @+1 {{A and B need #tilegpu.nvmma_shared layouts with K contiguous (A order [1, 0], B order [0, 1])}}
+    %d = tilegpu.warpgroup_dot %a, %b, %c : !tilegpu.memdesc<64x32xf16, #ka> * !tilegpu.memdesc<32x64xf16, #mn> -> tensor<64x64xf32, #mma>
+    return
+  }
+}
+
+// -----
+
+#mma = #tilegpu.mma<{version = 3, warpsPerCTA = [8, 1], instrShape = [16, 64, 16]}>
+#ka = #tilegpu.nvmma_shared<{swizzle = 64, order = [1, 0]}>
+#kb = #tilegpu.nvmma_shared<{swizzle = 64, order = [0, 1]}>
+module attributes {tilegpu.num_warps = 8 : i32} {
+  func.func @f(%a: !tilegpu.memdesc<64x32xf16, #ka>, %b: !tilegpu.memdesc<32x64xf16, #kb>, %c: tensor<64x64xf32, #mma>) {
+    // expected-error @+1 {{a 64x64 accumulator does not cover the warps' 128x64 tile}}
+    %d = tilegpu.warpgroup_dot %a, %b, %c : !tilegpu.memdesc<64x32xf16, #ka> * !tilegpu.memdesc<32x64xf16, #kb> -> tensor<64x64xf32, #mma>
+    return
+  }
+}

@@ -55,6 +55,12 @@ struct TileGPUOpAsmInterface : public OpAsmDialectInterface {
       os << "slice";
     else if (isa<SharedEncodingAttr>(attr))
       os << "shared";
+    else if (isa<NVMMASharedEncodingAttr>(attr))
+      os << "nvmma";
+    else if (isa<MmaEncodingAttr>(attr))
+      os << "mma";
+    else if (isa<DotOperandEncodingAttr>(attr))
+      os << "dot_op";
     else
       return AliasResult::NoAlias;
     return AliasResult::FinalAlias;
@@ -225,11 +231,164 @@ unsigned SliceEncodingAttr::getRank() const {
 
 LogicalResult
 SharedEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                           unsigned vec, unsigned perPhase, unsigned maxPhase,
                            ArrayRef<unsigned> order) {
   if (order.empty())
     return emitError() << "shared layout must have rank >= 1";
+  for (unsigned v : {vec, perPhase, maxPhase})
+    if (v == 0 || !llvm::isPowerOf2_32(v))
+      return emitError() << "shared layout swizzle parameters must be powers "
+                            "of two";
   return verifyPermutation(emitError, order, "order");
 }
+
+// `<{order = [1, 0]}>`, or with the swizzle first:
+// `<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>`.
+Attribute SharedEncodingAttr::parse(AsmParser &parser, Type) {
+  unsigned vec = 1, perPhase = 1, maxPhase = 1;
+  SmallVector<unsigned> order;
+  if (parser.parseLess() || parser.parseLBrace())
+    return {};
+  if (succeeded(parser.parseOptionalKeyword("vec"))) {
+    if (parser.parseEqual() || parser.parseInteger(vec) || parser.parseComma() ||
+        parser.parseKeyword("perPhase") || parser.parseEqual() ||
+        parser.parseInteger(perPhase) || parser.parseComma() ||
+        parser.parseKeyword("maxPhase") || parser.parseEqual() ||
+        parser.parseInteger(maxPhase) || parser.parseComma())
+      return {};
+  }
+  if (parser.parseKeyword("order") || parser.parseEqual() ||
+      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+        return parser.parseInteger(order.emplace_back());
+      }) ||
+      parser.parseRBrace() || parser.parseGreater())
+    return {};
+  return parser.getChecked<SharedEncodingAttr>(parser.getContext(), vec,
+                                               perPhase, maxPhase, order);
+}
+
+void SharedEncodingAttr::print(AsmPrinter &printer) const {
+  printer << "<{";
+  if (getVec() != 1 || getPerPhase() != 1 || getMaxPhase() != 1)
+    printer << "vec = " << getVec() << ", perPhase = " << getPerPhase()
+            << ", maxPhase = " << getMaxPhase() << ", ";
+  printer << "order = [";
+  llvm::interleaveComma(getOrder(), printer);
+  printer << "]}>";
+}
+
+LinearLayout SharedEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape,
+                                                unsigned) const {
+  return LinearLayout::sharedSwizzled(shape, getOrder(), getVec(),
+                                      getPerPhase(), getMaxPhase());
+}
+
+int64_t SharedEncodingAttr::getAlignment() const { return 16; }
+
+LogicalResult
+SharedEncodingAttr::verifyBuffer(function_ref<InFlightDiagnostic()> emitError,
+                                 ArrayRef<int64_t> shape, unsigned) const {
+  if (getOrder().size() != shape.size())
+    return emitError() << "memdesc of rank " << shape.size()
+                       << " has a shared layout of rank " << getOrder().size();
+  if (getMaxPhase() > 1 &&
+      int64_t(getVec()) * getMaxPhase() > shape[getOrder()[0]])
+    return emitError() << "swizzle of " << getMaxPhase() << " chunks of "
+                       << getVec() << " elements does not fit a row of "
+                       << shape[getOrder()[0]];
+  return success();
+}
+
+LogicalResult NVMMASharedEncodingAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, unsigned swizzle,
+    ArrayRef<unsigned> order) {
+  if (swizzle != 32 && swizzle != 64 && swizzle != 128)
+    return emitError() << "nvmma_shared swizzle must be 32, 64 or 128 bytes";
+  if (order.size() != 2)
+    return emitError() << "nvmma_shared layout must have rank 2";
+  return verifyPermutation(emitError, order, "order");
+}
+
+LinearLayout NVMMASharedEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape,
+                                                     unsigned elementBits) const {
+  return LinearLayout::sharedNVMMA(shape, getOrder(), elementBits,
+                                   getSwizzle());
+}
+
+int64_t NVMMASharedEncodingAttr::getAlignment() const {
+  // The swizzle pattern repeats every eight rows of an atom.
+  return 8 * getSwizzle();
+}
+
+LogicalResult NVMMASharedEncodingAttr::verifyBuffer(
+    function_ref<InFlightDiagnostic()> emitError, ArrayRef<int64_t> shape,
+    unsigned elementBits) const {
+  if (shape.size() != 2)
+    return emitError() << "nvmma_shared buffer must have rank 2";
+  int64_t rowBytes = shape[getOrder()[0]] * elementBits / 8;
+  if (rowBytes % getSwizzle() != 0)
+    return emitError() << "nvmma_shared rows of " << rowBytes
+                       << " bytes are not a multiple of the " << getSwizzle()
+                       << "-byte swizzle";
+  if (shape[getOrder()[1]] % 8 != 0)
+    return emitError() << "nvmma_shared buffer needs a multiple of 8 rows";
+  return success();
+}
+
+LogicalResult
+MmaEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                        unsigned version, ArrayRef<unsigned> warpsPerCTA,
+                        ArrayRef<unsigned> instrShape) {
+  if (version != 2 && version != 3)
+    return emitError() << "mma version must be 2 (mma.sync) or 3 (wgmma)";
+  if (warpsPerCTA.size() != 2 || instrShape.size() != 3)
+    return emitError() << "mma layout needs 2 warpsPerCTA and 3 instrShape "
+                          "entries";
+  for (unsigned w : warpsPerCTA)
+    if (w == 0 || !llvm::isPowerOf2_32(w))
+      return emitError() << "mma warpsPerCTA must be powers of two";
+  if (instrShape[0] != 16)
+    return emitError() << "mma instructions cover 16 rows per warp";
+  if (version == 2 && instrShape[1] != 8)
+    return emitError() << "mma.sync instructions are 8 columns wide";
+  if (version == 3) {
+    if (warpsPerCTA[0] % 4 != 0)
+      return emitError() << "wgmma needs warpsPerCTA[0] to be a multiple of "
+                            "4 (whole warpgroups along M)";
+    if (instrShape[1] < 8 || instrShape[1] > 256 ||
+        !llvm::isPowerOf2_32(instrShape[1]))
+      return emitError() << "wgmma N must be a power of two in [8, 256]";
+  }
+  return success();
+}
+
+LinearLayout MmaEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  return LinearLayout::mmaAccumulator(shape, getWarpsPerCTA(),
+                                      getInstrShape()[1]);
+}
+
+unsigned MmaEncodingAttr::getRank() const { return 2; }
+
+LogicalResult
+DotOperandEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               unsigned opIdx, MmaEncodingAttr parent,
+                               unsigned kWidth) {
+  if (opIdx > 1)
+    return emitError() << "dot_op opIdx must be 0 (A) or 1 (B)";
+  if (!parent)
+    return emitError() << "dot_op parent must be an mma layout";
+  if (kWidth != 1 && kWidth != 2 && kWidth != 4)
+    return emitError() << "dot_op kWidth must be 1, 2 or 4";
+  return success();
+}
+
+LinearLayout
+DotOperandEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  SmallVector<unsigned> warps(getParent().getWarpsPerCTA());
+  return LinearLayout::mmaOperand(shape, getOpIdx(), warps, getKWidth());
+}
+
+unsigned DotOperandEncodingAttr::getRank() const { return 2; }
 
 DistributedEncoding mlir::tilegpu::getDistributedEncoding(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
@@ -263,17 +422,16 @@ LinearLayout mlir::tilegpu::getLinearLayout(RankedTensorType type) {
 
 LogicalResult MemDescType::verify(function_ref<InFlightDiagnostic()> emitError,
                                   ArrayRef<int64_t> shape, Type elementType,
-                                  SharedEncodingAttr encoding) {
+                                  SharedLayout encoding) {
   if (shape.empty())
     return emitError() << "memdesc must have rank >= 1";
+  if (!encoding)
+    return emitError() << "memdesc needs a shared layout";
   for (int64_t dim : shape)
-    if (dim <= 0)
-      return emitError() << "memdesc dimensions must be positive";
-  if (encoding.getOrder().size() != shape.size())
-    return emitError() << "memdesc of rank " << shape.size()
-                       << " has a shared layout of rank "
-                       << encoding.getOrder().size();
-  return success();
+    if (dim <= 0 || !llvm::isPowerOf2_64(dim))
+      return emitError() << "memdesc dimensions must be positive powers of two";
+  return encoding.verifyBuffer(emitError, shape,
+                               tile::getElementBitWidth(elementType));
 }
 
 //===----------------------------------------------------------------------===//
@@ -386,5 +544,69 @@ LogicalResult LocalStoreOp::verify() {
 LogicalResult BarrierOp::verify() {
   if (!(*this)->getParentOfType<FunctionOpInterface>())
     return emitOpError("must be inside a kernel function");
+  return success();
+}
+
+int64_t WarpGroupDotOp::getInstrK(Type operandType) {
+  return 256 / tile::getElementBitWidth(operandType);
+}
+
+/// Operand element types wgmma takes with an accumulator of `acc`.
+static bool isWgmmaTypePair(Type operand, Type acc, tile::InputPrecision precision) {
+  if (operand.isF16())
+    return acc.isF32() || acc.isF16();
+  if (operand.isBF16() || isa<Float8E4M3FNType, Float8E5M2Type>(operand))
+    return acc.isF32();
+  if (operand.isF32())
+    return acc.isF32() && precision == tile::InputPrecision::TF32;
+  if (operand.isInteger(8))
+    return acc.isInteger(32);
+  return false;
+}
+
+LogicalResult WarpGroupDotOp::verify() {
+  MemDescType aType = getA().getType(), bType = getB().getType();
+  auto cType = cast<RankedTensorType>(getC().getType());
+  auto mma = dyn_cast_or_null<MmaEncodingAttr>(cType.getEncoding());
+  if (!mma || mma.getVersion() != 3)
+    return emitOpError("accumulator must have a version-3 #tilegpu.mma layout");
+  if (aType.getShape().size() != 2 || bType.getShape().size() != 2 ||
+      cType.getRank() != 2)
+    return emitOpError("operands must have rank 2");
+  int64_t M = cType.getShape()[0], N = cType.getShape()[1];
+  int64_t K = aType.getShape()[1];
+  if (aType.getShape()[0] != M || bType.getShape()[0] != K ||
+      bType.getShape()[1] != N)
+    return emitOpError() << "shapes do not compose: " << Type(aType) << " * "
+                         << Type(bType) << " -> " << Type(cType);
+  Type element = aType.getElementType();
+  if (bType.getElementType() != element)
+    return emitOpError("A and B must have the same element type");
+  if (!isWgmmaTypePair(element, cType.getElementType(), getInputPrecision()))
+    return emitOpError() << "wgmma does not take " << element
+                         << " operands with a " << cType.getElementType()
+                         << " accumulator"
+                         << (element.isF32() ? " (fp32 needs tf32 precision)"
+                                             : "");
+  auto aLayout = dyn_cast<NVMMASharedEncodingAttr>(aType.getEncoding());
+  auto bLayout = dyn_cast<NVMMASharedEncodingAttr>(bType.getEncoding());
+  if (!aLayout || !bLayout || aLayout.getOrder()[0] != 1 ||
+      bLayout.getOrder()[0] != 0)
+    return emitOpError("A and B need #tilegpu.nvmma_shared layouts with K "
+                       "contiguous (A order [1, 0], B order [0, 1])");
+  if (K % getInstrK(element) != 0)
+    return emitOpError() << "K = " << K << " is not a multiple of the "
+                         << getInstrK(element) << " one wgmma consumes";
+  ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
+  int64_t instrN = mma.getInstrShape()[1];
+  if (M % (16 * warps[0]) != 0 || N % (instrN * warps[1]) != 0)
+    return emitOpError() << "a " << M << "x" << N
+                         << " accumulator does not cover the warps' "
+                         << 16 * warps[0] << "x" << instrN * warps[1]
+                         << " tile";
+  if (int64_t(mma.getNumWarps()) != TileGPUDialect::getNumWarps(*this))
+    return emitOpError() << "mma layout uses " << mma.getNumWarps()
+                         << " warps but the module has "
+                         << TileGPUDialect::getNumWarps(*this);
   return success();
 }

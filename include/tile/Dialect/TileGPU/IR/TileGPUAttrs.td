@@ -85,14 +85,126 @@ def TileGPU_SliceEncodingAttr : TileGPU_Attr<"SliceEncoding", "slice",
   let genVerifyDecl = 1;
 }
 
-def TileGPU_SharedEncodingAttr : TileGPU_Attr<"SharedEncoding", "shared"> {
-  let summary = "Row order of a buffer in shared memory";
+def TileGPU_SharedLayout : AttrInterface<"SharedLayout"> {
+  let cppNamespace = "::mlir::tilegpu";
+  let description = [{
+    How a buffer's elements are placed in shared memory: a bijection from
+    the element offset to coordinates, linear over GF(2) (see
+    LinearLayout::sharedSwizzled and sharedNVMMA).
+  }];
+  let methods = [
+    InterfaceMethod<"Dimensions from fastest to slowest.",
+      "::llvm::ArrayRef<unsigned>", "getOrder", (ins)>,
+    InterfaceMethod<[{The offset -> coordinates layout of a buffer of
+      `shape` with `elementBits`-bit elements.}],
+      "::mlir::tilegpu::LinearLayout", "toLinearLayout",
+      (ins "::llvm::ArrayRef<int64_t>":$shape, "unsigned":$elementBits)>,
+    InterfaceMethod<"Byte alignment the buffer's start needs.",
+      "int64_t", "getAlignment", (ins)>,
+    InterfaceMethod<[{Checks that a buffer of `shape` with `elementBits`-bit
+      elements can use this layout.}],
+      "::llvm::LogicalResult", "verifyBuffer",
+      (ins "::llvm::function_ref<::mlir::InFlightDiagnostic()>":$emitError,
+           "::llvm::ArrayRef<int64_t>":$shape, "unsigned":$elementBits)>,
+  ];
+}
+
+def TileGPU_SharedEncodingAttr : TileGPU_Attr<"SharedEncoding", "shared",
+    [DeclareAttrInterfaceMethods<TileGPU_SharedLayout>]> {
+  let summary = "Row order of a buffer in shared memory, optionally swizzled";
   let description = [{
     Elements are stored densely with `order` listing the dimensions fastest
-    first. Swizzled and NVMMA layouts extend this for the tensor cores.
+    first. With `vec`, `perPhase` and `maxPhase`, row r (of order[1]) XORs
+    its `vec`-element chunk index with (r / perPhase) % maxPhase: the
+    swizzle that lets ldmatrix and column-wise accesses avoid bank
+    conflicts. They default to 1 (no swizzle).
+
+    ```mlir
+    #tilegpu.shared<{order = [1, 0]}>
+    #tilegpu.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+    ```
   }];
-  let parameters = (ins ArrayRefParameter<"unsigned">:$order);
-  let assemblyFormat = "`<` `{` `order` `=` `[` $order `]` `}` `>`";
+  let parameters = (ins "unsigned":$vec, "unsigned":$perPhase,
+                        "unsigned":$maxPhase, ArrayRefParameter<"unsigned">:$order);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let builders = [
+    AttrBuilder<(ins "::llvm::ArrayRef<unsigned>":$order), [{
+      return $_get($_ctxt, 1, 1, 1, order);
+    }]>,
+  ];
+}
+
+def TileGPU_NVMMASharedEncodingAttr
+    : TileGPU_Attr<"NVMMASharedEncoding", "nvmma_shared",
+                   [DeclareAttrInterfaceMethods<TileGPU_SharedLayout>]> {
+  let summary = "The swizzled tile layout wgmma and TMA read";
+  let description = [{
+    A rank-2 buffer whose contiguous dimension (`order[0]`) is cut into
+    atoms of `swizzle` bytes (32, 64 or 128). Each atom column holds all
+    rows, `swizzle` bytes apart, and within it the 16-byte chunk index is
+    XORed with the row's address bits 7 and up, as the hardware swizzle
+    modes do. wgmma descriptors and TMA tensor maps name this layout.
+
+    ```mlir
+    #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+    ```
+  }];
+  let parameters = (ins "unsigned":$swizzle, ArrayRefParameter<"unsigned">:$order);
+  let assemblyFormat = [{
+    `<` `{` `swizzle` `=` $swizzle `,` `order` `=` `[` $order `]` `}` `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
+def TileGPU_MmaEncodingAttr : TileGPU_Attr<"MmaEncoding", "mma",
+    [DeclareAttrInterfaceMethods<TileGPU_DistributedEncoding>]> {
+  let summary = "Accumulator layout of the tensor-core instructions";
+  let description = [{
+    Version 2 is `mma.sync.m16n8kK` (sm_80+): each warp computes 16x8
+    tiles. Version 3 is `wgmma.mma_async.m64nNkK` (sm_90a): each group of
+    four warps computes 64xN tiles, N = instrShape[1]. `warpsPerCTA` splits
+    the warps over M and N (for version 3, M gets a multiple of four).
+    instrShape is [16, N, K] per warp; K depends on the operand type.
+
+    ```mlir
+    #tilegpu.mma<{version = 3, warpsPerCTA = [8, 1], instrShape = [16, 128, 16]}>
+    ```
+  }];
+  let parameters = (ins "unsigned":$version,
+                        ArrayRefParameter<"unsigned">:$warpsPerCTA,
+                        ArrayRefParameter<"unsigned">:$instrShape);
+  let assemblyFormat = [{
+    `<` `{` `version` `=` $version `,`
+            `warpsPerCTA` `=` `[` $warpsPerCTA `]` `,`
+            `instrShape` `=` `[` $instrShape `]` `}` `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    unsigned getNumWarps() const {
+      return getWarpsPerCTA()[0] * getWarpsPerCTA()[1];
+    }
+  }];
+}
+
+def TileGPU_DotOperandEncodingAttr : TileGPU_Attr<"DotOperandEncoding",
+    "dot_op", [DeclareAttrInterfaceMethods<TileGPU_DistributedEncoding>]> {
+  let summary = "Register layout of an mma operand";
+  let description = [{
+    Operand A (`opIdx` 0) or B (1) of an mma whose accumulator has layout
+    `parent`, as the instruction's register fragments hold it: each 32-bit
+    register packs `kWidth` consecutive K elements.
+
+    ```mlir
+    #tilegpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
+    ```
+  }];
+  let parameters = (ins "unsigned":$opIdx, "MmaEncodingAttr":$parent,
+                        "unsigned":$kWidth);
+  let assemblyFormat = [{
+    `<` `{` `opIdx` `=` $opIdx `,` `parent` `=` $parent `,`
+            `kWidth` `=` $kWidth `}` `>`
+  }];
   let genVerifyDecl = 1;
 }
 

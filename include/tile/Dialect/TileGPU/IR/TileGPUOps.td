@@ -3,6 +3,7 @@
 
 include "tile/Dialect/TileGPU/IR/TileGPUTypes.td"
 include "tile/Dialect/Tile/IR/TileTypes.td"
+include "tile/Dialect/Tile/IR/TileAttrs.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def TileGPU_SharedMemory : Resource<"::mlir::tilegpu::SharedMemory">;
@@ -67,6 +68,38 @@ def TileGPU_LocalStoreOp : TileGPU_Op<"local_store",
   let arguments = (ins Tile_Tensor:$src, TileGPU_MemDescType:$buffer);
   let assemblyFormat = "$src `,` $buffer attr-dict `:` type($src) `->` type($buffer)";
   let hasVerifier = 1;
+}
+
+def TileGPU_WarpGroupDotOp : TileGPU_Op<"warpgroup_dot",
+    [MemoryEffects<[MemRead<TileGPU_SharedMemory>]>,
+     AllTypesMatch<["c", "d"]>]> {
+  let summary = "d = a * b + c on the Hopper tensor cores (wgmma)";
+  let description = [{
+    A (MxK) and B (KxN) are read from shared memory through wgmma matrix
+    descriptors, so both must have an `#tilegpu.nvmma_shared` layout with K
+    as the contiguous dimension. The accumulator has a version-3 `#mma`
+    layout: each warpgroup issues `wgmma.mma_async.m64nNkK` over its 64-row
+    slabs, then waits for them.
+
+    ```mlir
+    %d = tilegpu.warpgroup_dot %a, %b, %c
+        : !tilegpu.memdesc<128x64xf16, #nvmma_a> * !tilegpu.memdesc<64x128xf16, #nvmma_b>
+          -> tensor<128x128xf32, #mma>
+    ```
+  }];
+  let arguments = (ins TileGPU_MemDescType:$a, TileGPU_MemDescType:$b,
+    Tile_Tensor:$c,
+    DefaultValuedAttr<Tile_InputPrecision, "::mlir::tile::InputPrecision::IEEE">:$inputPrecision);
+  let results = (outs Tile_Tensor:$d);
+  let assemblyFormat = [{
+    $a `,` $b `,` $c (`inputPrecision` `=` $inputPrecision^)? attr-dict
+    `:` type($a) `*` type($b) `->` type($d)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// K per wgmma instruction for these operand types: 32 bytes of K.
+    static int64_t getInstrK(Type operandType);
+  }];
 }
 
 def TileGPU_BarrierOp : TileGPU_Op<"barrier"> {

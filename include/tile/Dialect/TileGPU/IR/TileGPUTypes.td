@@ -10,7 +10,7 @@ def TileGPU_MemDescType : TypeDef<TileGPU_Dialect, "MemDesc",
   let summary = "A tensor held in shared memory";
   let description = [{
     A buffer in the CTA's shared memory with a shape, an element type and a
-    `#tilegpu.shared` encoding.
+    shared layout (`#tilegpu.shared` or `#tilegpu.nvmma_shared`).
 
     ```mlir
     !tilegpu.memdesc<64x32xf16, #tilegpu.shared<{order = [1, 0]}>>
@@ -18,7 +18,7 @@ def TileGPU_MemDescType : TypeDef<TileGPU_Dialect, "MemDesc",
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
                         "Type":$elementType,
-                        "SharedEncodingAttr":$encoding);
+                        "SharedLayout":$encoding);
   let assemblyFormat = "`<` custom<Shape>($shape, $elementType) `,` $encoding `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

@@ -1,0 +1,44 @@
+// RUN: tile-opt %s | tile-opt | FileCheck %s
+// The TileGPU encodings, types and ops print back as they parse.
+
+#mma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+#mma2 = #tilegpu.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8, 16]}>
+#nvmma_a = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#nvmma_b = #tilegpu.nvmma_shared<{swizzle = 64, order = [0, 1]}>
+#swizzled = #tilegpu.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+#plain = #tilegpu.shared<{order = [0]}>
+
+// CHECK-DAG: #[[MMA:.*]] = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+// CHECK-DAG: #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+// CHECK-DAG: #tilegpu.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+// CHECK-DAG: #tilegpu.shared<{order = [0]}>
+// CHECK-DAG: #tilegpu.dot_op<{opIdx = 1, parent = #{{.*}}, kWidth = 2}>
+module attributes {tilegpu.num_warps = 4 : i32} {
+  // CHECK-LABEL: func.func @wgmma
+  func.func @wgmma(%a: !tilegpu.memdesc<64x64xf16, #nvmma_a>,
+                   %b: !tilegpu.memdesc<64x64xf16, #nvmma_b>,
+                   %c: tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #mma> {
+    // CHECK: tilegpu.warpgroup_dot %{{.*}}, %{{.*}}, %{{.*}} : <64x64xf16, #nvmma> * <64x64xf16, #nvmma1> -> tensor<64x64xf32, #[[MMA]]>
+    %d = tilegpu.warpgroup_dot %a, %b, %c : !tilegpu.memdesc<64x64xf16, #nvmma_a> * !tilegpu.memdesc<64x64xf16, #nvmma_b> -> tensor<64x64xf32, #mma>
+    return %d : tensor<64x64xf32, #mma>
+  }
+
+  // CHECK-LABEL: func.func @tf32
+  func.func @tf32(%a: !tilegpu.memdesc<64x8xf32, #tilegpu.nvmma_shared<{swizzle = 32, order = [1, 0]}>>,
+                  %b: !tilegpu.memdesc<8x64xf32, #tilegpu.nvmma_shared<{swizzle = 32, order = [0, 1]}>>,
+                  %c: tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #mma> {
+    // CHECK: tilegpu.warpgroup_dot {{.*}} inputPrecision = tf32
+    %d = tilegpu.warpgroup_dot %a, %b, %c inputPrecision = tf32 : !tilegpu.memdesc<64x8xf32, #tilegpu.nvmma_shared<{swizzle = 32, order = [1, 0]}>> * !tilegpu.memdesc<8x64xf32, #tilegpu.nvmma_shared<{swizzle = 32, order = [0, 1]}>> -> tensor<64x64xf32, #mma>
+    return %d : tensor<64x64xf32, #mma>
+  }
+
+  // CHECK-LABEL: func.func @buffers
+  func.func @buffers(%t: tensor<32x64xf16, #mma2>, %o: tensor<16x32xf16, #tilegpu.dot_op<{opIdx = 1, parent = #mma2, kWidth = 2}>>) {
+    // CHECK: tilegpu.local_alloc %{{.*}} : (tensor<32x64xf16, #mma{{.*}}>) -> !tilegpu.memdesc<32x64xf16, #shared>
+    %s = tilegpu.local_alloc %t : (tensor<32x64xf16, #mma2>) -> !tilegpu.memdesc<32x64xf16, #swizzled>
+    %v = tilegpu.local_load %s : !tilegpu.memdesc<32x64xf16, #swizzled> -> tensor<32x64xf16, #mma2>
+    tilegpu.local_dealloc %s : !tilegpu.memdesc<32x64xf16, #swizzled>
+    %p = tilegpu.local_alloc : () -> !tilegpu.memdesc<64xf32, #plain>
+    return
+  }
+}
