@@ -178,6 +178,7 @@ CompiledKernel compileKernel(const std::string &tileIR,
   toGPU.target = options.target;
   layouts.addPass(mlir::tile::createConvertTileToTileGPU(toGPU));
   layouts.addPass(tilegpu::createTileGPUCoalesce());
+  layouts.addPass(tilegpu::createTileGPUAccelerateMatmul());
   layouts.addPass(tilegpu::createTileGPURemoveLayoutConversions());
   layouts.addPass(createCanonicalizerPass());
   layouts.addPass(createCSEPass());

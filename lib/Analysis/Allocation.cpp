@@ -6,6 +6,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 
@@ -131,7 +132,7 @@ int64_t mlir::tile::getScratchBytes(Operation *op) {
 namespace {
 struct Interval {
   Operation *owner;
-  int64_t bytes;
+  int64_t bytes, alignment;
   int64_t start, end; // op indices, inclusive
 };
 } // namespace
@@ -152,7 +153,12 @@ SharedMemoryAllocation::SharedMemoryAllocation(Operation *function) {
     int64_t bytes = getScratchBytes(op);
     if (bytes == 0)
       return;
-    Interval interval{op, (bytes + 15) / 16 * 16, index[op], index[op]};
+    int64_t alignment = 16;
+    if (auto alloc = dyn_cast<LocalAllocOp>(op))
+      alignment = std::max<int64_t>(
+          alignment, alloc.getType().getEncoding().getAlignment());
+    Interval interval{op, (bytes + 15) / 16 * 16, alignment, index[op],
+                      index[op]};
     if (isa<LocalAllocOp>(op)) {
       for (Operation *user : op->getResult(0).getUsers()) {
         int64_t end = index[user];
@@ -182,10 +188,12 @@ SharedMemoryAllocation::SharedMemoryAllocation(Operation *function) {
     llvm::sort(busy);
     int64_t offset = 0;
     for (auto [begin, end] : busy) {
+      offset = llvm::alignTo(offset, interval.alignment);
       if (offset + interval.bytes <= begin)
         break;
       offset = std::max(offset, end);
     }
+    offset = llvm::alignTo(offset, interval.alignment);
     placed.push_back({interval, offset});
     offsets[interval.owner] = offset;
     totalBytes = std::max(totalBytes, offset + interval.bytes);

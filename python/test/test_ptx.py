@@ -36,14 +36,42 @@ CHECK: bar.sync
     assert kernel.metadata["shared"] > 0
 
 
-def test_matmul_compiles_to_cubin():
-    kernel = tile.compile(k.matmul_kernel, signature=dict(
-        a_ptr="*fp16", b_ptr="*fp16", c_ptr="*fp16", M="i32", N="i32", K="i32",
-        stride_am="i32", stride_ak="i32", stride_bk="i32", stride_bn="i32",
-        stride_cm="i32", stride_cn="i32"),
-        constexprs=dict(BLOCK_M=64, BLOCK_N=64, BLOCK_K=32, GROUP_M=8,
-                        ACTIVATION="leaky_relu"))
+_MATMUL_SIGNATURE = dict(
+    a_ptr="*fp16", b_ptr="*fp16", c_ptr="*fp16", M="i32", N="i32", K="i32",
+    stride_am="i32", stride_ak="i32", stride_bk="i32", stride_bn="i32",
+    stride_cm="i32", stride_cn="i32")
+
+
+def test_matmul_uses_wgmma_on_sm90a():
+    kernel = tile.compile(k.matmul_kernel, signature=_MATMUL_SIGNATURE,
+                          constexprs=dict(BLOCK_M=64, BLOCK_N=64, BLOCK_K=32,
+                                          GROUP_M=8, ACTIVATION="leaky_relu"))
+    # Operands stored to swizzled shared memory and fenced for the async
+    # proxy, then two k16 steps of one m64n64 warpgroup MMA, committed and
+    # waited for.
+    filecheck(kernel.asm["ptx"], r"""
+CHECK: .entry matmul_kernel
+CHECK: st.shared
+CHECK: fence.proxy.async.shared::cta
+CHECK: bar.sync
+CHECK: wgmma.fence.sync.aligned
+CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+CHECK-NOT: wgmma.mma_async
+CHECK: wgmma.commit_group.sync.aligned
+CHECK: wgmma.wait_group.sync.aligned 0
+""")
+    assert "fma.rn.f32" not in kernel.asm["ptx"]
+    assert len(kernel.asm["cubin"]) > 0
+
+
+def test_small_matmul_stays_on_fma():
+    # 32 rows cannot feed a 64-row warpgroup MMA.
+    kernel = tile.compile(k.matmul_kernel, signature=_MATMUL_SIGNATURE,
+                          constexprs=dict(BLOCK_M=32, BLOCK_N=64, BLOCK_K=32,
+                                          GROUP_M=8, ACTIVATION=""))
     assert "fma.rn.f32" in kernel.asm["ptx"]
+    assert "wgmma" not in kernel.asm["ptx"]
     assert len(kernel.asm["cubin"]) > 0
 
 

@@ -7,6 +7,8 @@
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Dialect/LLVMIR/BasicPtxBuilderInterface.h"
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
@@ -270,8 +272,14 @@ struct ConvertTileToLLVMPass
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
     populateFuncToLLVMConversionPatterns(converter, patterns);
     ub::populateUBToLLVMConversionPatterns(converter, patterns);
+    // NVVM ops with no LLVM intrinsic (wgmma.mma_async, ...) become inline
+    // PTX here.
+    populateNVVMToLLVMConversionPatterns(patterns);
     LLVMConversionTarget target(*context);
-    target.addLegalDialect<NVVM::NVVMDialect>();
+    target.addDynamicallyLegalDialect<NVVM::NVVMDialect>([](Operation *op) {
+      auto ptx = dyn_cast<NVVM::BasicPtxBuilderInterface>(op);
+      return !ptx || ptx.hasIntrinsic();
+    });
     target.addLegalOp<ModuleOp>();
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       signalPassFailure();

@@ -57,7 +57,7 @@ struct DistributeToThreadsPass
     target.addIllegalOp<LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp>();
     target.addIllegalOp<PrintOp, AssertOp>();
     target.addIllegalOp<LocalAllocOp, LocalLoadOp, LocalStoreOp,
-                        LocalDeallocOp>();
+                        LocalDeallocOp, WarpGroupDotOp>();
     RewritePatternSet patterns(context);
     populateElementwiseAndShapePatterns(converter, patterns);
     populateMemoryOpPatterns(converter, patterns, axisInfo);
@@ -65,6 +65,8 @@ struct DistributeToThreadsPass
     populateCombinePatterns(converter, patterns);
     populateDebugPatterns(converter, patterns);
     populateDotPatterns(converter, patterns);
+    populateSharedMemoryOpPatterns(converter, patterns);
+    populateWarpGroupDotPatterns(converter, patterns);
     patterns.add<BarrierPattern>(converter, context);
     scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                          target);

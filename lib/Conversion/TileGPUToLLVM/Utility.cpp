@@ -124,7 +124,9 @@ Value mlir::tile::getSharedPointer(OpBuilder &b, Location loc, Operation *op,
     b.setInsertionPointToStart(module.getBody());
     global = LLVM::GlobalOp::create(
         b, module.getLoc(), arrayType, /*isConstant=*/false,
-        LLVM::Linkage::External, kSharedSymbol, Attribute(), /*alignment=*/16,
+        LLVM::Linkage::External, kSharedSymbol, Attribute(),
+        // The 128-byte NVMMA swizzle repeats every 1024 bytes.
+        /*alignment=*/1024,
         /*addrSpace=*/3);
   }
   auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 3);
@@ -320,5 +322,9 @@ ThreadTypeConverter::ThreadTypeConverter() {
     results.append(getLinearLayout(type).getNumRegisters(),
                    type.getElementType());
     return success();
+  });
+  // A shared-memory buffer is its base address.
+  addConversion([](MemDescType type) -> Type {
+    return LLVM::LLVMPointerType::get(type.getContext(), 3);
   });
 }

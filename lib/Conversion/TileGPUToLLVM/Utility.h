@@ -114,6 +114,10 @@ void populateDebugPatterns(ThreadTypeConverter &converter,
                            RewritePatternSet &patterns);
 void populateDotPatterns(ThreadTypeConverter &converter,
                          RewritePatternSet &patterns);
+void populateSharedMemoryOpPatterns(ThreadTypeConverter &converter,
+                                    RewritePatternSet &patterns);
+void populateWarpGroupDotPatterns(ThreadTypeConverter &converter,
+                                  RewritePatternSet &patterns);
 
 } // namespace tile
 } // namespace mlir

@@ -551,11 +551,9 @@ int64_t WarpGroupDotOp::getInstrK(Type operandType) {
   return 256 / tile::getElementBitWidth(operandType);
 }
 
-/// Operand element types wgmma takes with an accumulator of `acc`.
-static bool isWgmmaTypePair(Type operand, Type acc, tile::InputPrecision precision) {
-  if (operand.isF16())
-    return acc.isF32() || acc.isF16();
-  if (operand.isBF16() || isa<Float8E4M3FNType, Float8E5M2Type>(operand))
+bool WarpGroupDotOp::supportsTypes(Type operand, Type acc,
+                                   tile::InputPrecision precision) {
+  if (operand.isF16() || operand.isBF16() || isa<Float8E4M3FNType, Float8E5M2Type>(operand))
     return acc.isF32();
   if (operand.isF32())
     return acc.isF32() && precision == tile::InputPrecision::TF32;
@@ -582,7 +580,7 @@ LogicalResult WarpGroupDotOp::verify() {
   Type element = aType.getElementType();
   if (bType.getElementType() != element)
     return emitOpError("A and B must have the same element type");
-  if (!isWgmmaTypePair(element, cType.getElementType(), getInputPrecision()))
+  if (!supportsTypes(element, cType.getElementType(), getInputPrecision()))
     return emitOpError() << "wgmma does not take " << element
                          << " operands with a " << cType.getElementType()
                          << " accumulator"

@@ -2,8 +2,9 @@
 //
 // Every op with a `tilegpu.offset` reads and writes the byte range
 // [offset, offset + scratch size) while it runs (its own internal
-// write-then-read is synchronised by its lowering). local_load reads its
-// buffer; local_store and a filled local_alloc write it.
+// write-then-read is synchronised by its lowering). local_load and
+// warpgroup_dot read their buffers; local_store and a filled local_alloc
+// write theirs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,10 +54,12 @@ Range rangeOf(Operation *buffer) {
 /// The shared-memory accesses `op` itself makes (not its regions').
 Accesses accessesOf(Operation *op) {
   Accesses acc;
-  if (auto load = dyn_cast<LocalLoadOp>(op)) {
-    if (Operation *alloc = load.getBuffer().getDefiningOp())
-      if (alloc->hasAttr(TileGPUDialect::getOffsetAttrName()))
-        acc.reads.push_back(rangeOf(alloc));
+  if (isa<LocalLoadOp, WarpGroupDotOp>(op)) {
+    for (Value operand : op->getOperands())
+      if (isa<MemDescType>(operand.getType()))
+        if (Operation *alloc = operand.getDefiningOp())
+          if (alloc->hasAttr(TileGPUDialect::getOffsetAttrName()))
+            acc.reads.push_back(rangeOf(alloc));
     return acc;
   }
   if (auto store = dyn_cast<LocalStoreOp>(op)) {

@@ -16,6 +16,8 @@
 
 #include "tile/Dialect/TileGPU/Transforms/Passes.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/SetVector.h"
@@ -156,6 +158,47 @@ bool forward(ConvertLayoutOp convert) {
   return changed;
 }
 
+/// A loop-carried value that every iteration converts to layout L on entry
+/// and builds in L before converting back to yield it is carried in L
+/// instead: one conversion before the loop and one after, none inside. This
+/// keeps an mma accumulator in registers across a K loop.
+bool carryInConvertedLayout(scf::ForOp loop) {
+  bool changed = false;
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i) {
+    BlockArgument arg = loop.getRegionIterArgs()[i];
+    auto yielded = yield.getOperand(i).getDefiningOp<ConvertLayoutOp>();
+    if (!yielded || arg.use_empty())
+      continue;
+    Type carried = yielded.getSrc().getType();
+    bool allConvertToCarried = llvm::all_of(arg.getUsers(), [&](Operation *u) {
+      auto convert = dyn_cast<ConvertLayoutOp>(u);
+      return convert && convert.getType() == carried;
+    });
+    if (!allConvertToCarried)
+      continue;
+    Type original = arg.getType();
+    OpBuilder b(loop);
+    OpOperand &init = loop.getInitArgsMutable()[i];
+    init.set(ConvertLayoutOp::create(b, loop.getLoc(), carried, init.get()));
+    for (Operation *user : llvm::make_early_inc_range(arg.getUsers())) {
+      user->getResult(0).replaceAllUsesWith(arg);
+      user->erase();
+    }
+    arg.setType(carried);
+    yield.setOperand(i, yielded.getSrc());
+    if (yielded->use_empty())
+      yielded->erase();
+    Value result = loop.getResult(i);
+    result.setType(carried);
+    b.setInsertionPointAfter(loop);
+    auto back = ConvertLayoutOp::create(b, loop.getLoc(), original, result);
+    result.replaceAllUsesExcept(back, back);
+    changed = true;
+  }
+  return changed;
+}
+
 struct RemoveLayoutConversionsPass
     : tilegpu::impl::TileGPURemoveLayoutConversionsBase<
           RemoveLayoutConversionsPass> {
@@ -182,6 +225,9 @@ struct RemoveLayoutConversionsPass
         }
         changed |= forward(convert);
       }
+      module.walk([&](scf::ForOp loop) {
+        changed |= carryInConvertedLayout(loop);
+      });
       if (!changed)
         break;
     }

@@ -99,6 +99,9 @@ def TileGPU_WarpGroupDotOp : TileGPU_Op<"warpgroup_dot",
   let extraClassDeclaration = [{
     /// K per wgmma instruction for these operand types: 32 bytes of K.
     static int64_t getInstrK(Type operandType);
+    /// Whether wgmma takes `operand` inputs with an `acc` accumulator.
+    static bool supportsTypes(Type operand, Type acc,
+                              ::mlir::tile::InputPrecision precision);
   }];
 }
 

@@ -16,6 +16,20 @@ def TileGPUCoalesce : Pass<"tilegpu-coalesce", "mlir::ModuleOp"> {
   }];
 }
 
+def TileGPUAccelerateMatmul
+    : Pass<"tilegpu-accelerate-matmul", "mlir::ModuleOp"> {
+  let summary = "Move dots onto the tensor cores";
+  let description = [{
+    On sm_90a, a rank-2 `tile.dot` whose types wgmma takes (fp16/bf16/fp8
+    with an fp32 accumulator, fp32 with tf32 precision, int8 with int32)
+    and whose tile fits whole warpgroups (M >= 64, num_warps a multiple of
+    4) becomes a `tilegpu.warpgroup_dot`: A and B are staged in
+    NVMMA-swizzled, K-major shared memory and the accumulator moves to a
+    version-3 `#tilegpu.mma` layout, warpgroups stacked along M first.
+    Other dots stay on the CUDA cores.
+  }];
+}
+
 def TileGPURemoveLayoutConversions
     : Pass<"tilegpu-remove-layout-conversions", "mlir::ModuleOp"> {
   let summary = "Remove layout conversions by recomputing values in place";

@@ -1,0 +1,256 @@
+//===- SharedMemoryOps.cpp - local_alloc/load/store through linear maps ---===//
+//
+// A buffer's shared layout maps element offsets to coordinates and a
+// tensor's distributed layout maps (register, lane, warp) to coordinates;
+// both are linear over GF(2), so composing the first's inverse with the
+// second gives each thread's offsets as (thread base) XOR (register
+// constant). Swizzles cost nothing extra, and runs of registers at
+// consecutive offsets become one vector access.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Utility.h"
+
+#include "tile/Analysis/Allocation.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tilegpu;
+
+namespace {
+
+/// Where each register of a tensor lives in a buffer, in elements.
+struct SharedAccessMap {
+  SmallVector<int64_t> registerOffsets; // per register
+  SmallVector<int64_t> laneOffsets, warpOffsets; // per index bit
+  unsigned vec = 1; // registers per vector access
+};
+
+FailureOr<SharedAccessMap> composeAccessMap(RankedTensorType tensorType,
+                                            MemDescType bufferType) {
+  LinearLayout shared = bufferType.getEncoding().toLinearLayout(
+      bufferType.getShape(), getElementBitWidth(bufferType.getElementType()));
+  auto inverse = shared.invertOffsets();
+  if (!inverse)
+    return failure();
+  LinearLayout dist = getLinearLayout(tensorType);
+  auto offsetOf = [&](ArrayRef<int64_t> coords) {
+    int64_t offset = 0;
+    for (auto [dim, c] : llvm::enumerate(coords))
+      for (unsigned bit = 0; (c >> bit) != 0; ++bit)
+        if ((c >> bit) & 1)
+          offset ^= (*inverse)[dim][bit];
+    return offset;
+  };
+  SharedAccessMap map;
+  for (int64_t reg = 0; reg < dist.getNumRegisters(); ++reg)
+    map.registerOffsets.push_back(
+        offsetOf(dist.applyOne(LinearLayout::Register, reg)));
+  for (const LinearLayout::Basis &basis : dist.getBases(LinearLayout::Lane))
+    map.laneOffsets.push_back(offsetOf(basis));
+  for (const LinearLayout::Basis &basis : dist.getBases(LinearLayout::Warp))
+    map.warpOffsets.push_back(offsetOf(basis));
+
+  // The widest run of registers at consecutive offsets that every thread
+  // starts at a multiple of its length: up to 16 bytes.
+  unsigned bytes = getSharedElementBytes(bufferType.getElementType());
+  unsigned vec = 1;
+  ArrayRef<LinearLayout::Basis> regBases =
+      dist.getBases(LinearLayout::Register);
+  for (unsigned bit = 0; bit < regBases.size(); ++bit) {
+    unsigned next = vec * 2;
+    if (next * bytes > 16 ||
+        map.registerOffsets[int64_t(1) << bit] != int64_t(vec))
+      break;
+    auto aligned = [&](int64_t offset) { return offset % next == 0; };
+    bool ok = llvm::all_of(map.laneOffsets, aligned) &&
+              llvm::all_of(map.warpOffsets, aligned);
+    for (unsigned other = bit + 1; other < regBases.size(); ++other)
+      ok = ok && aligned(map.registerOffsets[int64_t(1) << other]);
+    if (!ok)
+      break;
+    vec = next;
+  }
+  map.vec = vec;
+  return map;
+}
+
+/// XOR of the offsets of the set bits of `index` (i32).
+Value xorOfBits(OpBuilder &b, Location loc, Value index,
+                ArrayRef<int64_t> offsets, Value acc) {
+  for (auto [bit, offset] : llvm::enumerate(offsets)) {
+    if (offset == 0)
+      continue;
+    Value set = arith::AndIOp::create(b, loc, index,
+                                      i32Constant(b, loc, int64_t(1) << bit));
+    Value isSet = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, set,
+                                        i32Constant(b, loc, 0));
+    Value term = arith::SelectOp::create(b, loc, isSet,
+                                         i32Constant(b, loc, offset),
+                                         i32Constant(b, loc, 0));
+    acc = arith::XOrIOp::create(b, loc, acc, term);
+  }
+  return acc;
+}
+
+/// Element pointers of each vector access: the first register of each run.
+SmallVector<Value> emitAccessPointers(OpBuilder &b, Location loc,
+                                      Operation *op, Value buffer,
+                                      const SharedAccessMap &map,
+                                      Type elementType) {
+  ThreadId tid = getThreadId(b, op);
+  Value base = xorOfBits(b, loc, tid.lane, map.laneOffsets,
+                         i32Constant(b, loc, 0));
+  base = xorOfBits(b, loc, tid.warp, map.warpOffsets, base);
+  auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  SmallVector<Value> ptrs;
+  for (size_t reg = 0; reg < map.registerOffsets.size(); reg += map.vec) {
+    Value offset = arith::XOrIOp::create(
+        b, loc, base, i32Constant(b, loc, map.registerOffsets[reg]));
+    ptrs.push_back(LLVM::GEPOp::create(b, loc, ptrType, storageType(elementType),
+                                       buffer, ValueRange{offset}));
+  }
+  return ptrs;
+}
+
+/// Writes a tensor's registers into a buffer (owners only; no barrier).
+LogicalResult storeTensor(OpBuilder &b, Location loc, Operation *op,
+                          ValueRange values, RankedTensorType tensorType,
+                          Value buffer, MemDescType bufferType) {
+  FailureOr<SharedAccessMap> map = composeAccessMap(tensorType, bufferType);
+  if (failed(map))
+    return op->emitError("shared layout is not a bijection");
+  Type element = tensorType.getElementType();
+  SmallVector<Value> ptrs =
+      emitAccessPointers(b, loc, op, buffer, *map, element);
+  Value owner = emitOwnerPredicate(b, loc, getLinearLayout(tensorType),
+                                   getThreadId(b, op));
+  OpBuilder::InsertionGuard guard(b);
+  if (owner) {
+    auto ifOp = scf::IfOp::create(b, loc, owner, /*withElse=*/false);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+  }
+  unsigned bytes = getSharedElementBytes(element);
+  for (auto [i, ptr] : llvm::enumerate(ptrs)) {
+    ValueRange run = values.slice(i * map->vec, map->vec);
+    if (map->vec == 1) {
+      LLVM::StoreOp::create(b, loc, toStorage(b, loc, run[0]), ptr);
+      continue;
+    }
+    auto vecType = VectorType::get(map->vec, storageType(element));
+    Value vector = LLVM::PoisonOp::create(b, loc, vecType);
+    for (auto [lane, value] : llvm::enumerate(run))
+      vector = LLVM::InsertElementOp::create(
+          b, loc, vector, toStorage(b, loc, value),
+          i32Constant(b, loc, lane));
+    LLVM::StoreOp::create(b, loc, vector, ptr, map->vec * bytes);
+  }
+  // wgmma and TMA read through the async proxy; each writer orders its
+  // generic-proxy stores before them.
+  if (isa<NVMMASharedEncodingAttr>(bufferType.getEncoding()))
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
+  return success();
+}
+
+FailureOr<SmallVector<Value>> loadTensor(OpBuilder &b, Location loc,
+                                         Operation *op,
+                                         RankedTensorType tensorType,
+                                         Value buffer, MemDescType bufferType) {
+  FailureOr<SharedAccessMap> map = composeAccessMap(tensorType, bufferType);
+  if (failed(map))
+    return op->emitError("shared layout is not a bijection");
+  Type element = tensorType.getElementType();
+  unsigned bytes = getSharedElementBytes(element);
+  SmallVector<Value> values;
+  for (Value ptr : emitAccessPointers(b, loc, op, buffer, *map, element)) {
+    if (map->vec == 1) {
+      values.push_back(loadShared(b, loc, ptr, element));
+      continue;
+    }
+    auto vecType = VectorType::get(map->vec, storageType(element));
+    Value vector =
+        LLVM::LoadOp::create(b, loc, vecType, ptr, map->vec * bytes);
+    for (unsigned lane = 0; lane < map->vec; ++lane)
+      values.push_back(fromStorage(
+          b, loc,
+          LLVM::ExtractElementOp::create(b, loc, vector,
+                                         i32Constant(b, loc, lane)),
+          element));
+  }
+  return values;
+}
+
+struct LocalAllocPattern : OpConversionPattern<LocalAllocOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LocalAllocOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<int64_t> offset = getScratchOffset(op);
+    if (failed(offset))
+      return failure();
+    Location loc = op.getLoc();
+    Value buffer = getSharedPointer(rewriter, loc, op,
+                                    i32Constant(rewriter, loc, *offset));
+    if (op.getSrc() &&
+        failed(storeTensor(rewriter, loc, op, adaptor.getSrc(),
+                           cast<RankedTensorType>(op.getSrc().getType()),
+                           buffer, op.getType())))
+      return failure();
+    rewriter.replaceOp(op, buffer);
+    return success();
+  }
+};
+
+struct LocalStorePattern : OpConversionPattern<LocalStoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LocalStoreOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(storeTensor(rewriter, op.getLoc(), op, adaptor.getSrc(),
+                           cast<RankedTensorType>(op.getSrc().getType()),
+                           adaptor.getBuffer().front(),
+                           op.getBuffer().getType())))
+      return failure();
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct LocalLoadPattern : OpConversionPattern<LocalLoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LocalLoadOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<SmallVector<Value>> values =
+        loadTensor(rewriter, op.getLoc(), op, op.getType(),
+                   adaptor.getBuffer().front(), op.getBuffer().getType());
+    if (failed(values))
+      return failure();
+    rewriter.replaceOpWithMultiple(op, {*values});
+    return success();
+  }
+};
+
+struct LocalDeallocPattern : OpConversionPattern<LocalDeallocOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LocalDeallocOp op, OneToNOpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    // Lifetimes were settled by the allocation pass.
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tile::populateSharedMemoryOpPatterns(ThreadTypeConverter &converter,
+                                                RewritePatternSet &patterns) {
+  patterns.add<LocalAllocPattern, LocalStorePattern, LocalLoadPattern,
+               LocalDeallocPattern>(converter, patterns.getContext());
+}

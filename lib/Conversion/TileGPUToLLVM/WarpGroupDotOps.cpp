@@ -1,0 +1,185 @@
+//===- WarpGroupDotOps.cpp - tilegpu.warpgroup_dot to wgmma.mma_async -----===//
+//
+// Each warpgroup owns 64-row slabs of the accumulator (and, with warps
+// along N, instrN-column slabs). For each slab it issues one
+// wgmma.mma_async.m64nNkK per K step, reading A and B straight from their
+// NVMMA-swizzled buffers through 64-bit matrix descriptors, then commits
+// the group and waits for it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Utility.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tilegpu;
+
+namespace {
+
+NVVM::WGMMATypes wgmmaType(Type type, InputPrecision precision) {
+  if (type.isF16())
+    return NVVM::WGMMATypes::f16;
+  if (type.isBF16())
+    return NVVM::WGMMATypes::bf16;
+  if (isa<Float8E4M3FNType>(type))
+    return NVVM::WGMMATypes::e4m3;
+  if (isa<Float8E5M2Type>(type))
+    return NVVM::WGMMATypes::e5m2;
+  if (type.isF32())
+    return precision == InputPrecision::TF32 ? NVVM::WGMMATypes::tf32
+                                             : NVVM::WGMMATypes::f32;
+  if (type.isInteger(8))
+    return NVVM::WGMMATypes::s8;
+  return NVVM::WGMMATypes::s32;
+}
+
+/// The descriptor fields of a K-contiguous NVMMA buffer that do not depend
+/// on where in it an instruction starts.
+struct OperandDescriptor {
+  int64_t rows;       // M for A, N for B
+  int64_t swizzle;    // bytes
+  int64_t atomCols;   // K elements per swizzle atom row
+  int64_t elementBits;
+
+  /// Byte offset of the 8-row-aligned (row, k) corner in the buffer.
+  int64_t byteOffset(int64_t row, int64_t k) const {
+    return (k / atomCols) * rows * swizzle + row * swizzle +
+           (k % atomCols) * elementBits / 8;
+  }
+
+  /// Descriptor bits 14.. : leading byte offset (unused when swizzled, 1),
+  /// stride byte offset (8 rows), and the swizzle mode.
+  int64_t highBits() const {
+    int64_t mode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : 3;
+    return (int64_t(1) << 16) | (((8 * swizzle) >> 4) << 32) | (mode << 62);
+  }
+};
+
+OperandDescriptor describe(MemDescType type, unsigned rowDim) {
+  auto layout = cast<NVMMASharedEncodingAttr>(type.getEncoding());
+  int64_t bits = getElementBitWidth(type.getElementType());
+  int64_t k = type.getShape()[1 - rowDim];
+  return {type.getShape()[rowDim], layout.getSwizzle(),
+          std::min<int64_t>(layout.getSwizzle() * 8 / bits, k), bits};
+}
+
+/// i64 descriptor of `buffer` + `byteOffset` (i32, runtime).
+Value emitDescriptor(OpBuilder &b, Location loc, Value buffer,
+                     Value byteOffset, const OperandDescriptor &desc) {
+  Type i64 = b.getI64Type();
+  Value address = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), buffer);
+  address = arith::AddIOp::create(b, loc, address, byteOffset);
+  Value field = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, address, i32Constant(b, loc, 4)),
+      i32Constant(b, loc, 0x3fff));
+  Value wide = arith::ExtUIOp::create(b, loc, i64, field);
+  return arith::OrIOp::create(
+      b, loc, wide,
+      arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(desc.highBits())));
+}
+
+struct WarpGroupDotPattern : OpConversionPattern<WarpGroupDotOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(WarpGroupDotOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *context = getContext();
+    MemDescType aType = op.getA().getType(), bType = op.getB().getType();
+    auto cType = cast<RankedTensorType>(op.getC().getType());
+    auto mma = cast<MmaEncodingAttr>(cType.getEncoding());
+    Type element = aType.getElementType();
+    Type accType = cType.getElementType();
+    int64_t M = cType.getShape()[0], N = cType.getShape()[1];
+    int64_t K = aType.getShape()[1];
+    int64_t instrN = mma.getInstrShape()[1];
+    int64_t instrK = WarpGroupDotOp::getInstrK(element);
+    int64_t groupsM = mma.getWarpsPerCTA()[0] / 4;
+    int64_t groupsN = mma.getWarpsPerCTA()[1];
+    int64_t repsM = M / (64 * groupsM), repsN = N / (instrN * groupsN);
+    int64_t regsPerInstr = instrN / 2;
+
+    OperandDescriptor aDesc = describe(aType, 0), bDesc = describe(bType, 1);
+    // This warpgroup's slab: warps run along M first, four to a group.
+    ThreadId tid = getThreadId(rewriter, op);
+    Value group = arith::DivUIOp::create(rewriter, loc, tid.warp,
+                                         i32Constant(rewriter, loc, 4));
+    Value groupM = arith::RemUIOp::create(rewriter, loc, group,
+                                          i32Constant(rewriter, loc, groupsM));
+    Value groupN = arith::DivUIOp::create(rewriter, loc, group,
+                                          i32Constant(rewriter, loc, groupsM));
+    Value aBase = emitDescriptor(
+        rewriter, loc, adaptor.getA().front(),
+        arith::MulIOp::create(rewriter, loc, groupM,
+                              i32Constant(rewriter, loc, 64 * aDesc.swizzle)),
+        aDesc);
+    Value bBase = emitDescriptor(
+        rewriter, loc, adaptor.getB().front(),
+        arith::MulIOp::create(
+            rewriter, loc, groupN,
+            i32Constant(rewriter, loc, instrN * bDesc.swizzle)),
+        bDesc);
+    auto at = [&](Value base, int64_t byteOffset) -> Value {
+      if (byteOffset == 0)
+        return base;
+      return arith::AddIOp::create(
+          rewriter, loc, base,
+          arith::ConstantOp::create(rewriter, loc,
+                                    rewriter.getI64IntegerAttr(byteOffset >> 4)));
+    };
+
+    auto structType = LLVM::LLVMStructType::getLiteral(
+        context, SmallVector<Type>(regsPerInstr, accType));
+    auto shape = NVVM::MMAShapeAttr::get(context, 64, instrN, instrK);
+    auto typeAB = NVVM::WGMMATypesAttr::get(
+        context, wgmmaType(element, op.getInputPrecision()));
+    auto typeD = NVVM::WGMMATypesAttr::get(
+        context, accType.isF32() ? NVVM::WGMMATypes::f32
+                                 : NVVM::WGMMATypes::s32);
+    auto scaleIn = NVVM::WGMMAScaleInAttr::get(context, NVVM::WGMMAScaleIn::one);
+    auto scaleOut =
+        NVVM::WGMMAScaleOutAttr::get(context, NVVM::WGMMAScaleOut::one);
+    // K-major A is "row", K-major B is "col": neither is transposed.
+    auto rowLayout = NVVM::MMALayoutAttr::get(context, NVVM::MMALayout::row);
+    auto colLayout = NVVM::MMALayoutAttr::get(context, NVVM::MMALayout::col);
+
+    SmallVector<Value> acc(adaptor.getC().begin(), adaptor.getC().end());
+    NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
+    for (int64_t m = 0; m < repsM; ++m)
+      for (int64_t n = 0; n < repsN; ++n) {
+        // Accumulator registers: instruction bits, then N, then M reps.
+        int64_t first = (m * repsN + n) * regsPerInstr;
+        Value packed = LLVM::PoisonOp::create(rewriter, loc, structType);
+        for (int64_t r = 0; r < regsPerInstr; ++r)
+          packed = LLVM::InsertValueOp::create(rewriter, loc, packed,
+                                               acc[first + r], r);
+        for (int64_t k = 0; k < K; k += instrK) {
+          Value descA =
+              at(aBase, aDesc.byteOffset(m * groupsM * 64, k));
+          Value descB =
+              at(bBase, bDesc.byteOffset(n * groupsN * instrN, k));
+          packed = NVVM::WgmmaMmaAsyncOp::create(
+              rewriter, loc, structType, packed, descA, descB, shape, typeAB,
+              typeAB, typeD, scaleOut, scaleIn, scaleIn, rowLayout, colLayout,
+              NVVM::MMAIntOverflowAttr());
+        }
+        for (int64_t r = 0; r < regsPerInstr; ++r)
+          acc[first + r] =
+              LLVM::ExtractValueOp::create(rewriter, loc, packed, r);
+      }
+    NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
+    NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, 0);
+    rewriter.replaceOpWithMultiple(op, {acc});
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tile::populateWarpGroupDotPatterns(ThreadTypeConverter &converter,
+                                              RewritePatternSet &patterns) {
+  patterns.add<WarpGroupDotPattern>(converter, patterns.getContext());
+}

@@ -1,0 +1,119 @@
+//===- AccelerateMatmul.cpp - tile.dot onto the tensor cores --------------===//
+//
+// Picks the tensor-core instruction for each dot from the target, the
+// operand and accumulator types and the warps available:
+//
+//  * sm_90a: wgmma (mma version 3). The warps form warpgroups of four,
+//    stacked along M as far as M allows (64 rows each) and then along N;
+//    each issues m64nNkK with N = the columns it owns, up to 256. A and B
+//    are staged in NVMMA-swizzled shared memory, K-major, with the widest
+//    swizzle (128, 64 or 32 bytes) that divides a row.
+//  * anything else: the dot stays on the CUDA cores (FMA).
+//
+// The accumulator is converted into the mma layout and the result back;
+// remove-layout-conversions then keeps loop-carried accumulators in it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Dialect/TileGPU/Transforms/Passes.h"
+
+#include "llvm/Support/MathExtras.h"
+
+namespace mlir {
+namespace tilegpu {
+#define GEN_PASS_DEF_TILEGPUACCELERATEMATMUL
+#include "tile/Dialect/TileGPU/Transforms/Passes.h.inc"
+} // namespace tilegpu
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tilegpu;
+
+namespace {
+
+/// True for "sm_90a" (and later "a" targets with wgmma, none yet).
+bool hasWgmma(StringRef target) { return target == "sm_90a"; }
+
+/// The widest NVMMA swizzle that divides rows of `rowBytes`.
+unsigned pickSwizzle(int64_t rowBytes) {
+  for (unsigned swizzle : {128u, 64u, 32u})
+    if (rowBytes % swizzle == 0)
+      return swizzle;
+  return 0;
+}
+
+/// The wgmma accumulator layout for an MxN dot over `numWarps`, if any.
+MmaEncodingAttr pickWgmmaLayout(MLIRContext *context, int64_t M, int64_t N,
+                                int64_t K, Type operand, Type acc,
+                                InputPrecision precision, int numWarps) {
+  if (numWarps % 4 != 0 || M < 64 ||
+      !WarpGroupDotOp::supportsTypes(operand, acc, precision))
+    return {};
+  int64_t instrK = WarpGroupDotOp::getInstrK(operand);
+  if (K % instrK != 0)
+    return {};
+  int64_t groups = numWarps / 4;
+  int64_t groupsM = std::min<int64_t>(groups, M / 64);
+  int64_t groupsN = groups / groupsM;
+  int64_t instrN = std::min<int64_t>(256, N / groupsN);
+  if (instrN < 8)
+    return {};
+  return MmaEncodingAttr::get(context, 3,
+                              {unsigned(4 * groupsM), unsigned(groupsN)},
+                              {16, unsigned(instrN), unsigned(instrK)});
+}
+
+struct AccelerateMatmulPass
+    : tilegpu::impl::TileGPUAccelerateMatmulBase<AccelerateMatmulPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (failed(verifyTensorsHaveLayouts(module)))
+      return signalPassFailure();
+    MLIRContext *context = &getContext();
+    int numWarps = TileGPUDialect::getNumWarps(module);
+    auto target =
+        module->getAttrOfType<StringAttr>(TileGPUDialect::getTargetAttrName());
+    if (!target || !hasWgmma(target.getValue()))
+      return;
+    module.walk([&](DotOp dot) {
+      auto aType = cast<RankedTensorType>(dot.getA().getType());
+      auto bType = cast<RankedTensorType>(dot.getB().getType());
+      auto cType = cast<RankedTensorType>(dot.getC().getType());
+      if (cType.getRank() != 2)
+        return;
+      int64_t M = cType.getShape()[0], N = cType.getShape()[1];
+      int64_t K = aType.getShape()[1];
+      Type element = aType.getElementType();
+      if (bType.getElementType() != element)
+        return;
+      MmaEncodingAttr mma = pickWgmmaLayout(
+          context, M, N, K, element, cType.getElementType(),
+          dot.getInputPrecision(), numWarps);
+      if (!mma)
+        return;
+      int64_t rowBytes = K * getElementBitWidth(element) / 8;
+      auto layout = NVMMASharedEncodingAttr::get(context, pickSwizzle(rowBytes),
+                                                 {1, 0});
+      auto kMajorB = NVMMASharedEncodingAttr::get(
+          context, pickSwizzle(rowBytes), {0, 1});
+      OpBuilder b(dot);
+      Location loc = dot.getLoc();
+      Value a = LocalAllocOp::create(
+          b, loc, MemDescType::get(context, aType.getShape(), element, layout),
+          dot.getA());
+      Value bBuffer = LocalAllocOp::create(
+          b, loc, MemDescType::get(context, bType.getShape(), element, kMajorB),
+          dot.getB());
+      Value c = ConvertLayoutOp::create(b, loc, cType.cloneWithEncoding(mma),
+                                        dot.getC());
+      auto wgmma = WarpGroupDotOp::create(b, loc, c.getType(), a, bBuffer, c,
+                                          dot.getInputPrecision());
+      Value back = ConvertLayoutOp::create(b, loc, cType, wgmma);
+      dot.replaceAllUsesWith(back);
+      dot.erase();
+    });
+  }
+};
+
+} // namespace
