@@ -8,6 +8,7 @@ if not torch.cuda.is_available():
     pytest.skip("needs a CUDA GPU", allow_module_level=True)
 
 import tile
+import tile.language as tl
 from kernels import classic as k
 
 pytestmark = pytest.mark.gpu
@@ -43,21 +44,92 @@ def test_softmax():
 
 
 @pytest.mark.parametrize("activation", ["", "leaky_relu"])
-def test_matmul_fma(activation):
+@pytest.mark.parametrize("block_m,num_warps", [(64, 4), (32, 4), (128, 8)])
+def test_matmul(activation, block_m, num_warps):
+    # 64 and 128 rows run on wgmma; 32 rows stay on the FMA path.
     M, N, K = 200, 136, 100
     a = torch.randn(M, K, device="cuda", dtype=torch.float16)
     b = torch.randn(K, N, device="cuda", dtype=torch.float16)
     c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16)
-    grid = (triton_cdiv(M, 64) * triton_cdiv(N, 64),)
+    grid = (triton_cdiv(M, block_m) * triton_cdiv(N, 64),)
     k.matmul_kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1),
                           b.stride(0), b.stride(1), c.stride(0), c.stride(1),
-                          BLOCK_M=64, BLOCK_N=64, BLOCK_K=32, GROUP_M=8,
-                          ACTIVATION=activation)
+                          BLOCK_M=block_m, BLOCK_N=64, BLOCK_K=32, GROUP_M=8,
+                          ACTIVATION=activation, num_warps=num_warps)
     torch.cuda.synchronize()
     ref = a.double() @ b.double()
     if activation:
         ref = torch.where(ref >= 0, ref, 0.01 * ref)
     assert rel_err(c, ref) < 2e-3
+
+
+@tile.jit
+def dot_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
+               stride_bn, stride_cm, stride_cn, BLOCK_M: tl.constexpr,
+               BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+               INT_ACC: tl.constexpr, PRECISION: tl.constexpr):
+    rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    if INT_ACC:
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.int32)
+    else:
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        ks = k0 + rk
+        a = tl.load(a_ptr + rm[:, None] * stride_am + ks[None, :] * stride_ak,
+                    mask=(rm[:, None] < M) & (ks[None, :] < K), other=0)
+        b = tl.load(b_ptr + ks[:, None] * stride_bk + rn[None, :] * stride_bn,
+                    mask=(ks[:, None] < K) & (rn[None, :] < N), other=0)
+        acc = tl.dot(a, b, acc, input_precision=PRECISION)
+    tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :] * stride_cn, acc,
+             mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+def _operand(dtype, rows, cols, transposed):
+    shape = (cols, rows) if transposed else (rows, cols)
+    if dtype == torch.int8:
+        t = torch.randint(-8, 8, shape, device="cuda", dtype=torch.int8)
+    else:
+        t = torch.randn(shape, device="cuda").to(dtype)
+    return t.t() if transposed else t
+
+
+DOT_CASES = {
+    # name: (dtype, M, N, K, BLOCK_M, BLOCK_N, BLOCK_K, warps, tolerance)
+    "fp16-128x128x64-w8": (torch.float16, 300, 260, 200, 128, 128, 64, 8, 1e-3),
+    "fp16-64x256x32-w4": (torch.float16, 100, 300, 72, 64, 256, 32, 4, 1e-3),
+    "fp16-128x64x16-w4": (torch.float16, 129, 65, 47, 128, 64, 16, 4, 1e-3),
+    "bf16-128x128x64-w8": (torch.bfloat16, 300, 260, 200, 128, 128, 64, 8, 8e-3),
+    "bf16-64x64x128-w4": (torch.bfloat16, 70, 90, 300, 64, 64, 128, 4, 8e-3),
+    "fp8e4m3-128x128x64-w8": (torch.float8_e4m3fn, 200, 150, 160, 128, 128, 64, 8, 1e-3),
+    "fp8e5m2-64x128x128-w4": (torch.float8_e5m2, 100, 150, 300, 64, 128, 128, 4, 1e-3),
+    "tf32-64x64x32-w4": (torch.float32, 100, 90, 70, 64, 64, 32, 4, 2e-3),
+    "int8-128x64x64-w8": (torch.int8, 150, 100, 130, 128, 64, 64, 8, 0),
+}
+
+
+@pytest.mark.parametrize("transposed", ["", "a", "b", "ab"])
+@pytest.mark.parametrize("case", list(DOT_CASES))
+def test_tensor_core_dot(case, transposed):
+    dtype, M, N, K, bm, bn, bk, warps, tol = DOT_CASES[case]
+    a = _operand(dtype, M, K, "a" in transposed)
+    b = _operand(dtype, K, N, "b" in transposed)
+    is_int = dtype == torch.int8
+    c = (torch.full((M, N), -12345, device="cuda", dtype=torch.int32) if is_int
+         else torch.full((M, N), float("nan"), device="cuda"))
+    grid = (triton_cdiv(M, bm), triton_cdiv(N, bn))
+    kernel = dot_kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1),
+                              b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+                              BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, INT_ACC=is_int,
+                              PRECISION="tf32" if dtype == torch.float32 else "ieee",
+                              num_warps=warps)
+    torch.cuda.synchronize()
+    ref = a.double() @ b.double()
+    if is_int:
+        assert torch.equal(c.double(), ref)
+    else:
+        assert rel_err(c, ref) < tol
 
 
 def test_layer_norm_forward():

@@ -150,6 +150,9 @@ Type mlir::tile::storageType(Type type) {
     return IntegerType::get(type.getContext(), 8);
   if (isa<PointerType>(type))
     return IntegerType::get(type.getContext(), 64);
+  // LLVM has no fp8 types: their bytes travel as i8.
+  if (isa<FloatType>(type) && type.getIntOrFloatBitWidth() == 8)
+    return IntegerType::get(type.getContext(), 8);
   return type;
 }
 
@@ -159,6 +162,8 @@ Value mlir::tile::toStorage(OpBuilder &b, Location loc, Value value) {
     return arith::ExtUIOp::create(b, loc, b.getI8Type(), value);
   if (isa<PointerType>(type))
     return PtrToIntOp::create(b, loc, b.getI64Type(), value);
+  if (isa<FloatType>(type) && type.getIntOrFloatBitWidth() == 8)
+    return arith::BitcastOp::create(b, loc, b.getI8Type(), value);
   return value;
 }
 
@@ -170,6 +175,8 @@ Value mlir::tile::fromStorage(OpBuilder &b, Location loc, Value value,
                                  arith::ConstantIntOp::create(b, loc, 0, 8));
   if (isa<PointerType>(type))
     return IntToPtrOp::create(b, loc, type, value);
+  if (isa<FloatType>(type) && type.getIntOrFloatBitWidth() == 8)
+    return arith::BitcastOp::create(b, loc, type, value);
   return value;
 }
 
