@@ -81,8 +81,47 @@ def raw_launch_us(module, n=2000):
     return statistics.median(samples)
 
 
+def bench_matmul(mods, sizes=(4096, 8192)):
+    """fp16 matmul, fp32 accumulate, fp16 out: TFLOPS per implementation,
+    the same source and block config under tile and Triton, cuBLAS through
+    torch."""
+    config = dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, GROUP_M=8)
+    rows = []
+    for size in sizes:
+        M = N = K = size
+        a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+        b = torch.randn(K, N, device="cuda", dtype=torch.float16)
+        ref = (a.float() @ b.float())
+        flops = 2.0 * M * N * K
+        grid = (((M + 127) // 128) * ((N + 255) // 256),)
+        for name, m in mods.items():
+            c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16)
+            t = time.perf_counter()
+            m.matmul_kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1),
+                                  b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+                                  num_warps=8, num_stages=3, **config)
+            torch.cuda.synchronize()
+            cold = (time.perf_counter() - t) * 1e3
+            err = ((c.float() - ref).norm() / ref.norm()).item()
+            assert err < 1e-2, (name, err)
+            ms = gpu_time_ms(lambda: m.matmul_kernel[grid](
+                a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                c.stride(0), c.stride(1), num_warps=8, num_stages=3, **config), reps=50)
+            rows.append(("matmul fp16 %d^3" % size, name, flops / ms / 1e9, cold))
+        ms = gpu_time_ms(lambda: torch.matmul(a, b), reps=50)
+        rows.append(("matmul fp16 %d^3" % size, "cuBLAS", flops / ms / 1e9, float("nan")))
+    print("%-26s %-7s %10s %16s" % ("kernel", "impl", "TFLOPS", "cold compile ms"))
+    for kernel, impl, tflops, cold in rows:
+        print("%-26s %-7s %10.1f %16.0f" % (kernel, impl, tflops, cold))
+
+
 def main():
     mods = {name: load(name) for name in ("tile", "triton")}
+    sections = os.environ.get("BENCH", "memory matmul").split()
+    if "matmul" in sections:
+        bench_matmul(mods)
+    if "memory" not in sections:
+        return 0
     rows = []
     n = 1 << 28
     x, y = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")

@@ -386,3 +386,20 @@ def test_cumsum_sizes(cols):
     torch.cuda.synchronize()
     assert rel_err(cum, x.double().cumsum(1)) < 1e-5
     assert torch.equal(arg.long(), x.argmax(1))
+
+
+def test_sm90_matmul_sass_has_hgmma(tmp_path):
+    import shutil
+    import subprocess
+    cuobjdump = shutil.which("cuobjdump") or "/usr/local/cuda/bin/cuobjdump"
+    kernel = tile.compile(k.matmul_kernel, signature=dict(
+        a_ptr="*fp16", b_ptr="*fp16", c_ptr="*fp16", M="i32", N="i32", K="i32",
+        stride_am="i32", stride_ak="i32", stride_bk="i32", stride_bn="i32",
+        stride_cm="i32", stride_cn="i32"),
+        constexprs=dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, GROUP_M=8,
+                        ACTIVATION=""), num_warps=8)
+    cubin = tmp_path / "matmul.cubin"
+    cubin.write_bytes(kernel.asm["cubin"])
+    sass = subprocess.run([cuobjdump, "--dump-sass", str(cubin)], check=True,
+                          capture_output=True, text=True).stdout
+    assert "HGMMA.64x128x16.F32" in sass
