@@ -175,3 +175,23 @@ CHECK: func.func @tuples
 CHECK: %[[R:.*]]:2 = call @pair_0
 CHECK: arith.addf %[[R]]#0, %[[R]]#1
 """)
+
+
+@tile.jit
+def builtin_min_max(x_ptr, a, b, G: tl.constexpr):
+    lo = min(a - b, G)
+    hi = max(a, b, 3)
+    tl.store(x_ptr, lo + hi + min(G, 2))
+
+
+def test_builtin_min_max_of_runtime_values():
+    # Runtime operands fold to minimum/maximum (as Triton's tutorials use
+    # them); all-constant calls stay Python.
+    filecheck(ir_of(builtin_min_max, {"x_ptr": "*i32", "a": "i32", "b": "i32"},
+                    {"G": 8}), r"""
+CHECK: arith.minsi
+CHECK: arith.maxsi
+CHECK: arith.maxsi
+CHECK-NOT: arith.minsi
+CHECK: tile.store
+""")

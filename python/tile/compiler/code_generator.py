@@ -599,6 +599,14 @@ class CodeGenerator(ast.NodeVisitor):
         if fn is builtins.range:
             return builtins.range(*[_py(a) for a in args]) if all(
                 not _is_runtime(_py(a)) for a in args) else tl.range(*args)
+        if fn in (builtins.min, builtins.max) and not kwargs and len(args) >= 2 and \
+                any(_is_runtime(_py(a)) for a in args):
+            # As in Triton: min/max of runtime values fold tl.minimum/maximum.
+            pick = tl.minimum if fn is builtins.min else tl.maximum
+            result = args[0]
+            for other in args[1:]:
+                result = pick(result, other)
+            return result
         if fn in _PY_BUILTINS.values() or isinstance(fn, type) and issubclass(fn, d.dtype):
             plain = [_py(a) for a in args]
             if any(_is_runtime(a) for a in plain):
