@@ -4,6 +4,7 @@
 #include "tile/Dialect/Tile/IR/Dialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
@@ -50,27 +51,95 @@ static AxisInfo uniform(Type type, int64_t divisibility,
 }
 
 AxisInfoAnalysis::AxisInfoAnalysis(Operation *root) {
-  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
-    if (auto function = dyn_cast<FunctionOpInterface>(op)) {
-      for (BlockArgument arg : function.getArguments()) {
-        int64_t divisibility = 1, contiguity = 1;
-        if (auto attr = function.getArgAttrOfType<IntegerAttr>(
-                arg.getArgNumber(), TileDialect::getDivisibilityAttrName()))
-          divisibility = attr.getInt();
-        if (auto attr = function.getArgAttrOfType<IntegerAttr>(
-                arg.getArgNumber(), TileDialect::getContiguityAttrName()))
-          contiguity = attr.getInt();
-        AxisInfo info = uniform(arg.getType(), divisibility, std::nullopt);
-        if (contiguity > 1) {
-          info.contiguity.assign(info.getRank(), contiguity);
-          info.constancy.assign(info.getRank(), 1);
-        }
-        facts[arg] = info;
+  for (Region &region : root->getRegions())
+    visitRegion(region);
+}
+
+/// Facts that hold for both `a` and `b`.
+static AxisInfo join(const AxisInfo &a, const AxisInfo &b) {
+  AxisInfo info = AxisInfo::unknown(a.getRank());
+  for (unsigned d = 0; d < a.getRank(); ++d) {
+    info.contiguity[d] = gcd(a.contiguity[d], b.contiguity[d]);
+    info.divisibility[d] = gcd(a.divisibility[d], b.divisibility[d]);
+    info.constancy[d] = gcd(a.constancy[d], b.constancy[d]);
+  }
+  if (a.constant == b.constant)
+    info.constant = a.constant;
+  return info;
+}
+
+void AxisInfoAnalysis::visitRegion(Region &region) {
+  for (Block &block : region)
+    for (Operation &op : block) {
+      if (auto function = dyn_cast<FunctionOpInterface>(&op)) {
+        visitFunction(function);
+        continue;
       }
-      return;
+      if (auto loop = dyn_cast<scf::ForOp>(&op)) {
+        visitLoop(loop);
+        continue;
+      }
+      visit(&op);
+      for (Region &inner : op.getRegions())
+        visitRegion(inner);
     }
-    visit(op);
-  });
+}
+
+void AxisInfoAnalysis::visitFunction(FunctionOpInterface function) {
+  for (BlockArgument arg : function.getArguments()) {
+    int64_t divisibility = 1, contiguity = 1;
+    if (auto attr = function.getArgAttrOfType<IntegerAttr>(
+            arg.getArgNumber(), TileDialect::getDivisibilityAttrName()))
+      divisibility = attr.getInt();
+    if (auto attr = function.getArgAttrOfType<IntegerAttr>(
+            arg.getArgNumber(), TileDialect::getContiguityAttrName()))
+      contiguity = attr.getInt();
+    AxisInfo info = uniform(arg.getType(), divisibility, std::nullopt);
+    if (contiguity > 1) {
+      info.contiguity.assign(info.getRank(), contiguity);
+      info.constancy.assign(info.getRank(), 1);
+    }
+    facts[arg] = info;
+  }
+  for (Region &region : function->getRegions())
+    visitRegion(region);
+}
+
+/// A loop-carried value holds what its initial value and every yielded
+/// value have in common. Start from the initial values and weaken until
+/// the body's yields agree: each round only lowers the gcds, so a few
+/// rounds reach the fixed point (the bound guards against anything else).
+void AxisInfoAnalysis::visitLoop(scf::ForOp loop) {
+  AxisInfo lower = getAxisInfo(loop.getLowerBound());
+  AxisInfo step = getAxisInfo(loop.getStep());
+  AxisInfo iv = AxisInfo::unknown(1);
+  iv.divisibility[0] = gcd(lower.divisibility[0], step.divisibility[0]);
+  facts[loop.getInductionVar()] = iv;
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  for (auto [arg, init] :
+       llvm::zip(loop.getRegionIterArgs(), loop.getInitArgs()))
+    facts[arg] = getAxisInfo(init);
+  bool stable = false;
+  for (int round = 0; round < 8 && !stable; ++round) {
+    visitRegion(loop.getRegion());
+    stable = true;
+    for (auto [arg, next] :
+         llvm::zip(loop.getRegionIterArgs(), yield.getOperands())) {
+      AxisInfo joined = join(facts[arg], getAxisInfo(next));
+      if (joined == facts[arg])
+        continue;
+      facts[arg] = joined;
+      stable = false;
+    }
+  }
+  if (!stable) {
+    for (BlockArgument arg : loop.getRegionIterArgs())
+      facts[arg] = AxisInfo::unknown(shapeOf(arg.getType()).size());
+    visitRegion(loop.getRegion());
+  }
+  for (auto [result, arg] :
+       llvm::zip(loop.getResults(), loop.getRegionIterArgs()))
+    facts[result] = facts[arg];
 }
 
 AxisInfo AxisInfoAnalysis::getAxisInfo(Value value) const {
@@ -226,6 +295,26 @@ void AxisInfoAnalysis::visit(Operation *op) {
             }
             if (x.constant && y.constant)
               facts.constant = *x.constant * *y.constant;
+            return facts;
+          })
+          .Case<arith::RemSIOp, arith::RemUIOp>([&](Operation *) {
+            // x % y with y the same everywhere: a run of x of length L
+            // stays a run when L divides both y and the run's start, since
+            // the only multiple of y it can hold is then its first value.
+            AxisInfo x = operand(0), y = operand(1);
+            AxisInfo facts = AxisInfo::unknown(shape.size());
+            for (unsigned d = 0; d < shape.size(); ++d) {
+              facts.constancy[d] = gcd(x.constancy[d], y.constancy[d]);
+              if (y.constancy[d] != shape[d])
+                continue;
+              int64_t run = gcd(x.contiguity[d], y.divisibility[d]);
+              run = gcd(run, divisibilityAtRuns(x, d, run));
+              facts.contiguity[d] = run;
+              facts.divisibility[d] =
+                  gcd(divisibilityAtRuns(x, d, run), y.divisibility[d]);
+            }
+            if (x.constant && y.constant && *y.constant != 0)
+              facts.constant = *x.constant % *y.constant;
             return facts;
           })
           .Case([&](arith::CmpIOp cmp) {

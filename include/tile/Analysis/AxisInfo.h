@@ -9,8 +9,9 @@
 // These are what decide how wide a vectorised load or store may be. The
 // facts come from make_range, splat and constants, the argument attributes
 // tile.divisibility / tile.contiguity, and propagate through arithmetic and
-// addptr. Values the analysis cannot see through (loads, loop-carried
-// values) get the trivial facts [1, 1, 1].
+// addptr. A loop-carried value gets what its initial and yielded values
+// share (a fixed point over the loop body). Values the analysis cannot see
+// through (loads) get the trivial facts [1, 1, 1].
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +19,7 @@
 #define TILE_ANALYSIS_AXISINFO_H
 
 #include "mlir/IR/Operation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
@@ -25,6 +27,9 @@
 #include <optional>
 
 namespace mlir {
+namespace scf {
+class ForOp;
+} // namespace scf
 namespace tile {
 
 struct AxisInfo {
@@ -63,6 +68,9 @@ public:
   int64_t getMaskConstancy(Value mask, unsigned dim) const;
 
 private:
+  void visitRegion(Region &region);
+  void visitFunction(FunctionOpInterface function);
+  void visitLoop(scf::ForOp loop);
   void visit(Operation *op);
   llvm::DenseMap<Value, AxisInfo> facts;
 };

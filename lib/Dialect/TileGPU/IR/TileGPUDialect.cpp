@@ -527,6 +527,29 @@ LogicalResult LocalAllocOp::verify() {
   return verifyBufferMatches(*this, getSrc().getType(), getType());
 }
 
+namespace {
+/// Any distributed layout can fill a buffer: storing from the converted
+/// tensor's source saves the conversion.
+struct AllocFromConvertSource : OpRewritePattern<LocalAllocOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LocalAllocOp op,
+                                PatternRewriter &rewriter) const override {
+    auto convert =
+        op.getSrc() ? op.getSrc().getDefiningOp<ConvertLayoutOp>() : nullptr;
+    if (!convert)
+      return failure();
+    rewriter.modifyOpInPlace(
+        op, [&] { op.getSrcMutable().assign(convert.getSrc()); });
+    return success();
+  }
+};
+} // namespace
+
+void LocalAllocOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                               MLIRContext *context) {
+  results.add<AllocFromConvertSource>(context);
+}
+
 LogicalResult LocalDeallocOp::verify() {
   if (!getBuffer().getDefiningOp<LocalAllocOp>())
     return emitOpError("buffer must come from tilegpu.local_alloc");

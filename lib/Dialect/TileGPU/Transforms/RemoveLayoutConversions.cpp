@@ -7,8 +7,8 @@
 //    Conversions thereby sink towards stores, where they meet the store's
 //    own conversion and fold away.
 //  - backward: a conversion of a value computed from scalars alone (splats,
-//    constants, ranges and elementwise ops on them) gets that value
-//    recomputed in the target layout.
+//    constants, ranges, elementwise ops, broadcasts and expand_dims on
+//    them) gets that value recomputed in the target layout.
 // The two never apply to the same conversion, so they cannot undo each
 // other.
 //
@@ -58,14 +58,15 @@ bool isElementwise(Operation *op) {
 }
 
 /// True when `value` can be recomputed in any layout from scalars alone:
-/// a tree of splats, constants, ranges and elementwise ops.
+/// a tree of splats, constants, ranges, elementwise ops, broadcasts and
+/// expand_dims (index and pointer arithmetic, typically).
 bool canRematerialize(Value value, int depth = 0) {
   Operation *op = value.getDefiningOp();
   if (!op || depth > 32)
     return false;
   if (isa<SplatOp, MakeRangeOp, arith::ConstantOp>(op))
     return true;
-  if (!isElementwise(op))
+  if (!isElementwise(op) && !isa<BroadcastOp, ExpandDimsOp>(op))
     return false;
   return llvm::all_of(op->getOperands(), [&](Value operand) {
     return !isa<RankedTensorType>(operand.getType()) ||
@@ -73,17 +74,24 @@ bool canRematerialize(Value value, int depth = 0) {
   });
 }
 
-/// `op` recomputed with its tensor results in `encoding`.
+/// `op` recomputed with its tensor results in `encoding`. Operands follow
+/// into the same layout, except that an expand_dims operand takes the
+/// slice of it.
 Operation *cloneInLayout(OpBuilder &b, Operation *op, Attribute encoding) {
+  Attribute operandEncoding = encoding;
+  if (auto expand = dyn_cast<ExpandDimsOp>(op))
+    operandEncoding = SliceEncodingAttr::get(
+        op->getContext(), expand.getAxis(),
+        cast<DistributedEncoding>(encoding));
   SmallVector<Value> operands;
   for (Value operand : op->getOperands()) {
     auto type = dyn_cast<RankedTensorType>(operand.getType());
-    if (!type || type.getEncoding() == encoding) {
+    if (!type || type.getEncoding() == operandEncoding) {
       operands.push_back(operand);
       continue;
     }
     operands.push_back(ConvertLayoutOp::create(
-        b, op->getLoc(), type.cloneWithEncoding(encoding), operand));
+        b, op->getLoc(), type.cloneWithEncoding(operandEncoding), operand));
   }
   SmallVector<Type> types;
   for (Type t : op->getResultTypes())
@@ -158,37 +166,50 @@ bool forward(ConvertLayoutOp convert) {
   return changed;
 }
 
-/// A loop-carried value that every iteration converts to layout L on entry
-/// and builds in L before converting back to yield it is carried in L
-/// instead: one conversion before the loop and one after, none inside. This
-/// keeps an mma accumulator in registers across a K loop.
+/// A loop-carried value that the body converts to one layout L (for a
+/// coalesced load, an mma) and otherwise only feeds elementwise updates is
+/// carried in L instead: the body converts back where the old layout is
+/// still used and the yield converts into L, and the forward/backward
+/// rewrites then move the updates into L. One conversion before the loop
+/// and one after remain, none inside. This keeps an mma accumulator in
+/// registers across a K loop and pointer tensors in their load layout.
 bool carryInConvertedLayout(scf::ForOp loop) {
   bool changed = false;
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
   for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i) {
     BlockArgument arg = loop.getRegionIterArgs()[i];
-    auto yielded = yield.getOperand(i).getDefiningOp<ConvertLayoutOp>();
-    if (!yielded || arg.use_empty())
+    auto original = dyn_cast<RankedTensorType>(arg.getType());
+    if (!original || arg.use_empty())
       continue;
-    Type carried = yielded.getSrc().getType();
-    bool allConvertToCarried = llvm::all_of(arg.getUsers(), [&](Operation *u) {
-      auto convert = dyn_cast<ConvertLayoutOp>(u);
-      return convert && convert.getType() == carried;
-    });
-    if (!allConvertToCarried)
+    RankedTensorType carried;
+    bool eligible = true;
+    for (Operation *user : arg.getUsers()) {
+      if (auto convert = dyn_cast<ConvertLayoutOp>(user)) {
+        auto target = cast<RankedTensorType>(convert.getType());
+        eligible &= !carried || carried == target;
+        carried = target;
+        continue;
+      }
+      eligible &= isElementwise(user) || user == yield.getOperation();
+    }
+    // The yielded value must end up in L cheaply: converted from L, or an
+    // elementwise update the rewrites can move.
+    Value next = yield.getOperand(i);
+    auto fromCarried = next.getDefiningOp<ConvertLayoutOp>();
+    bool nextMoves = (fromCarried && fromCarried.getSrc().getType() == carried) ||
+                     isElementwise(next.getDefiningOp());
+    if (!eligible || !carried || !nextMoves)
       continue;
-    Type original = arg.getType();
     OpBuilder b(loop);
     OpOperand &init = loop.getInitArgsMutable()[i];
     init.set(ConvertLayoutOp::create(b, loop.getLoc(), carried, init.get()));
-    for (Operation *user : llvm::make_early_inc_range(arg.getUsers())) {
-      user->getResult(0).replaceAllUsesWith(arg);
-      user->erase();
-    }
     arg.setType(carried);
-    yield.setOperand(i, yielded.getSrc());
-    if (yielded->use_empty())
-      yielded->erase();
+    b.setInsertionPointToStart(loop.getBody());
+    auto asBefore = ConvertLayoutOp::create(b, loop.getLoc(), original, arg);
+    arg.replaceAllUsesExcept(asBefore, asBefore);
+    b.setInsertionPoint(yield);
+    yield.setOperand(i, ConvertLayoutOp::create(b, loop.getLoc(), carried,
+                                                yield.getOperand(i)));
     Value result = loop.getResult(i);
     result.setType(carried);
     b.setInsertionPointAfter(loop);
@@ -207,6 +228,7 @@ struct RemoveLayoutConversionsPass
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
     ConvertLayoutOp::getCanonicalizationPatterns(patterns, context);
+    LocalAllocOp::getCanonicalizationPatterns(patterns, context);
     FrozenRewritePatternSet frozen(std::move(patterns));
     // Each round moves conversions; the bound keeps a cycle between the two
     // directions from running away (the result stays correct either way).

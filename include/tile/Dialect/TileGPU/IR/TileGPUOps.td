@@ -43,6 +43,7 @@ def TileGPU_LocalAllocOp : TileGPU_Op<"local_alloc",
   let results = (outs TileGPU_MemDescType:$result);
   let assemblyFormat = "($src^)? attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 def TileGPU_LocalDeallocOp : TileGPU_Op<"local_dealloc",
