@@ -35,34 +35,44 @@ NVVM::WGMMATypes wgmmaType(Type type, InputPrecision precision) {
   return NVVM::WGMMATypes::s32;
 }
 
-/// The descriptor fields of a K-contiguous NVMMA buffer that do not depend
-/// on where in it an instruction starts.
+/// How one operand buffer is addressed: where the (mn, k) corner of an
+/// instruction's slab starts, and the descriptor fields that do not depend
+/// on it. A K-major buffer (K contiguous) has rows along M/N; an MN-major
+/// one (16-bit B only) has rows along K and atom columns along N.
 struct OperandDescriptor {
-  int64_t rows;       // M for A, N for B
-  int64_t swizzle;    // bytes
-  int64_t atomCols;   // K elements per swizzle atom row
+  bool kMajor;
+  int64_t rows;      // extent of the non-contiguous dimension
+  int64_t swizzle;   // bytes
+  int64_t atomCols;  // contiguous elements per swizzle atom row
   int64_t elementBits;
 
-  /// Byte offset of the 8-row-aligned (row, k) corner in the buffer.
-  int64_t byteOffset(int64_t row, int64_t k) const {
-    return (k / atomCols) * rows * swizzle + row * swizzle +
-           (k % atomCols) * elementBits / 8;
+  int64_t byteOffset(int64_t mn, int64_t k) const {
+    int64_t contiguous = kMajor ? k : mn, row = kMajor ? mn : k;
+    return (contiguous / atomCols) * rows * swizzle + row * swizzle +
+           (contiguous % atomCols) * elementBits / 8;
   }
 
-  /// Descriptor bits 14.. : leading byte offset (unused when swizzled, 1),
-  /// stride byte offset (8 rows), and the swizzle mode.
+  /// Descriptor bits 14.. : leading and stride byte offsets, swizzle mode.
+  /// K-major: 8-row groups are `8 * swizzle` apart (the leading offset is
+  /// unused). MN-major: atom columns are `rows * swizzle` apart and 8-row
+  /// groups of K `8 * swizzle`.
   int64_t highBits() const {
     int64_t mode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : 3;
-    return (int64_t(1) << 16) | (((8 * swizzle) >> 4) << 32) | (mode << 62);
+    int64_t leading = kMajor ? 1 : (rows * swizzle) >> 4;
+    int64_t stride = (8 * swizzle) >> 4;
+    return (leading << 16) | (stride << 32) | (mode << 62);
   }
 };
 
-OperandDescriptor describe(MemDescType type, unsigned rowDim) {
+/// `kDim` is the buffer's K dimension (1 for A, 0 for B).
+OperandDescriptor describe(MemDescType type, unsigned kDim) {
   auto layout = cast<NVMMASharedEncodingAttr>(type.getEncoding());
   int64_t bits = getElementBitWidth(type.getElementType());
-  int64_t k = type.getShape()[1 - rowDim];
-  return {type.getShape()[rowDim], layout.getSwizzle(),
-          std::min<int64_t>(layout.getSwizzle() * 8 / bits, k), bits};
+  unsigned contiguousDim = layout.getOrder()[0];
+  int64_t atomCols = std::min<int64_t>(layout.getSwizzle() * 8 / bits,
+                                       type.getShape()[contiguousDim]);
+  return {contiguousDim == kDim, type.getShape()[1 - contiguousDim],
+          layout.getSwizzle(), atomCols, bits};
 }
 
 /// i64 descriptor of `buffer` + `byteOffset` (i32, runtime).
@@ -102,7 +112,7 @@ struct WarpGroupDotPattern : OpConversionPattern<WarpGroupDotOp> {
     int64_t repsM = M / (64 * groupsM), repsN = N / (instrN * groupsN);
     int64_t regsPerInstr = instrN / 2;
 
-    OperandDescriptor aDesc = describe(aType, 0), bDesc = describe(bType, 1);
+    OperandDescriptor aDesc = describe(aType, 1), bDesc = describe(bType, 0);
     // This warpgroup's slab: warps run along M first, four to a group.
     ThreadId tid = getThreadId(rewriter, op);
     Value group = arith::DivUIOp::create(rewriter, loc, tid.warp,
@@ -111,16 +121,19 @@ struct WarpGroupDotPattern : OpConversionPattern<WarpGroupDotOp> {
                                           i32Constant(rewriter, loc, groupsM));
     Value groupN = arith::DivUIOp::create(rewriter, loc, group,
                                           i32Constant(rewriter, loc, groupsM));
+    // Slab offsets are linear in the group index: groups start on whole
+    // rows (K-major) or whole atom columns (MN-major).
     Value aBase = emitDescriptor(
         rewriter, loc, adaptor.getA().front(),
         arith::MulIOp::create(rewriter, loc, groupM,
-                              i32Constant(rewriter, loc, 64 * aDesc.swizzle)),
+                              i32Constant(rewriter, loc,
+                                          aDesc.byteOffset(64, 0))),
         aDesc);
     Value bBase = emitDescriptor(
         rewriter, loc, adaptor.getB().front(),
-        arith::MulIOp::create(
-            rewriter, loc, groupN,
-            i32Constant(rewriter, loc, instrN * bDesc.swizzle)),
+        arith::MulIOp::create(rewriter, loc, groupN,
+                              i32Constant(rewriter, loc,
+                                          bDesc.byteOffset(instrN, 0))),
         bDesc);
     auto at = [&](Value base, int64_t byteOffset) -> Value {
       if (byteOffset == 0)
@@ -142,9 +155,11 @@ struct WarpGroupDotPattern : OpConversionPattern<WarpGroupDotOp> {
     auto scaleIn = NVVM::WGMMAScaleInAttr::get(context, NVVM::WGMMAScaleIn::one);
     auto scaleOut =
         NVVM::WGMMAScaleOutAttr::get(context, NVVM::WGMMAScaleOut::one);
-    // K-major A is "row", K-major B is "col": neither is transposed.
+    // K-major A is "row", K-major B is "col" (not transposed); an N-major
+    // B is "row" (imm-trans-b = 1).
     auto rowLayout = NVVM::MMALayoutAttr::get(context, NVVM::MMALayout::row);
-    auto colLayout = NVVM::MMALayoutAttr::get(context, NVVM::MMALayout::col);
+    auto bLayout = NVVM::MMALayoutAttr::get(
+        context, bDesc.kMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row);
 
     SmallVector<Value> acc(adaptor.getC().begin(), adaptor.getC().end());
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
@@ -163,7 +178,7 @@ struct WarpGroupDotPattern : OpConversionPattern<WarpGroupDotOp> {
               at(bBase, bDesc.byteOffset(n * groupsN * instrN, k));
           packed = NVVM::WgmmaMmaAsyncOp::create(
               rewriter, loc, structType, packed, descA, descB, shape, typeAB,
-              typeAB, typeD, scaleOut, scaleIn, scaleIn, rowLayout, colLayout,
+              typeAB, typeD, scaleOut, scaleIn, scaleIn, rowLayout, bLayout,
               NVVM::MMAIntOverflowAttr());
         }
         for (int64_t r = 0; r < regsPerInstr; ++r)

@@ -48,3 +48,40 @@ func.func @rowsum(%arg0: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %q: !til
   tile.store %q, %6 : !tile.ptr<f32>
   return
 }
+
+// A loop-carried accumulator converted into the mma layout on entry and out
+// of it for the yield is carried in the mma layout: the conversions leave
+// the loop. The pointer tensor, converted only for the load, is carried in
+// the load's layout and its update follows.
+// CHECK-LABEL: func.func @carried
+// CHECK: scf.for {{.*}} -> (tensor<64x64xf32, #mma>, tensor<64x64x!tile.ptr<f16>, #blocked{{[0-9]*}}>)
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: tile.load
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: tilegpu.warpgroup_dot
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: scf.yield
+// CHECK: tilegpu.convert_layout {{.*}} #mma> ->
+#cb = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#cl = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#cmma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+#cs = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @carried(%p: tensor<64x64x!tile.ptr<f16>, #cb>, %bs: !tilegpu.memdesc<64x64xf16, #cs>, %init: tensor<64x64xf32, #cb>, %n: i32) -> tensor<64x64xf32, #cb> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %step = arith.constant dense<64> : tensor<64x64xi32, #cb>
+    %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %init, %ptr = %p) -> (tensor<64x64xf32, #cb>, tensor<64x64x!tile.ptr<f16>, #cb>) : i32 {
+      %pc = tilegpu.convert_layout %ptr : tensor<64x64x!tile.ptr<f16>, #cb> -> tensor<64x64x!tile.ptr<f16>, #cl>
+      %x = tile.load %pc : tensor<64x64x!tile.ptr<f16>, #cl>
+      %xc = tilegpu.convert_layout %x : tensor<64x64xf16, #cl> -> tensor<64x64xf16, #cb>
+      %as = tilegpu.local_alloc %xc : (tensor<64x64xf16, #cb>) -> !tilegpu.memdesc<64x64xf16, #cs>
+      %am = tilegpu.convert_layout %acc : tensor<64x64xf32, #cb> -> tensor<64x64xf32, #cmma>
+      %d = tilegpu.warpgroup_dot %as, %bs, %am : !tilegpu.memdesc<64x64xf16, #cs> * !tilegpu.memdesc<64x64xf16, #cs> -> tensor<64x64xf32, #cmma>
+      %back = tilegpu.convert_layout %d : tensor<64x64xf32, #cmma> -> tensor<64x64xf32, #cb>
+      %next = tile.addptr %ptr, %step : tensor<64x64x!tile.ptr<f16>, #cb>, tensor<64x64xi32, #cb>
+      scf.yield %back, %next : tensor<64x64xf32, #cb>, tensor<64x64x!tile.ptr<f16>, #cb>
+    }
+    return %r#0 : tensor<64x64xf32, #cb>
+  }
+}

@@ -611,10 +611,13 @@ LogicalResult WarpGroupDotOp::verify() {
                                              : "");
   auto aLayout = dyn_cast<NVMMASharedEncodingAttr>(aType.getEncoding());
   auto bLayout = dyn_cast<NVMMASharedEncodingAttr>(bType.getEncoding());
-  if (!aLayout || !bLayout || aLayout.getOrder()[0] != 1 ||
-      bLayout.getOrder()[0] != 0)
-    return emitOpError("A and B need #tilegpu.nvmma_shared layouts with K "
-                       "contiguous (A order [1, 0], B order [0, 1])");
+  if (!aLayout || !bLayout || aLayout.getOrder()[0] != 1)
+    return emitOpError("A and B need #tilegpu.nvmma_shared layouts, A with "
+                       "K contiguous (order [1, 0])");
+  bool bIsNMajor = bLayout.getOrder()[0] == 1;
+  if (bIsNMajor && tile::getElementBitWidth(element) != 16)
+    return emitOpError("an N-major B (order [1, 0]) needs 16-bit elements; "
+                       "wgmma reads other types K-major only");
   if (K % getInstrK(element) != 0)
     return emitOpError() << "K = " << K << " is not a multiple of the "
                          << getInstrK(element) << " one wgmma consumes";
@@ -625,6 +628,13 @@ LogicalResult WarpGroupDotOp::verify() {
                          << " accumulator does not cover the warps' "
                          << 16 * warps[0] << "x" << instrN * warps[1]
                          << " tile";
+  if (bIsNMajor) {
+    int64_t atomCols = bLayout.getSwizzle() * 8 / 16;
+    if (instrN % atomCols != 0)
+      return emitOpError() << "an N-major B needs wgmma N = " << instrN
+                           << " to be a multiple of its " << atomCols
+                           << "-column swizzle atom";
+  }
   if (int64_t(mma.getNumWarps()) != TileGPUDialect::getNumWarps(*this))
     return emitOpError() << "mma layout uses " << mma.getNumWarps()
                          << " warps but the module has "

@@ -6,8 +6,9 @@
 //  * sm_90a: wgmma (mma version 3). The warps form warpgroups of four,
 //    stacked along M as far as M allows (64 rows each) and then along N;
 //    each issues m64nNkK with N = the columns it owns, up to 256. A and B
-//    are staged in NVMMA-swizzled shared memory, K-major, with the widest
-//    swizzle (128, 64 or 32 bytes) that divides a row.
+//    are staged in NVMMA-swizzled shared memory with the widest swizzle
+//    (128, 64 or 32 bytes) that divides a row: A K-major, B N-major for
+//    16-bit types (as loaded; wgmma transposes it) and K-major otherwise.
 //  * anything else: the dot stays on the CUDA cores (FMA).
 //
 // The accumulator is converted into the mma layout and the result back;
@@ -95,15 +96,24 @@ struct AccelerateMatmulPass
       int64_t rowBytes = K * getElementBitWidth(element) / 8;
       auto layout = NVMMASharedEncodingAttr::get(context, pickSwizzle(rowBytes),
                                                  {1, 0});
-      auto kMajorB = NVMMASharedEncodingAttr::get(
-          context, pickSwizzle(rowBytes), {0, 1});
+      // 16-bit B is kept N-major as it comes from memory (a row-major KxN
+      // tile), so filling it is a plain vector copy; wgmma transposes it.
+      // Other types must be K-major.
+      int64_t instrN = mma.getInstrShape()[1];
+      unsigned bits = getElementBitWidth(element);
+      unsigned nSwizzle = pickSwizzle(instrN * bits / 8);
+      auto bLayout =
+          bits == 16 && nSwizzle != 0
+              ? NVMMASharedEncodingAttr::get(context, nSwizzle, {1, 0})
+              : NVMMASharedEncodingAttr::get(context, pickSwizzle(rowBytes),
+                                             {0, 1});
       OpBuilder b(dot);
       Location loc = dot.getLoc();
       Value a = LocalAllocOp::create(
           b, loc, MemDescType::get(context, aType.getShape(), element, layout),
           dot.getA());
       Value bBuffer = LocalAllocOp::create(
-          b, loc, MemDescType::get(context, bType.getShape(), element, kMajorB),
+          b, loc, MemDescType::get(context, bType.getShape(), element, bLayout),
           dot.getB());
       Value c = ConvertLayoutOp::create(b, loc, cType.cloneWithEncoding(mma),
                                         dot.getC());

@@ -1,0 +1,71 @@
+// RUN: tile-opt %s -split-input-file --tilegpu-accelerate-matmul | FileCheck %s
+
+// fp16 on sm_90a with 8 warps: two warpgroups along M, m64n128, A K-major
+// with the 128-byte swizzle, B N-major (as loaded) with the 128-byte swizzle.
+// CHECK-DAG: #[[MMA:.*]] = #tilegpu.mma<{version = 3, warpsPerCTA = [8, 1], instrShape = [16, 128, 16]}>
+// CHECK-DAG: #[[SA:.*]] = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+// CHECK-LABEL: func.func @fp16
+// CHECK: %[[A:.*]] = tilegpu.local_alloc %arg0 : ({{.*}}) -> !tilegpu.memdesc<128x64xf16, #[[SA]]>
+// CHECK: %[[B:.*]] = tilegpu.local_alloc %arg1 : ({{.*}}) -> !tilegpu.memdesc<64x128xf16, #[[SA]]>
+// CHECK: %[[C:.*]] = tilegpu.convert_layout %arg2 : {{.*}} -> tensor<128x128xf32, #[[MMA]]>
+// CHECK: %[[D:.*]] = tilegpu.warpgroup_dot %[[A]], %[[B]], %[[C]] :
+// CHECK: tilegpu.convert_layout %[[D]] : tensor<128x128xf32, #[[MMA]]> -> tensor<128x128xf32, #blocked>
+// CHECK-NOT: tile.dot
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]}>
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
+  func.func @fp16(%a: tensor<128x64xf16, #blocked>, %b: tensor<64x128xf16, #blocked>, %c: tensor<128x128xf32, #blocked>) -> tensor<128x128xf32, #blocked> {
+    %d = tile.dot %a, %b, %c : tensor<128x64xf16, #blocked> * tensor<64x128xf16, #blocked> -> tensor<128x128xf32, #blocked>
+    return %d : tensor<128x128xf32, #blocked>
+  }
+}
+
+// -----
+
+// fp8 is K-major on both sides (wgmma transposes only 16-bit types); K =
+// 32 bytes of fp8 takes the 32-byte swizzle. 4 warps over N = 256: one
+// warpgroup, m64n256k32.
+// CHECK-DAG: #[[MMA8:.*]] = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 256, 32]}>
+// CHECK-DAG: #[[KA:.*]] = #tilegpu.nvmma_shared<{swizzle = 32, order = [1, 0]}>
+// CHECK-DAG: #[[KB:.*]] = #tilegpu.nvmma_shared<{swizzle = 32, order = [0, 1]}>
+// CHECK-LABEL: func.func @fp8
+// CHECK: tilegpu.local_alloc %arg0 : ({{.*}}) -> !tilegpu.memdesc<64x32xf8E4M3FN, #[[KA]]>
+// CHECK: tilegpu.local_alloc %arg1 : ({{.*}}) -> !tilegpu.memdesc<32x256xf8E4M3FN, #[[KB]]>
+// CHECK: tilegpu.warpgroup_dot
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @fp8(%a: tensor<64x32xf8E4M3FN, #blocked>, %b: tensor<32x256xf8E4M3FN, #blocked>, %c: tensor<64x256xf32, #blocked>) -> tensor<64x256xf32, #blocked> {
+    %d = tile.dot %a, %b, %c : tensor<64x32xf8E4M3FN, #blocked> * tensor<32x256xf8E4M3FN, #blocked> -> tensor<64x256xf32, #blocked>
+    return %d : tensor<64x256xf32, #blocked>
+  }
+}
+
+// -----
+
+// tf32 only when asked for: an IEEE fp32 dot stays on the FMA path, as does
+// a 32-row tile (a warpgroup MMA is 64 rows) and any dot off sm_90a.
+// CHECK-LABEL: func.func @stays
+// CHECK: tilegpu.warpgroup_dot {{.*}} inputPrecision = tf32
+// CHECK: tile.dot {{.*}} : tensor<64x32xf32
+// CHECK: tile.dot {{.*}} : tensor<32x32xf16
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @stays(%a: tensor<64x32xf32, #blocked>, %b: tensor<32x64xf32, #blocked>, %c: tensor<64x64xf32, #blocked>,
+                   %h: tensor<32x32xf16, #blocked>, %hc: tensor<32x32xf32, #blocked>) {
+    %0 = tile.dot %a, %b, %c inputPrecision = tf32 : tensor<64x32xf32, #blocked> * tensor<32x64xf32, #blocked> -> tensor<64x64xf32, #blocked>
+    %1 = tile.dot %a, %b, %c : tensor<64x32xf32, #blocked> * tensor<32x64xf32, #blocked> -> tensor<64x64xf32, #blocked>
+    %2 = tile.dot %h, %h, %hc : tensor<32x32xf16, #blocked> * tensor<32x32xf16, #blocked> -> tensor<32x32xf32, #blocked>
+    return
+  }
+}
+
+// -----
+
+// CHECK-LABEL: func.func @sm80
+// CHECK: tile.dot
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_80"} {
+  func.func @sm80(%a: tensor<64x32xf16, #blocked>, %b: tensor<32x64xf16, #blocked>, %c: tensor<64x64xf32, #blocked>) -> tensor<64x64xf32, #blocked> {
+    %d = tile.dot %a, %b, %c : tensor<64x32xf16, #blocked> * tensor<32x64xf16, #blocked> -> tensor<64x64xf32, #blocked>
+    return %d : tensor<64x64xf32, #blocked>
+  }
+}
