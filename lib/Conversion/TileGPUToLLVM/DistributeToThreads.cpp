@@ -57,7 +57,9 @@ struct DistributeToThreadsPass
     target.addIllegalOp<LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp>();
     target.addIllegalOp<PrintOp, AssertOp>();
     target.addIllegalOp<LocalAllocOp, LocalLoadOp, LocalStoreOp,
-                        LocalDeallocOp, WarpGroupDotOp>();
+                        LocalDeallocOp, WarpGroupDotOp,
+                        AsyncCopyGlobalToLocalOp, AsyncCommitGroupOp,
+                        AsyncWaitOp>();
     RewritePatternSet patterns(context);
     populateElementwiseAndShapePatterns(converter, patterns);
     populateMemoryOpPatterns(converter, patterns, axisInfo);
@@ -65,7 +67,7 @@ struct DistributeToThreadsPass
     populateCombinePatterns(converter, patterns);
     populateDebugPatterns(converter, patterns);
     populateDotPatterns(converter, patterns);
-    populateSharedMemoryOpPatterns(converter, patterns);
+    populateSharedMemoryOpPatterns(converter, patterns, axisInfo);
     populateWarpGroupDotPatterns(converter, patterns);
     patterns.add<BarrierPattern>(converter, context);
     scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,

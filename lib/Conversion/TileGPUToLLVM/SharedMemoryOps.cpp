@@ -247,10 +247,94 @@ struct LocalDeallocPattern : OpConversionPattern<LocalDeallocOp> {
   }
 };
 
+/// One cp.async per run of elements that is contiguous both in the
+/// thread's global pointers and in the buffer: 4, 8 or 16 bytes, the source
+/// size zero where the mask is off (the hardware fills zeros).
+struct AsyncCopyPattern : OpConversionPattern<AsyncCopyGlobalToLocalOp> {
+  AsyncCopyPattern(ThreadTypeConverter &converter, MLIRContext *context,
+                   const AxisInfoAnalysis &axisInfo)
+      : OpConversionPattern(converter, context), axisInfo(axisInfo) {}
+
+  LogicalResult
+  matchAndRewrite(AsyncCopyGlobalToLocalOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto srcType = cast<RankedTensorType>(op.getSrc().getType());
+    MemDescType bufferType = op.getBuffer().getType();
+    Type element = bufferType.getElementType();
+    FailureOr<SharedAccessMap> map = composeAccessMap(srcType, bufferType);
+    if (failed(map))
+      return op->emitError("shared layout is not a bijection");
+    unsigned bytes = getSharedElementBytes(element);
+    map->vec = std::min(map->vec,
+                        vectorWidth(op.getSrc(), op.getMask(), axisInfo));
+    unsigned accessBytes = map->vec * bytes;
+    if (accessBytes < 4)
+      return op->emitError() << "cp.async copies 4, 8 or 16 bytes, but "
+                                "this layout gives each thread runs of "
+                             << accessBytes << " contiguous bytes";
+    SmallVector<Value> dsts = emitAccessPointers(
+        rewriter, loc, op, adaptor.getBuffer().front(), *map, element);
+    Value owner = emitOwnerPredicate(rewriter, loc, getLinearLayout(srcType),
+                                     getThreadId(rewriter, op));
+    OpBuilder::InsertionGuard guard(rewriter);
+    if (owner) {
+      auto ifOp = scf::IfOp::create(rewriter, loc, owner, /*withElse=*/false);
+      rewriter.setInsertionPointToStart(ifOp.thenBlock());
+    }
+    auto globalPtr = LLVM::LLVMPointerType::get(getContext(), 1);
+    auto modifier = NVVM::LoadCacheModifierKindAttr::get(
+        getContext(), accessBytes == 16 ? NVVM::LoadCacheModifierKind::CG
+                                        : NVVM::LoadCacheModifierKind::CA);
+    ValueRange ptrs = adaptor.getSrc();
+    for (auto [i, dst] : llvm::enumerate(dsts)) {
+      Value address = PtrToIntOp::create(rewriter, loc, rewriter.getI64Type(),
+                                         ptrs[i * map->vec]);
+      Value src = LLVM::IntToPtrOp::create(rewriter, loc, globalPtr, address);
+      Value srcSize;
+      if (op.getMask())
+        srcSize = arith::SelectOp::create(
+            rewriter, loc, adaptor.getMask()[i * map->vec],
+            i32Constant(rewriter, loc, accessBytes),
+            i32Constant(rewriter, loc, 0));
+      NVVM::CpAsyncOp::create(rewriter, loc, dst, src,
+                              rewriter.getI32IntegerAttr(accessBytes),
+                              modifier, srcSize);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  const AxisInfoAnalysis &axisInfo;
+};
+
+struct AsyncCommitGroupPattern : OpConversionPattern<AsyncCommitGroupOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AsyncCommitGroupOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::CpAsyncCommitGroupOp>(op);
+    return success();
+  }
+};
+
+struct AsyncWaitPattern : OpConversionPattern<AsyncWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AsyncWaitOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::CpAsyncWaitGroupOp>(op, op.getPending());
+    return success();
+  }
+};
+
 } // namespace
 
-void mlir::tile::populateSharedMemoryOpPatterns(ThreadTypeConverter &converter,
-                                                RewritePatternSet &patterns) {
+void mlir::tile::populateSharedMemoryOpPatterns(
+    ThreadTypeConverter &converter, RewritePatternSet &patterns,
+    const AxisInfoAnalysis &axisInfo) {
   patterns.add<LocalAllocPattern, LocalStorePattern, LocalLoadPattern,
-               LocalDeallocPattern>(converter, patterns.getContext());
+               LocalDeallocPattern, AsyncCommitGroupPattern, AsyncWaitPattern>(
+      converter, patterns.getContext());
+  patterns.add<AsyncCopyPattern>(converter, patterns.getContext(), axisInfo);
 }

@@ -105,3 +105,21 @@ module attributes {tilegpu.num_warps = 8 : i32} {
     return
   }
 }
+
+// -----
+
+#b = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#s = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+func.func @f(%p: tensor<64x64x!tile.ptr<f32>, #b>, %buf: !tilegpu.memdesc<64x64xf16, #s>) {
+  // expected-error @+1 {{source 'tensor<64x64x!tile.ptr<f32>, #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>>' must be pointers to the elements of '!tilegpu.memdesc<64x64xf16, #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>>'}}
+  tilegpu.async_copy_global_to_local %p, %buf : tensor<64x64x!tile.ptr<f32>, #b> -> !tilegpu.memdesc<64x64xf16, #s>
+  return
+}
+
+// -----
+
+func.func @f() {
+  // expected-error @+1 {{'tilegpu.async_wait' op attribute 'pending' failed to satisfy constraint: 32-bit signless integer attribute whose value is non-negative}}
+  tilegpu.async_wait {pending = -1 : i32}
+  return
+}

@@ -41,4 +41,18 @@ module attributes {tilegpu.num_warps = 4 : i32} {
     %p = tilegpu.local_alloc : () -> !tilegpu.memdesc<64xf32, #plain>
     return
   }
+
+  // CHECK-LABEL: func.func @async_copies
+  // CHECK: tilegpu.async_copy_global_to_local %{{.*}}, %{{.*}} mask %{{.*}} : tensor<32x64xi1, #mma{{.*}}> : tensor<32x64x!tile.ptr<f16>, #mma{{.*}}> -> <32x64xf16, #shared>
+  // CHECK: tilegpu.async_copy_global_to_local %{{.*}}, %{{.*}} : tensor<32x64x!tile.ptr<f16>
+  // CHECK: tilegpu.async_commit_group
+  // CHECK: tilegpu.async_wait {pending = 1 : i32}
+  func.func @async_copies(%p: tensor<32x64x!tile.ptr<f16>, #mma2>, %m: tensor<32x64xi1, #mma2>) {
+    %s = tilegpu.local_alloc : () -> !tilegpu.memdesc<32x64xf16, #swizzled>
+    tilegpu.async_copy_global_to_local %p, %s mask %m : tensor<32x64xi1, #mma2> : tensor<32x64x!tile.ptr<f16>, #mma2> -> !tilegpu.memdesc<32x64xf16, #swizzled>
+    tilegpu.async_copy_global_to_local %p, %s : tensor<32x64x!tile.ptr<f16>, #mma2> -> !tilegpu.memdesc<32x64xf16, #swizzled>
+    tilegpu.async_commit_group
+    tilegpu.async_wait {pending = 1 : i32}
+    return
+  }
 }

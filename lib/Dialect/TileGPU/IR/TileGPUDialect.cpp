@@ -641,3 +641,18 @@ LogicalResult WarpGroupDotOp::verify() {
                          << TileGPUDialect::getNumWarps(*this);
   return success();
 }
+
+LogicalResult AsyncCopyGlobalToLocalOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  auto pointer = dyn_cast<tile::PointerType>(src.getElementType());
+  MemDescType buffer = getBuffer().getType();
+  if (!pointer || pointer.getPointeeType() != buffer.getElementType() ||
+      src.getShape() != buffer.getShape())
+    return emitOpError() << "source " << Type(src)
+                         << " must be pointers to the elements of "
+                         << Type(buffer);
+  if (getMask() &&
+      cast<RankedTensorType>(getMask().getType()).getShape() != src.getShape())
+    return emitOpError("mask must have the source's shape");
+  return verifyDistributed(*this, src, "source");
+}

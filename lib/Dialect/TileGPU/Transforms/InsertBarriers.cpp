@@ -62,8 +62,12 @@ Accesses accessesOf(Operation *op) {
             acc.reads.push_back(rangeOf(alloc));
     return acc;
   }
-  if (auto store = dyn_cast<LocalStoreOp>(op)) {
-    if (Operation *alloc = store.getBuffer().getDefiningOp())
+  if (isa<LocalStoreOp, AsyncCopyGlobalToLocalOp>(op)) {
+    // An async copy's writes land later (at its async_wait), but ordering
+    // it like a store keeps any earlier readers of the buffer safe.
+    Value buffer = isa<LocalStoreOp>(op) ? cast<LocalStoreOp>(op).getBuffer()
+                                         : cast<AsyncCopyGlobalToLocalOp>(op).getBuffer();
+    if (Operation *alloc = buffer.getDefiningOp())
       if (alloc->hasAttr(TileGPUDialect::getOffsetAttrName()))
         acc.writes.push_back(rangeOf(alloc));
     return acc;

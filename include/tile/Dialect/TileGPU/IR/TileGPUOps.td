@@ -106,6 +106,52 @@ def TileGPU_WarpGroupDotOp : TileGPU_Op<"warpgroup_dot",
   }];
 }
 
+def TileGPU_AsyncCopyGlobalToLocalOp
+    : TileGPU_Op<"async_copy_global_to_local",
+                 [MemoryEffects<[MemWrite<TileGPU_SharedMemory>]>]> {
+  let summary = "Starts copying a tile from global into shared memory (cp.async)";
+  let description = [{
+    Each thread copies the elements it holds under `src`'s layout straight
+    from global memory into `buffer`, 4, 8 or 16 bytes per `cp.async`,
+    without passing through registers. Masked-off elements are written as
+    zero. The copy is only started: it joins the thread's current group,
+    which `async_commit_group` closes and `async_wait` waits for; other
+    threads see the data after that wait and a barrier.
+
+    ```mlir
+    tilegpu.async_copy_global_to_local %ptrs, %buf mask %m : tensor<128x64xi1, #blocked>
+        : tensor<128x64x!tile.ptr<f16>, #blocked> -> !tilegpu.memdesc<128x64xf16, #nvmma>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src, TileGPU_MemDescType:$buffer,
+                       Optional<Tile_Tensor>:$mask);
+  let assemblyFormat = [{
+    $src `,` $buffer (`mask` $mask^ `:` type($mask))? attr-dict `:` type($src)
+    `->` type($buffer)
+  }];
+  let hasVerifier = 1;
+}
+
+def TileGPU_AsyncCommitGroupOp : TileGPU_Op<"async_commit_group"> {
+  let summary = "Closes this thread's group of started async copies";
+  let assemblyFormat = "attr-dict";
+}
+
+def TileGPU_AsyncWaitOp : TileGPU_Op<"async_wait"> {
+  let summary = "Waits until at most `pending` copy groups are in flight";
+  let description = [{
+    The thread's older groups have landed in shared memory when this
+    returns; with `num_stages` buffers a pipelined loop keeps
+    `num_stages - 2` groups pending.
+
+    ```mlir
+    tilegpu.async_wait {pending = 1 : i32}
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$pending);
+  let assemblyFormat = "attr-dict";
+}
+
 def TileGPU_BarrierOp : TileGPU_Op<"barrier"> {
   let summary = "Synchronises the CTA's threads (bar.sync 0)";
   let description = [{
