@@ -47,13 +47,8 @@ SmallVector<Value> packWords(OpBuilder &b, Location loc,
   Type elementType = elements[0].getType();
   unsigned elementBits = getElementBitWidth(elementType);
   unsigned totalBits = elementBits * elements.size();
-  if (word.bits == 8) {
-    // fp8 travels as its bits.
-    Value bits = elements[0];
-    if (!isa<IntegerType>(elementType))
-      bits = arith::BitcastOp::create(b, loc, b.getI8Type(), bits);
-    return {arith::ExtUIOp::create(b, loc, word.type, bits)};
-  }
+  if (word.bits == 8)
+    return {arith::ExtUIOp::create(b, loc, word.type, elements[0])};
   if (elements.size() == 1 && elementBits == word.bits &&
       elementType == word.type)
     return {elements[0]};
@@ -75,12 +70,8 @@ SmallVector<Value> packWords(OpBuilder &b, Location loc,
 SmallVector<Value> unpackWords(OpBuilder &b, Location loc,
                                ArrayRef<Value> words, Type elementType,
                                unsigned count, const WordKind &word) {
-  if (word.bits == 8) {
-    if (isa<IntegerType>(elementType))
-      return {arith::TruncIOp::create(b, loc, elementType, words[0])};
-    Value bits = arith::TruncIOp::create(b, loc, b.getI8Type(), words[0]);
-    return {arith::BitcastOp::create(b, loc, elementType, bits)};
-  }
+  if (word.bits == 8)
+    return {arith::TruncIOp::create(b, loc, elementType, words[0])};
   if (count == 1 && words.size() == 1 && elementType == word.type)
     return {words[0]};
   auto wordsType = VectorType::get({(int64_t)words.size()}, word.type);

@@ -116,6 +116,17 @@ SmallVector<Value> emitAccessPointers(OpBuilder &b, Location loc,
   return ptrs;
 }
 
+/// Moves the insertion point into an `if` that only the owners of
+/// `layout`'s elements enter (no-op when no thread holds a copy). The
+/// caller keeps an InsertionGuard.
+void enterOwnersOnly(OpBuilder &b, Location loc, Operation *op,
+                     const LinearLayout &layout) {
+  if (Value owner = emitOwnerPredicate(b, loc, layout, getThreadId(b, op))) {
+    auto ifOp = scf::IfOp::create(b, loc, owner, /*withElse=*/false);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+  }
+}
+
 /// Writes a tensor's registers into a buffer (owners only; no barrier).
 LogicalResult storeTensor(OpBuilder &b, Location loc, Operation *op,
                           ValueRange values, RankedTensorType tensorType,
@@ -126,13 +137,8 @@ LogicalResult storeTensor(OpBuilder &b, Location loc, Operation *op,
   Type element = tensorType.getElementType();
   SmallVector<Value> ptrs =
       emitAccessPointers(b, loc, op, buffer, *map, element);
-  Value owner = emitOwnerPredicate(b, loc, getLinearLayout(tensorType),
-                                   getThreadId(b, op));
   OpBuilder::InsertionGuard guard(b);
-  if (owner) {
-    auto ifOp = scf::IfOp::create(b, loc, owner, /*withElse=*/false);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-  }
+  enterOwnersOnly(b, loc, op, getLinearLayout(tensorType));
   unsigned bytes = getSharedElementBytes(element);
   for (auto [i, ptr] : llvm::enumerate(ptrs)) {
     ValueRange run = values.slice(i * map->vec, map->vec);
@@ -275,13 +281,8 @@ struct AsyncCopyPattern : OpConversionPattern<AsyncCopyGlobalToLocalOp> {
                              << accessBytes << " contiguous bytes";
     SmallVector<Value> dsts = emitAccessPointers(
         rewriter, loc, op, adaptor.getBuffer().front(), *map, element);
-    Value owner = emitOwnerPredicate(rewriter, loc, getLinearLayout(srcType),
-                                     getThreadId(rewriter, op));
     OpBuilder::InsertionGuard guard(rewriter);
-    if (owner) {
-      auto ifOp = scf::IfOp::create(rewriter, loc, owner, /*withElse=*/false);
-      rewriter.setInsertionPointToStart(ifOp.thenBlock());
-    }
+    enterOwnersOnly(rewriter, loc, op, getLinearLayout(srcType));
     auto globalPtr = LLVM::LLVMPointerType::get(getContext(), 1);
     auto modifier = NVVM::LoadCacheModifierKindAttr::get(
         getContext(), accessBytes == 16 ? NVVM::LoadCacheModifierKind::CG

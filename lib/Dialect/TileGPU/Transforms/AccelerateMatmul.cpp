@@ -93,24 +93,22 @@ struct AccelerateMatmulPass
           dot.getInputPrecision(), numWarps);
       if (!mma)
         return;
-      int64_t rowBytes = K * getElementBitWidth(element) / 8;
-      auto layout = NVMMASharedEncodingAttr::get(context, pickSwizzle(rowBytes),
-                                                 {1, 0});
+      unsigned bits = getElementBitWidth(element);
+      unsigned kSwizzle = pickSwizzle(K * bits / 8);
+      auto aLayout = NVMMASharedEncodingAttr::get(context, kSwizzle, {1, 0});
       // 16-bit B is kept N-major as it comes from memory (a row-major KxN
       // tile), so filling it is a plain vector copy; wgmma transposes it.
       // Other types must be K-major.
       int64_t instrN = mma.getInstrShape()[1];
-      unsigned bits = getElementBitWidth(element);
       unsigned nSwizzle = pickSwizzle(instrN * bits / 8);
       auto bLayout =
           bits == 16 && nSwizzle != 0
               ? NVMMASharedEncodingAttr::get(context, nSwizzle, {1, 0})
-              : NVMMASharedEncodingAttr::get(context, pickSwizzle(rowBytes),
-                                             {0, 1});
+              : NVMMASharedEncodingAttr::get(context, kSwizzle, {0, 1});
       OpBuilder b(dot);
       Location loc = dot.getLoc();
       Value a = LocalAllocOp::create(
-          b, loc, MemDescType::get(context, aType.getShape(), element, layout),
+          b, loc, MemDescType::get(context, aType.getShape(), element, aLayout),
           dot.getA());
       Value bBuffer = LocalAllocOp::create(
           b, loc, MemDescType::get(context, bType.getShape(), element, bLayout),

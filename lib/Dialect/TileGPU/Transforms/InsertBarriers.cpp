@@ -54,22 +54,16 @@ Range rangeOf(Operation *buffer) {
 /// The shared-memory accesses `op` itself makes (not its regions').
 Accesses accessesOf(Operation *op) {
   Accesses acc;
-  if (isa<LocalLoadOp, WarpGroupDotOp>(op)) {
+  // Ops on buffers: what their memdesc operands' allocations hold. An
+  // async copy's writes land later (at its async_wait), but ordering it
+  // like a store keeps any earlier readers of the buffer safe.
+  bool reads = isa<LocalLoadOp, WarpGroupDotOp>(op);
+  if (reads || isa<LocalStoreOp, AsyncCopyGlobalToLocalOp>(op)) {
     for (Value operand : op->getOperands())
       if (isa<MemDescType>(operand.getType()))
         if (Operation *alloc = operand.getDefiningOp())
           if (alloc->hasAttr(TileGPUDialect::getOffsetAttrName()))
-            acc.reads.push_back(rangeOf(alloc));
-    return acc;
-  }
-  if (isa<LocalStoreOp, AsyncCopyGlobalToLocalOp>(op)) {
-    // An async copy's writes land later (at its async_wait), but ordering
-    // it like a store keeps any earlier readers of the buffer safe.
-    Value buffer = isa<LocalStoreOp>(op) ? cast<LocalStoreOp>(op).getBuffer()
-                                         : cast<AsyncCopyGlobalToLocalOp>(op).getBuffer();
-    if (Operation *alloc = buffer.getDefiningOp())
-      if (alloc->hasAttr(TileGPUDialect::getOffsetAttrName()))
-        acc.writes.push_back(rangeOf(alloc));
+            (reads ? acc.reads : acc.writes).push_back(rangeOf(alloc));
     return acc;
   }
   if (auto alloc = dyn_cast<LocalAllocOp>(op)) {
