@@ -182,6 +182,10 @@ CompiledKernel compileKernel(const std::string &tileIR,
   layouts.addPass(tilegpu::createTileGPURemoveLayoutConversions());
   layouts.addPass(createCanonicalizerPass());
   layouts.addPass(createCSEPass());
+  tilegpu::TileGPUPipelineOptions pipeline;
+  pipeline.numStages = options.numStages;
+  layouts.addPass(tilegpu::createTileGPUPipeline(pipeline));
+  layouts.addPass(createCanonicalizerPass());
   layouts.addPass(tilegpu::createTileGPUAllocateSharedMemory());
   layouts.addPass(tilegpu::createTileGPUInsertBarriers());
   if (failed(layouts.run(*module)))

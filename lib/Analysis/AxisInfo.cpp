@@ -2,6 +2,7 @@
 
 #include "tile/Analysis/AxisInfo.h"
 #include "tile/Dialect/Tile/IR/Dialect.h"
+#include "tile/Dialect/TileGPU/IR/Dialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -362,4 +363,31 @@ void AxisInfoAnalysis::visit(Operation *op) {
             return AxisInfo::unknown(shape.size());
           });
   facts[result] = info;
+}
+
+unsigned mlir::tile::vectorWidth(Value ptr, Value mask,
+                                  const AxisInfoAnalysis &axisInfo) {
+  using tilegpu::LinearLayout;
+  auto type = dyn_cast<RankedTensorType>(ptr.getType());
+  if (!type)
+    return 1;
+  LinearLayout layout = tilegpu::getLinearLayout(type);
+  auto regBases = layout.getBases(LinearLayout::Register);
+  if (regBases.empty())
+    return 1;
+  // The dimension the first register bit moves along.
+  unsigned dim = 0;
+  for (unsigned d = 0; d < layout.getRank(); ++d)
+    if (regBases[0][d] != 0)
+      dim = d;
+  unsigned elementBits = std::max(
+      8u, getElementBitWidth(getPointeeTypeLike(type.getElementType())));
+  int64_t limit = std::min<int64_t>(layout.getContiguousRegisters(dim),
+                                    axisInfo.getPtrVectorLimit(ptr, dim));
+  limit = std::min<int64_t>(limit, axisInfo.getMaskConstancy(mask, dim));
+  limit = std::min<int64_t>(limit, 128 / elementBits);
+  unsigned vec = 1;
+  while (vec * 2 <= limit)
+    vec *= 2;
+  return vec;
 }

@@ -75,6 +75,11 @@ private:
   llvm::DenseMap<Value, AxisInfo> facts;
 };
 
+/// Registers per vector access for a memory op on the pointer tensor `ptr`
+/// with `mask` (may be null): limited by the layout, contiguity, alignment,
+/// the mask's constancy and 16 bytes.
+unsigned vectorWidth(Value ptr, Value mask, const AxisInfoAnalysis &axisInfo);
+
 } // namespace tile
 } // namespace mlir
 

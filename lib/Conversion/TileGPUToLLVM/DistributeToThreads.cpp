@@ -20,7 +20,7 @@ using namespace mlir::tilegpu;
 namespace {
 
 bool isScalarOnly(Operation *op) {
-  auto scalar = [](Type t) { return !isa<RankedTensorType>(t); };
+  auto scalar = [](Type t) { return !isa<RankedTensorType, MemDescType>(t); };
   if (!llvm::all_of(op->getOperandTypes(), scalar) ||
       !llvm::all_of(op->getResultTypes(), scalar))
     return false;

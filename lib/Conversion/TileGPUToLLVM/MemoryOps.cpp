@@ -488,31 +488,6 @@ struct AtomicCASPattern : OpConversionPattern<AtomicCASOp> {
 
 } // namespace
 
-unsigned mlir::tile::vectorWidth(Value ptr, Value mask, const AxisInfoAnalysis &axisInfo) {
-  auto type = dyn_cast<RankedTensorType>(ptr.getType());
-  if (!type)
-    return 1;
-  LinearLayout layout = getLinearLayout(type);
-  auto regBases = layout.getBases(LinearLayout::Register);
-  if (regBases.empty())
-    return 1;
-  // The dimension the first register bit moves along.
-  unsigned dim = 0;
-  for (unsigned d = 0; d < layout.getRank(); ++d)
-    if (regBases[0][d] != 0)
-      dim = d;
-  unsigned elementBits = std::max(
-      8u, getElementBitWidth(getPointeeTypeLike(type.getElementType())));
-  int64_t limit = std::min<int64_t>(layout.getContiguousRegisters(dim),
-                                    axisInfo.getPtrVectorLimit(ptr, dim));
-  limit = std::min<int64_t>(limit, axisInfo.getMaskConstancy(mask, dim));
-  limit = std::min<int64_t>(limit, 128 / elementBits);
-  unsigned vec = 1;
-  while (vec * 2 <= limit)
-    vec *= 2;
-  return vec;
-}
-
 void mlir::tile::populateMemoryOpPatterns(ThreadTypeConverter &converter,
                                           RewritePatternSet &patterns,
                                           const AxisInfoAnalysis &axisInfo) {

@@ -1,17 +1,14 @@
 //===- SharedMemoryOps.cpp - local_alloc/load/store through linear maps ---===//
 //
-// A buffer's shared layout maps element offsets to coordinates and a
-// tensor's distributed layout maps (register, lane, warp) to coordinates;
-// both are linear over GF(2), so composing the first's inverse with the
-// second gives each thread's offsets as (thread base) XOR (register
-// constant). Swizzles cost nothing extra, and runs of registers at
-// consecutive offsets become one vector access.
+// Each thread's shared-memory offsets come from composing the buffer's
+// layout with the tensor's (tile/Analysis/SharedAccess.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Utility.h"
 
 #include "tile/Analysis/Allocation.h"
+#include "tile/Analysis/SharedAccess.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -21,62 +18,6 @@ using namespace mlir::tile;
 using namespace mlir::tilegpu;
 
 namespace {
-
-/// Where each register of a tensor lives in a buffer, in elements.
-struct SharedAccessMap {
-  SmallVector<int64_t> registerOffsets; // per register
-  SmallVector<int64_t> laneOffsets, warpOffsets; // per index bit
-  unsigned vec = 1; // registers per vector access
-};
-
-FailureOr<SharedAccessMap> composeAccessMap(RankedTensorType tensorType,
-                                            MemDescType bufferType) {
-  LinearLayout shared = bufferType.getEncoding().toLinearLayout(
-      bufferType.getShape(), getElementBitWidth(bufferType.getElementType()));
-  auto inverse = shared.invertOffsets();
-  if (!inverse)
-    return failure();
-  LinearLayout dist = getLinearLayout(tensorType);
-  auto offsetOf = [&](ArrayRef<int64_t> coords) {
-    int64_t offset = 0;
-    for (auto [dim, c] : llvm::enumerate(coords))
-      for (unsigned bit = 0; (c >> bit) != 0; ++bit)
-        if ((c >> bit) & 1)
-          offset ^= (*inverse)[dim][bit];
-    return offset;
-  };
-  SharedAccessMap map;
-  for (int64_t reg = 0; reg < dist.getNumRegisters(); ++reg)
-    map.registerOffsets.push_back(
-        offsetOf(dist.applyOne(LinearLayout::Register, reg)));
-  for (const LinearLayout::Basis &basis : dist.getBases(LinearLayout::Lane))
-    map.laneOffsets.push_back(offsetOf(basis));
-  for (const LinearLayout::Basis &basis : dist.getBases(LinearLayout::Warp))
-    map.warpOffsets.push_back(offsetOf(basis));
-
-  // The widest run of registers at consecutive offsets that every thread
-  // starts at a multiple of its length: up to 16 bytes.
-  unsigned bytes = getSharedElementBytes(bufferType.getElementType());
-  unsigned vec = 1;
-  ArrayRef<LinearLayout::Basis> regBases =
-      dist.getBases(LinearLayout::Register);
-  for (unsigned bit = 0; bit < regBases.size(); ++bit) {
-    unsigned next = vec * 2;
-    if (next * bytes > 16 ||
-        map.registerOffsets[int64_t(1) << bit] != int64_t(vec))
-      break;
-    auto aligned = [&](int64_t offset) { return offset % next == 0; };
-    bool ok = llvm::all_of(map.laneOffsets, aligned) &&
-              llvm::all_of(map.warpOffsets, aligned);
-    for (unsigned other = bit + 1; other < regBases.size(); ++other)
-      ok = ok && aligned(map.registerOffsets[int64_t(1) << other]);
-    if (!ok)
-      break;
-    vec = next;
-  }
-  map.vec = vec;
-  return map;
-}
 
 /// XOR of the offsets of the set bits of `index` (i32).
 Value xorOfBits(OpBuilder &b, Location loc, Value index,
@@ -242,6 +183,28 @@ struct LocalLoadPattern : OpConversionPattern<LocalLoadOp> {
   }
 };
 
+/// Buffer `index` of a multi-buffer starts `index` buffer sizes further on.
+struct MemDescIndexPattern : OpConversionPattern<MemDescIndexOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MemDescIndexOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MemDescType bufferType = op.getType();
+    int64_t bytes = getSharedElementBytes(bufferType.getElementType());
+    for (int64_t dim : bufferType.getShape())
+      bytes *= dim;
+    Value offset = arith::MulIOp::create(rewriter, loc,
+                                         adaptor.getIndex().front(),
+                                         i32Constant(rewriter, loc, bytes));
+    Value pointer = LLVM::GEPOp::create(
+        rewriter, loc, adaptor.getSrc().front().getType(),
+        rewriter.getI8Type(), adaptor.getSrc().front(), ValueRange{offset});
+    rewriter.replaceOp(op, pointer);
+    return success();
+  }
+};
+
 struct LocalDeallocPattern : OpConversionPattern<LocalDeallocOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -335,7 +298,7 @@ void mlir::tile::populateSharedMemoryOpPatterns(
     ThreadTypeConverter &converter, RewritePatternSet &patterns,
     const AxisInfoAnalysis &axisInfo) {
   patterns.add<LocalAllocPattern, LocalStorePattern, LocalLoadPattern,
-               LocalDeallocPattern, AsyncCommitGroupPattern, AsyncWaitPattern>(
+               LocalDeallocPattern, MemDescIndexPattern, AsyncCommitGroupPattern, AsyncWaitPattern>(
       converter, patterns.getContext());
   patterns.add<AsyncCopyPattern>(converter, patterns.getContext(), axisInfo);
 }

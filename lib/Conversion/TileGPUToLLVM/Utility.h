@@ -91,11 +91,6 @@ SmallVector<Value> shuffleThroughShared(
     function_ref<Value(OpBuilder &, ArrayRef<Value>)> dstIndex,
     Type elementType);
 
-/// Registers per vector access for a memory op on the pointer tensor `ptr`
-/// with `mask`: limited by the layout, contiguity, alignment, the mask's
-/// constancy and 16 bytes.
-unsigned vectorWidth(Value ptr, Value mask, const AxisInfoAnalysis &axisInfo);
-
 /// Row-major linear index of `coords` in `shape`.
 Value emitLinearIndex(OpBuilder &b, Location loc, ArrayRef<Value> coords,
                       ArrayRef<int64_t> shape);

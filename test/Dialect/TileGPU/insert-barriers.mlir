@@ -35,11 +35,16 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared = 16 : i64, tileg
 
 // -----
 
-// In a loop, the next iteration's reduction overwrites what this one read.
+// In a loop, the next iteration's reduction overwrites what this one read:
+// one barrier just before it covers the back edge.
 // CHECK-LABEL: func.func @loop_sum
 // CHECK: scf.for
+// CHECK-NOT: tilegpu.barrier
+// CHECK: tile.load
 // CHECK-NEXT: tilegpu.barrier
-// CHECK: tile.reduce
+// CHECK-NEXT: tile.reduce
+// CHECK-NOT: tilegpu.barrier
+// CHECK: return
 #blocked = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared = 16 : i64, tilegpu.target = "sm_90a"} {
   func.func @loop_sum(%arg0: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %arg1: !tile.ptr<f32>, %arg2: i32) attributes {tile.kernel} {
@@ -64,3 +69,56 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared = 16 : i64, tileg
   }
 }
 
+
+// -----
+
+// A pipelined loop: copies land at the async_wait, so the copy after it
+// (which overwrites the buffer last iteration's reader used) needs a
+// barrier, the reader after the copy does not, and neither does the loop
+// top. After the loop the final wait's data must be visible before the
+// same bytes are reused as scratch.
+// CHECK-LABEL: func.func @pipelined
+// CHECK: scf.for
+// CHECK-NEXT: tilegpu.async_wait
+// CHECK-NEXT: tilegpu.memdesc_index
+// CHECK-NEXT: tilegpu.barrier
+// CHECK-NEXT: tilegpu.async_copy_global_to_local
+// CHECK-NOT: tilegpu.barrier
+// CHECK: tilegpu.local_load
+// CHECK-NOT: tilegpu.barrier
+// CHECK: scf.yield
+// CHECK: tilegpu.async_wait {pending = 0 : i32}
+// CHECK-NEXT: tilegpu.local_dealloc
+// CHECK-NEXT: tilegpu.barrier
+// CHECK-NEXT: tile.reduce
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#blocked1 = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#shared = #tilegpu.shared<{order = [1, 0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared = 16384 : i64, tilegpu.target = "sm_90a"} {
+  func.func @pipelined(%ptrs: tensor<64x64x!tile.ptr<f16>, #blocked>, %x: tensor<1024xf32, #blocked1>, %n: i32, %out: !tile.ptr<f32>) attributes {tile.kernel} {
+    %c0_i32 = arith.constant 0 : i32
+    %c1_i32 = arith.constant 1 : i32
+    %buf = tilegpu.local_alloc {tilegpu.offset = 0 : i64} : () -> !tilegpu.memdesc<2x64x64xf16, #shared>
+    %first = tilegpu.memdesc_index %buf[%c0_i32] : !tilegpu.memdesc<2x64x64xf16, #shared> -> !tilegpu.memdesc<64x64xf16, #shared>
+    tilegpu.async_copy_global_to_local %ptrs, %first : tensor<64x64x!tile.ptr<f16>, #blocked> -> !tilegpu.memdesc<64x64xf16, #shared>
+    tilegpu.async_commit_group
+    %r:2 = scf.for %i = %c0_i32 to %n step %c1_i32 iter_args(%fill = %c1_i32, %read = %c0_i32) -> (i32, i32) : i32 {
+      tilegpu.async_wait {pending = 0 : i32}
+      %next = tilegpu.memdesc_index %buf[%fill] : !tilegpu.memdesc<2x64x64xf16, #shared> -> !tilegpu.memdesc<64x64xf16, #shared>
+      tilegpu.async_copy_global_to_local %ptrs, %next : tensor<64x64x!tile.ptr<f16>, #blocked> -> !tilegpu.memdesc<64x64xf16, #shared>
+      tilegpu.async_commit_group
+      %cur = tilegpu.memdesc_index %buf[%read] : !tilegpu.memdesc<2x64x64xf16, #shared> -> !tilegpu.memdesc<64x64xf16, #shared>
+      %t = tilegpu.local_load %cur : !tilegpu.memdesc<64x64xf16, #shared> -> tensor<64x64xf16, #blocked>
+      scf.yield %read, %fill : i32, i32
+    }
+    tilegpu.async_wait {pending = 0 : i32}
+    tilegpu.local_dealloc %buf : !tilegpu.memdesc<2x64x64xf16, #shared>
+    %s = tile.reduce %x axis = 0 {tilegpu.offset = 0 : i64} : (tensor<1024xf32, #blocked1>) -> f32 {
+    ^bb0(%a: f32, %b: f32):
+      %sum = arith.addf %a, %b : f32
+      tile.reduce.return %sum : f32
+    }
+    tile.store %out, %s : !tile.ptr<f32>
+    return
+  }
+}

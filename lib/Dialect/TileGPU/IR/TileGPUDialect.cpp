@@ -427,10 +427,20 @@ LogicalResult MemDescType::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "memdesc must have rank >= 1";
   if (!encoding)
     return emitError() << "memdesc needs a shared layout";
-  for (int64_t dim : shape)
+  // Leading dimensions beyond the layout's rank count buffers of the
+  // trailing shape (a pipeline's stages); the layout applies to each.
+  size_t layoutRank = encoding.getOrder().size();
+  if (shape.size() < layoutRank)
+    return emitError() << "memdesc of rank " << shape.size()
+                       << " has a shared layout of rank " << layoutRank;
+  ArrayRef<int64_t> bufferShape = shape.take_back(layoutRank);
+  for (int64_t dim : shape.drop_back(layoutRank))
+    if (dim <= 0)
+      return emitError() << "memdesc buffer counts must be positive";
+  for (int64_t dim : bufferShape)
     if (dim <= 0 || !llvm::isPowerOf2_64(dim))
       return emitError() << "memdesc dimensions must be positive powers of two";
-  return encoding.verifyBuffer(emitError, shape,
+  return encoding.verifyBuffer(emitError, bufferShape,
                                tile::getElementBitWidth(elementType));
 }
 
@@ -553,6 +563,26 @@ void LocalAllocOp::getCanonicalizationPatterns(RewritePatternSet &results,
 LogicalResult LocalDeallocOp::verify() {
   if (!getBuffer().getDefiningOp<LocalAllocOp>())
     return emitOpError("buffer must come from tilegpu.local_alloc");
+  return success();
+}
+
+LogicalResult MemDescIndexOp::verify() {
+  MemDescType src = getSrc().getType(), result = getType();
+  if (src.getShape().size() != result.getShape().size() + 1 ||
+      src.getShape().drop_front() != result.getShape() ||
+      src.getElementType() != result.getElementType() ||
+      src.getEncoding() != result.getEncoding())
+    return emitOpError() << "result " << Type(result)
+                         << " must be one buffer of " << Type(src);
+  int64_t bytes =
+      std::max(1u, tile::getElementBitWidth(result.getElementType()) / 8);
+  for (int64_t dim : result.getShape())
+    bytes *= dim;
+  if (bytes % result.getEncoding().getAlignment() != 0)
+    return emitOpError() << "buffers of " << bytes
+                         << " bytes break the layout's "
+                         << result.getEncoding().getAlignment()
+                         << "-byte alignment";
   return success();
 }
 

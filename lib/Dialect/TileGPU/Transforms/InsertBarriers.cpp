@@ -4,7 +4,15 @@
 // [offset, offset + scratch size) while it runs (its own internal
 // write-then-read is synchronised by its lowering). local_load and
 // warpgroup_dot read their buffers; local_store and a filled local_alloc
-// write theirs.
+// write theirs. A buffer of a multi-buffer (memdesc_index) counts as the
+// whole allocation.
+//
+// An async copy's data lands when a later async_wait returns, so the copy
+// is checked as a write against earlier reads and writes, and the wait
+// then counts as writing every buffer async copies fill. Loop bodies start
+// with what is pending before the loop merged with what is pending at the
+// body's end (iterated to a fixed point), so a loop whose body already
+// synchronises needs no barrier of its own at the top.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +20,7 @@
 #include "tile/Dialect/TileGPU/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 namespace mlir {
 namespace tilegpu {
@@ -34,6 +43,22 @@ struct Accesses {
 
   void clear() { *this = Accesses(); }
   bool empty() const { return reads.empty() && writes.empty() && !unknown; }
+
+  /// Adds `other`'s accesses, keeping each range once.
+  void merge(const Accesses &other) {
+    reads.append(other.reads);
+    writes.append(other.writes);
+    unknown |= other.unknown;
+    for (SmallVector<Range> *ranges : {&reads, &writes}) {
+      llvm::sort(*ranges);
+      ranges->erase(std::unique(ranges->begin(), ranges->end()),
+                    ranges->end());
+    }
+  }
+  bool operator==(const Accesses &other) const {
+    return reads == other.reads && writes == other.writes &&
+           unknown == other.unknown;
+  }
 };
 
 bool overlaps(ArrayRef<Range> a, ArrayRef<Range> b) {
@@ -51,19 +76,26 @@ Range rangeOf(Operation *buffer) {
   return {offset, offset + tile::getScratchBytes(buffer)};
 }
 
-/// The shared-memory accesses `op` itself makes (not its regions').
+/// The allocation a buffer operand lives in, if it has an offset.
+Operation *allocationOf(Value buffer) {
+  while (auto index = buffer.getDefiningOp<MemDescIndexOp>())
+    buffer = index.getSrc();
+  Operation *alloc = buffer.getDefiningOp();
+  if (alloc && alloc->hasAttr(TileGPUDialect::getOffsetAttrName()))
+    return alloc;
+  return nullptr;
+}
+
+/// The shared-memory accesses `op` itself makes (not its regions'), except
+/// async_wait's (see BarrierInserter).
 Accesses accessesOf(Operation *op) {
   Accesses acc;
-  // Ops on buffers: what their memdesc operands' allocations hold. An
-  // async copy's writes land later (at its async_wait), but ordering it
-  // like a store keeps any earlier readers of the buffer safe.
   bool reads = isa<LocalLoadOp, WarpGroupDotOp>(op);
   if (reads || isa<LocalStoreOp, AsyncCopyGlobalToLocalOp>(op)) {
     for (Value operand : op->getOperands())
       if (isa<MemDescType>(operand.getType()))
-        if (Operation *alloc = operand.getDefiningOp())
-          if (alloc->hasAttr(TileGPUDialect::getOffsetAttrName()))
-            (reads ? acc.reads : acc.writes).push_back(rangeOf(alloc));
+        if (Operation *alloc = allocationOf(operand))
+          (reads ? acc.reads : acc.writes).push_back(rangeOf(alloc));
     return acc;
   }
   if (auto alloc = dyn_cast<LocalAllocOp>(op)) {
@@ -82,7 +114,8 @@ Accesses accessesOf(Operation *op) {
 bool touchesShared(Operation *op) {
   bool found = false;
   op->walk([&](Operation *inner) {
-    if (!accessesOf(inner).empty() || isa<BarrierOp>(inner))
+    if (!accessesOf(inner).empty() ||
+        isa<BarrierOp, AsyncWaitOp>(inner))
       found = true;
   });
   return found;
@@ -90,13 +123,30 @@ bool touchesShared(Operation *op) {
 
 class BarrierInserter {
 public:
+  explicit BarrierInserter(Operation *function) {
+    function->walk([&](AsyncCopyGlobalToLocalOp copy) {
+      if (Operation *alloc = allocationOf(copy.getBuffer()))
+        asyncWrites.writes.push_back(rangeOf(alloc));
+    });
+    asyncWrites.merge(Accesses());
+  }
+
   /// Processes `block` with `pending` accesses at its start; leaves the
-  /// accesses pending at its end in `pending`.
-  void run(Block &block, Accesses &pending) {
+  /// accesses pending at its end in `pending`. With `insert` false only
+  /// computes what would be pending.
+  void run(Block &block, Accesses &pending, bool insert) {
     for (Operation &op : llvm::make_early_inc_range(block)) {
       if (isa<BarrierOp>(op)) {
         pending.clear();
         continue;
+      }
+      if (isa<AsyncWaitOp>(op)) {
+        pending.merge(asyncWrites);
+        continue;
+      }
+      if (auto loop = dyn_cast<scf::ForOp>(op)) {
+        if (touchesShared(loop) && runLoop(loop, pending, insert))
+          continue;
       }
       // Ops with scratch (reduce, scan) are single accesses: their combiner
       // regions hold no shared-memory ops of their own.
@@ -108,15 +158,15 @@ public:
         // each region starts clean (its own leading barrier covers the loop
         // back edge), and afterwards anything may be pending.
         if (!pending.empty())
-          insertBefore(&op, pending);
+          barrierBefore(&op, pending, insert);
         for (Region &region : op.getRegions())
           for (Block &inner : region) {
             Accesses innerPending;
-            if (!inner.empty()) {
+            if (!inner.empty() && insert) {
               OpBuilder b(&inner, inner.begin());
               BarrierOp::create(b, op.getLoc());
             }
-            run(inner, innerPending);
+            run(inner, innerPending, insert);
           }
         pending.unknown = true;
         continue;
@@ -129,18 +179,51 @@ public:
                     overlaps(acc.writes, pending.writes) ||
                     overlaps(acc.writes, pending.reads);
       if (hazard)
-        insertBefore(&op, pending);
+        barrierBefore(&op, pending, insert);
       pending.reads.append(acc.reads);
-      pending.writes.append(acc.writes);
+      // An async copy's writes become pending at the async_wait.
+      if (!isa<AsyncCopyGlobalToLocalOp>(op))
+        pending.writes.append(acc.writes);
     }
   }
 
 private:
-  void insertBefore(Operation *op, Accesses &pending) {
-    OpBuilder b(op);
-    BarrierOp::create(b, op->getLoc());
+  /// A loop body starts with the accesses pending before the loop or at
+  /// the end of an iteration. Returns false (nothing done) when that does
+  /// not settle in a few rounds.
+  bool runLoop(scf::ForOp loop, Accesses &pending, bool insert) {
+    Block &body = *loop.getBody();
+    Accesses start = pending;
+    for (int round = 0; round < 4; ++round) {
+      Accesses end = start;
+      run(body, end, /*insert=*/false);
+      Accesses next = pending;
+      next.merge(end);
+      next.merge(start);
+      if (next == start) {
+        if (insert) {
+          Accesses check = start;
+          run(body, check, /*insert=*/true);
+        }
+        // The loop may run no iterations at all.
+        pending.merge(end);
+        return true;
+      }
+      start = next;
+    }
+    return false;
+  }
+
+  void barrierBefore(Operation *op, Accesses &pending, bool insert) {
+    if (insert) {
+      OpBuilder b(op);
+      BarrierOp::create(b, op->getLoc());
+    }
     pending.clear();
   }
+
+  /// What an async_wait makes visible: every buffer async copies fill.
+  Accesses asyncWrites;
 };
 
 struct InsertBarriersPass
@@ -152,7 +235,8 @@ struct InsertBarriersPass
       if (function.isExternal())
         return;
       Accesses pending;
-      BarrierInserter().run(function.front(), pending);
+      BarrierInserter(function).run(function.front(), pending,
+                                    /*insert=*/true);
     });
   }
 };

@@ -54,6 +54,28 @@ def TileGPU_LocalDeallocOp : TileGPU_Op<"local_dealloc",
   let hasVerifier = 1;
 }
 
+def TileGPU_MemDescIndexOp : TileGPU_Op<"memdesc_index", [Pure]> {
+  let summary = "One buffer of a multi-buffered shared-memory allocation";
+  let description = [{
+    A pipelined loop keeps `num_stages` copies of each operand tile in one
+    allocation whose leading dimension counts the copies; this names copy
+    `index` as a buffer of its own (same layout, one rank less). Each copy
+    starts a whole number of swizzle periods after the previous one, so the
+    swizzle pattern is the same in all of them.
+
+    ```mlir
+    %stage = tilegpu.memdesc_index %buf[%i]
+        : !tilegpu.memdesc<3x128x64xf16, #nvmma> -> !tilegpu.memdesc<128x64xf16, #nvmma>
+    ```
+  }];
+  let arguments = (ins TileGPU_MemDescType:$src, I32:$index);
+  let results = (outs TileGPU_MemDescType:$result);
+  let assemblyFormat = [{
+    $src `[` $index `]` attr-dict `:` type($src) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def TileGPU_LocalLoadOp : TileGPU_Op<"local_load",
     [MemoryEffects<[MemRead<TileGPU_SharedMemory>]>]> {
   let summary = "Reads a whole shared-memory buffer into registers";

@@ -5,6 +5,7 @@
 
 #include "tile/Dialect/TileGPU/IR/Dialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 

@@ -30,6 +30,28 @@ def TileGPUAccelerateMatmul
   }];
 }
 
+def TileGPUPipeline : Pass<"tilegpu-pipeline", "mlir::ModuleOp"> {
+  let summary = "Load dot operands several iterations ahead with cp.async";
+  let description = [{
+    In an `scf.for` whose body loads tiles (zero or no `other`) only to
+    stage them in shared memory for `tilegpu.warpgroup_dot`, the loads
+    become `tilegpu.async_copy_global_to_local` into `num_stages` buffers
+    and run `num_stages - 1` iterations ahead: a prologue starts the first
+    copies, each iteration waits for its own with `tilegpu.async_wait`
+    (`num_stages - 2` groups left in flight) and starts the one
+    `num_stages - 1` iterations on. A loop's `tile.num_stages` attribute
+    overrides the option; fewer than 2 stages leaves the loop alone. Loops
+    whose loaded addresses depend on anything but address arithmetic of
+    loop-carried values (or whose carried pointers are used after the loop)
+    are left alone too.
+  }];
+  let options = [
+    Option<"numStages", "num-stages", "int", "3",
+           "Buffers per staged operand, when the loop does not say">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 def TileGPURemoveLayoutConversions
     : Pass<"tilegpu-remove-layout-conversions", "mlir::ModuleOp"> {
   let summary = "Remove layout conversions by recomputing values in place";
@@ -66,8 +88,12 @@ def TileGPUInsertBarriers : Pass<"tilegpu-insert-barriers", "mlir::ModuleOp"> {
     ranges read and written since the last barrier. An op whose accesses
     overlap a pending write (read-after-write, write-after-write) or whose
     writes overlap a pending read (write-after-read) gets a tilegpu.barrier
-    before it. Loop bodies that touch shared memory start with a barrier,
-    since the previous iteration's accesses are pending there.
+    before it. An async copy is checked like a store, but its data only
+    count as written at the next `tilegpu.async_wait`. An `scf.for` body
+    starts with the accesses pending before the loop merged with those
+    pending at the body's end (to a fixed point), so the back edge is
+    covered without a barrier of its own; other region ops start each
+    region with a barrier.
   }];
 }
 

@@ -1,0 +1,58 @@
+//===- SharedAccess.cpp - Registers to shared-memory offsets --------------===//
+
+#include "tile/Analysis/SharedAccess.h"
+#include "tile/Analysis/Allocation.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tilegpu;
+
+FailureOr<SharedAccessMap>
+mlir::tile::composeAccessMap(RankedTensorType tensorType,
+                             MemDescType bufferType) {
+  LinearLayout shared = bufferType.getEncoding().toLinearLayout(
+      bufferType.getShape(), getElementBitWidth(bufferType.getElementType()));
+  auto inverse = shared.invertOffsets();
+  if (!inverse)
+    return failure();
+  LinearLayout dist = getLinearLayout(tensorType);
+  auto offsetOf = [&](ArrayRef<int64_t> coords) {
+    int64_t offset = 0;
+    for (auto [dim, c] : llvm::enumerate(coords))
+      for (unsigned bit = 0; (c >> bit) != 0; ++bit)
+        if ((c >> bit) & 1)
+          offset ^= (*inverse)[dim][bit];
+    return offset;
+  };
+  SharedAccessMap map;
+  for (int64_t reg = 0; reg < dist.getNumRegisters(); ++reg)
+    map.registerOffsets.push_back(
+        offsetOf(dist.applyOne(LinearLayout::Register, reg)));
+  for (const LinearLayout::Basis &basis : dist.getBases(LinearLayout::Lane))
+    map.laneOffsets.push_back(offsetOf(basis));
+  for (const LinearLayout::Basis &basis : dist.getBases(LinearLayout::Warp))
+    map.warpOffsets.push_back(offsetOf(basis));
+
+  // The widest run of registers at consecutive offsets that every thread
+  // starts at a multiple of its length: up to 16 bytes.
+  unsigned bytes = getSharedElementBytes(bufferType.getElementType());
+  unsigned vec = 1;
+  ArrayRef<LinearLayout::Basis> regBases =
+      dist.getBases(LinearLayout::Register);
+  for (unsigned bit = 0; bit < regBases.size(); ++bit) {
+    unsigned next = vec * 2;
+    if (next * bytes > 16 ||
+        map.registerOffsets[int64_t(1) << bit] != int64_t(vec))
+      break;
+    auto aligned = [&](int64_t offset) { return offset % next == 0; };
+    bool ok = llvm::all_of(map.laneOffsets, aligned) &&
+              llvm::all_of(map.warpOffsets, aligned);
+    for (unsigned other = bit + 1; other < regBases.size(); ++other)
+      ok = ok && aligned(map.registerOffsets[int64_t(1) << other]);
+    if (!ok)
+      break;
+    vec = next;
+  }
+  map.vec = vec;
+  return map;
+}

@@ -1,0 +1,365 @@
+//===- Pipeline.cpp - Multi-buffered async operand loads for dot loops ----===//
+//
+// A loop whose body loads a tile from global memory only to stage it in
+// shared memory for a warpgroup_dot spends most of each iteration waiting
+// on that load. With S stages, the loads run S-1 iterations ahead instead:
+//
+//   buffers: one allocation of S copies per staged operand
+//   prologue: cp.async for iterations 0 .. S-2 into copies 0 .. S-2,
+//             one commit group per iteration
+//   body (iteration i):
+//     async_wait until iteration i's group has landed (S-2 still pending)
+//     cp.async for iteration i+S-1 into the copy iteration i-1 used; commit
+//     warpgroup_dot on copy i % S
+//   after: async_wait 0, free the buffers
+//
+// The addresses of iteration i+S-1 come from the loop-carried values they
+// depend on (typically the pointer tensors), which are shifted to run S-1
+// iterations ahead: their initial values are advanced in the prologue and
+// the body computes the next ones from the shifted values. That needs the
+// carried values to be used by nothing but address arithmetic, and their
+// final values to be unused. Copies past the loop's end are masked off
+// (cp.async writes zeros there, as the masked load's zero `other` would).
+// Barriers are left to tilegpu-insert-barriers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Analysis/AxisInfo.h"
+#include "tile/Analysis/Allocation.h"
+#include "tile/Analysis/SharedAccess.h"
+#include "tile/Dialect/TileGPU/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir {
+namespace tilegpu {
+#define GEN_PASS_DEF_TILEGPUPIPELINE
+#include "tile/Dialect/TileGPU/Transforms/Passes.h.inc"
+} // namespace tilegpu
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tilegpu;
+
+namespace {
+
+/// A global load whose only use fills a shared buffer that only dots read.
+struct StagedLoad {
+  LoadOp load;
+  LocalAllocOp alloc;
+};
+
+/// What pipelining one loop takes.
+struct LoopPlan {
+  SmallVector<StagedLoad> loads;
+  /// Body ops computing the loads' operands and the next values of the
+  /// shifted iter args, in body order.
+  SmallVector<Operation *> addressOps;
+  /// Iter args that run ahead.
+  SmallVector<unsigned> shiftedArgs;
+};
+
+bool isZeroOrAbsent(Value other) {
+  return !other || matchPattern(other, m_AnyZeroFloat()) ||
+         matchPattern(other, m_Zero());
+}
+
+/// Whether each thread's pieces of `load` can be copied by cp.async (at
+/// least 4 bytes at a time) into `buffer`.
+bool copiesInWords(LoadOp load, MemDescType buffer,
+                   const AxisInfoAnalysis &axisInfo) {
+  auto tensor = dyn_cast<RankedTensorType>(load.getType());
+  if (!tensor)
+    return false;
+  FailureOr<SharedAccessMap> map = composeAccessMap(tensor, buffer);
+  if (failed(map))
+    return false;
+  unsigned vec = std::min(
+      map->vec, vectorWidth(load.getPtr(), load.getMask(), axisInfo));
+  return vec * getSharedElementBytes(tensor.getElementType()) >= 4;
+}
+
+std::optional<StagedLoad> matchStagedLoad(LoadOp load, Block *body,
+                                          const AxisInfoAnalysis &axisInfo) {
+  if (load->getBlock() != body || load.getIsVolatile() ||
+      !isZeroOrAbsent(load.getOther()) || !load->hasOneUse())
+    return std::nullopt;
+  auto alloc = dyn_cast<LocalAllocOp>(*load->user_begin());
+  if (!alloc || alloc->getBlock() != body || alloc.getResult().use_empty())
+    return std::nullopt;
+  for (Operation *user : alloc->getUsers())
+    if (!isa<WarpGroupDotOp>(user) || user->getBlock() != body)
+      return std::nullopt;
+  if (!copiesInWords(load, alloc.getType(), axisInfo))
+    return std::nullopt;
+  return StagedLoad{load, alloc};
+}
+
+/// Collects the body ops that `roots` depend on, and the iter args they
+/// read, closing over the next values of those iter args. Fails when one
+/// of them has side effects or regions.
+LogicalResult collectAddressOps(scf::ForOp loop, LoopPlan &plan) {
+  Block *body = loop.getBody();
+  llvm::SmallPtrSet<Operation *, 32> ops;
+  llvm::SmallSetVector<unsigned, 4> args;
+  SmallVector<Value> worklist;
+  for (StagedLoad &staged : plan.loads) {
+    worklist.push_back(staged.load.getPtr());
+    if (Value mask = staged.load.getMask())
+      worklist.push_back(mask);
+  }
+  auto yield = cast<scf::YieldOp>(body->getTerminator());
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (auto arg = dyn_cast<BlockArgument>(value)) {
+      if (arg.getOwner() != body || arg == loop.getInductionVar())
+        continue;
+      unsigned index = arg.getArgNumber() - 1;
+      if (args.insert(index))
+        worklist.push_back(yield.getOperand(index));
+      continue;
+    }
+    Operation *op = value.getDefiningOp();
+    if (op->getBlock() != body || !ops.insert(op).second)
+      continue;
+    if (op->getNumRegions() != 0 || !isMemoryEffectFree(op))
+      return failure();
+    llvm::append_range(worklist, op->getOperands());
+  }
+  for (Operation &op : *body)
+    if (ops.contains(&op))
+      plan.addressOps.push_back(&op);
+  plan.shiftedArgs.assign(args.begin(), args.end());
+
+  // The shifted values and everything computed from them must feed only
+  // addresses, staged loads and the shifted args' next values.
+  llvm::SmallPtrSet<Operation *, 8> loads;
+  for (StagedLoad &staged : plan.loads)
+    loads.insert(staged.load);
+  llvm::SmallPtrSet<Value, 32> shifted;
+  for (unsigned index : plan.shiftedArgs) {
+    if (!loop.getResult(index).use_empty())
+      return failure();
+    shifted.insert(loop.getRegionIterArg(index));
+  }
+  for (Operation *op : plan.addressOps)
+    if (llvm::any_of(op->getOperands(),
+                     [&](Value v) { return shifted.contains(v); }))
+      shifted.insert(op->getResults().begin(), op->getResults().end());
+  for (Value value : shifted)
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (ops.contains(user) || loads.contains(user))
+        continue;
+      if (user == yield &&
+          llvm::is_contained(plan.shiftedArgs, use.getOperandNumber()))
+        continue;
+      return failure();
+    }
+  return success();
+}
+
+std::optional<LoopPlan> planLoop(scf::ForOp loop,
+                                 const AxisInfoAnalysis &axisInfo) {
+  APInt step;
+  if (!matchPattern(loop.getStep(), m_ConstantInt(&step)) ||
+      !step.isStrictlyPositive())
+    return std::nullopt;
+  LoopPlan plan;
+  for (Operation &op : *loop.getBody())
+    if (auto load = dyn_cast<LoadOp>(op))
+      if (auto staged = matchStagedLoad(load, loop.getBody(), axisInfo))
+        plan.loads.push_back(*staged);
+  if (plan.loads.empty() || failed(collectAddressOps(loop, plan)))
+    return std::nullopt;
+  return plan;
+}
+
+class LoopPipeliner {
+public:
+  LoopPipeliner(scf::ForOp loop, LoopPlan plan, int numStages)
+      : loop(loop), plan(std::move(plan)), numStages(numStages),
+        rewriter(loop.getContext()) {}
+
+  void run() {
+    Location loc = loop.getLoc();
+    rewriter.setInsertionPoint(loop);
+    for (StagedLoad &staged : plan.loads) {
+      MemDescType single = staged.alloc.getType();
+      SmallVector<int64_t> shape{numStages};
+      llvm::append_range(shape, single.getShape());
+      buffers.push_back(LocalAllocOp::create(
+          rewriter, loc,
+          MemDescType::get(loop.getContext(), shape, single.getElementType(),
+                           single.getEncoding()),
+          Value()));
+    }
+    emitPrologue();
+    addStageIndices();
+    rewriteBody();
+    rewriter.setInsertionPointAfter(loop);
+    AsyncWaitOp::create(rewriter, loc, 0);
+    for (Value buffer : buffers)
+      LocalDeallocOp::create(rewriter, loc, buffer);
+  }
+
+private:
+  Value constant(int64_t value, Type type) {
+    return arith::ConstantOp::create(rewriter, loop.getLoc(), type,
+                                     rewriter.getIntegerAttr(type, value));
+  }
+
+  /// The induction variable `iterations` steps after `iv`.
+  Value ivAhead(Value iv, int64_t iterations) {
+    Value offset = arith::MulIOp::create(
+        rewriter, loop.getLoc(), loop.getStep(),
+        constant(iterations, loop.getStep().getType()));
+    return arith::AddIOp::create(rewriter, loop.getLoc(), iv, offset);
+  }
+
+  /// Clones the address ops with `mapping` (the induction variable and the
+  /// shifted args already mapped), then starts each staged load's copy
+  /// into buffer `stage`, masked off where `iv` is past the loop's end.
+  void emitCopies(IRMapping &mapping, Value iv, Value stage) {
+    Location loc = loop.getLoc();
+    for (Operation *op : plan.addressOps)
+      rewriter.clone(*op, mapping);
+    Value inRange = arith::CmpIOp::create(
+        rewriter, loc,
+        loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
+                              : arith::CmpIPredicate::slt,
+        iv, loop.getUpperBound());
+    for (auto [staged, buffer] : llvm::zip(plan.loads, buffers)) {
+      auto ptrType = cast<RankedTensorType>(staged.load.getPtr().getType());
+      Type maskType = ptrType.clone(rewriter.getI1Type());
+      Value mask = SplatOp::create(rewriter, loc, maskType, inRange);
+      if (Value loadMask = staged.load.getMask())
+        mask = arith::AndIOp::create(rewriter, loc,
+                                     mapping.lookupOrDefault(loadMask), mask);
+      Value view = MemDescIndexOp::create(
+          rewriter, loc, staged.alloc.getType(), buffer, stage);
+      AsyncCopyGlobalToLocalOp::create(
+          rewriter, loc, mapping.lookupOrDefault(staged.load.getPtr()), view,
+          mask);
+    }
+    AsyncCommitGroupOp::create(rewriter, loc);
+  }
+
+  void emitPrologue() {
+    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+    SmallVector<Value> current;
+    for (unsigned index : plan.shiftedArgs)
+      current.push_back(loop.getInitArgs()[index]);
+    Type i32 = rewriter.getI32Type();
+    for (int stage = 0; stage + 1 < numStages; ++stage) {
+      IRMapping mapping;
+      Value iv = ivAhead(loop.getLowerBound(), stage);
+      mapping.map(loop.getInductionVar(), iv);
+      for (auto [index, value] : llvm::zip(plan.shiftedArgs, current))
+        mapping.map(loop.getRegionIterArg(index), value);
+      emitCopies(mapping, iv, constant(stage, i32));
+      for (size_t i = 0; i < current.size(); ++i)
+        current[i] =
+            mapping.lookupOrDefault(yield.getOperand(plan.shiftedArgs[i]));
+    }
+    for (size_t i = 0; i < current.size(); ++i)
+      loop.getInitArgsMutable()[plan.shiftedArgs[i]].assign(current[i]);
+  }
+
+  /// Two i32 iter args: the buffer the next copy fills (starting at
+  /// S-1) and the one this iteration's dots read (starting at 0).
+  void addStageIndices() {
+    Type i32 = rewriter.getI32Type();
+    Value first = constant(numStages - 1, i32), zero = constant(0, i32);
+    auto next = [&](OpBuilder &b, Location loc, Value index) -> Value {
+      Value plusOne = arith::AddIOp::create(
+          b, loc, index, arith::ConstantIntOp::create(b, loc, i32, 1));
+      Value wraps = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::eq, plusOne,
+          arith::ConstantIntOp::create(b, loc, i32, numStages));
+      return arith::SelectOp::create(
+          b, loc, wraps, arith::ConstantIntOp::create(b, loc, i32, 0),
+          plusOne);
+    };
+    FailureOr<LoopLikeOpInterface> replaced =
+        cast<LoopLikeOpInterface>(loop.getOperation())
+            .replaceWithAdditionalYields(
+                rewriter, ValueRange{first, zero},
+                /*replaceInitOperandUsesInLoop=*/false,
+                [&](OpBuilder &b, Location loc,
+                    ArrayRef<BlockArgument> args) -> SmallVector<Value> {
+                  return {next(b, loc, args[0]), next(b, loc, args[1])};
+                });
+    loop = cast<scf::ForOp>(replaced->getOperation());
+    unsigned numArgs = loop.getRegionIterArgs().size();
+    fillStage = loop.getRegionIterArg(numArgs - 2);
+    readStage = loop.getRegionIterArg(numArgs - 1);
+  }
+
+  void rewriteBody() {
+    Block *body = loop.getBody();
+    auto yield = cast<scf::YieldOp>(body->getTerminator());
+    Location loc = loop.getLoc();
+    rewriter.setInsertionPointToStart(body);
+    AsyncWaitOp::create(rewriter, loc, numStages - 2);
+    IRMapping mapping;
+    Value iv = ivAhead(loop.getInductionVar(), numStages - 1);
+    mapping.map(loop.getInductionVar(), iv);
+    emitCopies(mapping, iv, fillStage);
+    for (unsigned index : plan.shiftedArgs)
+      yield->setOperand(index, mapping.lookupOrDefault(yield.getOperand(index)));
+
+    for (auto [staged, buffer] : llvm::zip(plan.loads, buffers)) {
+      rewriter.setInsertionPoint(staged.alloc);
+      Value view = MemDescIndexOp::create(
+          rewriter, loc, staged.alloc.getType(), buffer, readStage);
+      rewriter.replaceOp(staged.alloc, view);
+      rewriter.eraseOp(staged.load);
+    }
+    // The original address ops now only fed the erased loads and the
+    // replaced yields.
+    for (Operation *op : llvm::reverse(plan.addressOps))
+      if (op->use_empty())
+        rewriter.eraseOp(op);
+  }
+
+  scf::ForOp loop;
+  LoopPlan plan;
+  int numStages;
+  IRRewriter rewriter;
+  SmallVector<Value> buffers;
+  Value fillStage, readStage;
+};
+
+struct PipelinePass : tilegpu::impl::TileGPUPipelineBase<PipelinePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (failed(verifyTensorsHaveLayouts(module)))
+      return signalPassFailure();
+    SmallVector<std::pair<scf::ForOp, int>> loops;
+    module.walk([&](scf::ForOp loop) {
+      int stages = numStages;
+      if (auto attr = loop->getAttrOfType<IntegerAttr>(
+              TileDialect::getNumStagesAttrName()))
+        stages = attr.getInt();
+      if (stages >= 2)
+        loops.push_back({loop, stages});
+    });
+    if (loops.empty())
+      return;
+    AxisInfoAnalysis axisInfo(module);
+    for (auto [loop, stages] : loops)
+      if (std::optional<LoopPlan> plan = planLoop(loop, axisInfo))
+        LoopPipeliner(loop, std::move(*plan), stages).run();
+  }
+};
+
+} // namespace
