@@ -65,6 +65,33 @@ CHECK: wgmma.wait_group.sync.aligned 0
     assert len(kernel.asm["cubin"]) > 0
 
 
+@pytest.mark.parametrize("stages", [3, 4])
+def test_matmul_pipelines_operand_loads(stages):
+    # Unit-stride K (A) and N (B) with 16-byte aligned bases: the operand
+    # tiles move by 16-byte cp.async, num_stages - 1 groups ahead.
+    signature = {name: ty for name, ty in _MATMUL_SIGNATURE.items()
+                 if name not in ("stride_ak", "stride_bn")}
+    kernel = tile.compile(
+        k.matmul_kernel, signature=signature,
+        constexprs=dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, GROUP_M=8,
+                        ACTIVATION="", stride_ak=1, stride_bn=1),
+        num_warps=4, num_stages=stages,
+        divisibility=["a_ptr", "b_ptr", "c_ptr", "M", "N", "K", "stride_am",
+                      "stride_bk", "stride_cm", "stride_cn"])
+    prologue = "CHECK: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, {{.*}};\n"
+    prologue += "CHECK: cp.async.commit_group;\n" * (stages - 1)
+    filecheck(kernel.asm["ptx"], prologue + r"""
+CHECK-NOT: wgmma.mma_async
+CHECK: cp.async.wait_group %d;
+CHECK: bar.sync
+CHECK: cp.async.cg.shared.global
+CHECK: cp.async.commit_group;
+CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+CHECK: cp.async.wait_group 0;
+""" % (stages - 2))
+    assert kernel.metadata["shared"] >= stages * (128 * 64 + 64 * 128) * 2
+
+
 def test_small_matmul_stays_on_fma():
     # 32 rows cannot feed a 64-row warpgroup MMA.
     kernel = tile.compile(k.matmul_kernel, signature=_MATMUL_SIGNATURE,

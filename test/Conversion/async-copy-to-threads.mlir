@@ -4,8 +4,11 @@
 // Each thread holds 8 contiguous, 16-byte aligned fp16 pointers (the
 // divisibility and contiguity attributes say so): one 16-byte cp.async.cg
 // per run, its source size 0 where the mask is off, into the 128-byte
-// swizzled buffer; then the group is committed and waited for.
+// swizzled buffer (the n-th of three, 8192 bytes each); then the group is
+// committed and waited for.
 // CHECK-LABEL: func.func @stage
+// CHECK: %[[SKIP:.*]] = arith.muli %arg1, %{{.*}} : i32
+// CHECK: llvm.getelementptr %{{.*}}[%[[SKIP]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
 // CHECK-COUNT-4: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
 // CHECK-NOT: nvvm.cp.async.shared.global
 // CHECK: nvvm.cp.async.commit.group
@@ -29,7 +32,8 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
     %ns = tile.splat %n : i32 -> tensor<64x1xi32, #blocked>
     %m1 = arith.cmpi slt, %r, %ns : tensor<64x1xi32, #blocked>
     %m = tile.broadcast %m1 : tensor<64x1xi1, #blocked> -> tensor<64x64xi1, #blocked>
-    %buf = tilegpu.local_alloc : () -> !tilegpu.memdesc<64x64xf16, #nvmma>
+    %bufs = tilegpu.local_alloc : () -> !tilegpu.memdesc<3x64x64xf16, #nvmma>
+    %buf = tilegpu.memdesc_index %bufs[%n] : !tilegpu.memdesc<3x64x64xf16, #nvmma> -> !tilegpu.memdesc<64x64xf16, #nvmma>
     tilegpu.async_copy_global_to_local %p, %buf mask %m : tensor<64x64xi1, #blocked> : tensor<64x64x!tile.ptr<f16>, #blocked> -> !tilegpu.memdesc<64x64xf16, #nvmma>
     tilegpu.async_commit_group
     tilegpu.async_wait {pending = 0 : i32}

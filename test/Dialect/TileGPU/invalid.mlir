@@ -123,3 +123,31 @@ func.func @f() {
   tilegpu.async_wait {pending = -1 : i32}
   return
 }
+
+// -----
+
+#s = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+func.func @f(%buf: !tilegpu.memdesc<3x64x64xf16, #s>, %i: i32) {
+  // expected-error @+1 {{result '!tilegpu.memdesc<32x64xf16, #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>>' must be one buffer of '!tilegpu.memdesc<3x64x64xf16, #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>>'}}
+  %0 = tilegpu.memdesc_index %buf[%i] : !tilegpu.memdesc<3x64x64xf16, #s> -> !tilegpu.memdesc<32x64xf16, #s>
+  return
+}
+
+// -----
+
+// Buffers of 8 bytes would put the second one off the 16-byte alignment
+// vector accesses need.
+#s = #tilegpu.shared<{order = [1, 0]}>
+func.func @f(%buf: !tilegpu.memdesc<2x1x4xf16, #s>, %i: i32) {
+  // expected-error @+1 {{buffers of 8 bytes break the layout's 16-byte alignment}}
+  %0 = tilegpu.memdesc_index %buf[%i] : !tilegpu.memdesc<2x1x4xf16, #s> -> !tilegpu.memdesc<1x4xf16, #s>
+  return
+}
+
+// -----
+
+#s = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+// expected-error @+1 {{memdesc of rank 1 has a shared layout of rank 2}}
+func.func @f(%buf: !tilegpu.memdesc<64xf16, #s>) {
+  return
+}

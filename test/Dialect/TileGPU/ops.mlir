@@ -55,4 +55,14 @@ module attributes {tilegpu.num_warps = 4 : i32} {
     tilegpu.async_wait {pending = 1 : i32}
     return
   }
+
+  // A multi-buffer: the leading dimension (any count) numbers buffers.
+  // CHECK-LABEL: func.func @stages
+  // CHECK: tilegpu.local_alloc : () -> !tilegpu.memdesc<3x64x64xf16, #nvmma{{.*}}>
+  // CHECK: tilegpu.memdesc_index %{{.*}}[%{{.*}}] : <3x64x64xf16, #nvmma{{.*}}> -> <64x64xf16, #nvmma{{.*}}>
+  func.func @stages(%i: i32) -> !tilegpu.memdesc<64x64xf16, #nvmma_a> {
+    %buf = tilegpu.local_alloc : () -> !tilegpu.memdesc<3x64x64xf16, #nvmma_a>
+    %one = tilegpu.memdesc_index %buf[%i] : !tilegpu.memdesc<3x64x64xf16, #nvmma_a> -> !tilegpu.memdesc<64x64xf16, #nvmma_a>
+    return %one : !tilegpu.memdesc<64x64xf16, #nvmma_a>
+  }
 }
