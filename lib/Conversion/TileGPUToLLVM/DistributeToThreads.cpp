@@ -59,7 +59,7 @@ struct DistributeToThreadsPass
     target.addIllegalOp<LocalAllocOp, LocalLoadOp, LocalStoreOp,
                         LocalDeallocOp, WarpGroupDotOp,
                         AsyncCopyGlobalToLocalOp, AsyncCommitGroupOp,
-                        AsyncWaitOp>();
+                        AsyncWaitOp, FenceAsyncSharedOp>();
     RewritePatternSet patterns(context);
     populateElementwiseAndShapePatterns(converter, patterns);
     populateMemoryOpPatterns(converter, patterns, axisInfo);

@@ -186,8 +186,71 @@ struct WarpGroupDotPattern : OpConversionPattern<WarpGroupDotOp> {
               LLVM::ExtractValueOp::create(rewriter, loc, packed, r);
       }
     NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
-    NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, 0);
+    if (!op.getIsAsync())
+      NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, 0);
     rewriter.replaceOpWithMultiple(op, {acc});
+    return success();
+  }
+};
+
+/// `wgmma.wait_group` as inline asm whose outputs are tied to the
+/// accumulator registers: LLVM and ptxas then cannot move a read of them
+/// above the wait.
+struct WarpGroupDotWaitPattern : OpConversionPattern<WarpGroupDotWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(WarpGroupDotWaitOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmallVector<Value> registers;
+    SmallVector<Type> types;
+    std::string outputs, inputs;
+    for (ValueRange values : adaptor.getInputs())
+      for (Value value : values) {
+        Type type = value.getType();
+        if (!type.isF32() && !type.isInteger(32))
+          return op->emitError("accumulator registers must be f32 or i32");
+        if (!registers.empty()) {
+          outputs += ",";
+          inputs += ",";
+        }
+        outputs += type.isF32() ? "=f" : "=r";
+        inputs += std::to_string(registers.size());
+        registers.push_back(value);
+        types.push_back(type);
+      }
+    auto resultType = LLVM::LLVMStructType::getLiteral(getContext(), types);
+    auto wait = LLVM::InlineAsmOp::create(
+        rewriter, loc, resultType, registers,
+        "wgmma.wait_group.sync.aligned " +
+            std::to_string(op.getPendings()) + ";",
+        outputs + "," + inputs, /*has_side_effects=*/true,
+        /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+        LLVM::AsmDialectAttr::get(getContext(), LLVM::AsmDialect::AD_ATT),
+        ArrayAttr());
+    SmallVector<SmallVector<Value>> results;
+    int64_t next = 0;
+    for (ValueRange values : adaptor.getInputs()) {
+      SmallVector<Value> &result = results.emplace_back();
+      for (size_t i = 0; i < values.size(); ++i)
+        result.push_back(LLVM::ExtractValueOp::create(
+            rewriter, loc, wait.getResult(0), next++));
+    }
+    rewriter.replaceOpWithMultiple(op, results);
+    return success();
+  }
+};
+
+struct FenceAsyncSharedPattern : OpConversionPattern<FenceAsyncSharedOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(FenceAsyncSharedOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::FenceProxyOp>(
+        op, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(getContext(), NVVM::SharedSpace::shared_cta));
     return success();
   }
 };
@@ -196,5 +259,6 @@ struct WarpGroupDotPattern : OpConversionPattern<WarpGroupDotOp> {
 
 void mlir::tile::populateWarpGroupDotPatterns(ThreadTypeConverter &converter,
                                               RewritePatternSet &patterns) {
-  patterns.add<WarpGroupDotPattern>(converter, patterns.getContext());
+  patterns.add<WarpGroupDotPattern, WarpGroupDotWaitPattern,
+               FenceAsyncSharedPattern>(converter, patterns.getContext());
 }

@@ -23,6 +23,19 @@ module attributes {tilegpu.num_warps = 4 : i32} {
     return %d : tensor<64x64xf32, #mma>
   }
 
+  // CHECK-LABEL: func.func @async_wgmma
+  // CHECK: tilegpu.fence_async_shared
+  // CHECK: %[[D:.*]] = tilegpu.warpgroup_dot %{{.*}}, %{{.*}}, %{{.*}} async : <64x64xf16
+  // CHECK: tilegpu.warpgroup_dot_wait %[[D]], %{{.*}} {pendings = 0 : i32} : tensor<64x64xf32, #[[MMA]]>, tensor<64x64xf32, #[[MMA]]>
+  func.func @async_wgmma(%a: !tilegpu.memdesc<64x64xf16, #nvmma_a>,
+                         %b: !tilegpu.memdesc<64x64xf16, #nvmma_b>,
+                         %c: tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #mma> {
+    tilegpu.fence_async_shared
+    %d = tilegpu.warpgroup_dot %a, %b, %c async : !tilegpu.memdesc<64x64xf16, #nvmma_a> * !tilegpu.memdesc<64x64xf16, #nvmma_b> -> tensor<64x64xf32, #mma>
+    %r:2 = tilegpu.warpgroup_dot_wait %d, %c {pendings = 0 : i32} : tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>
+    return %r#0 : tensor<64x64xf32, #mma>
+  }
+
   // CHECK-LABEL: func.func @tf32
   func.func @tf32(%a: !tilegpu.memdesc<64x8xf32, #tilegpu.nvmma_shared<{swizzle = 32, order = [1, 0]}>>,
                   %b: !tilegpu.memdesc<8x64xf32, #tilegpu.nvmma_shared<{swizzle = 32, order = [0, 1]}>>,

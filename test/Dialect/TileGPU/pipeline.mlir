@@ -1,16 +1,20 @@
 // RUN: tile-opt %s -split-input-file --tilegpu-pipeline --canonicalize | FileCheck %s
 // RUN: tile-opt %s -split-input-file --tilegpu-pipeline=num-stages=4 --canonicalize | FileCheck %s --check-prefix=FOUR
 // RUN: tile-opt %s -split-input-file --tilegpu-pipeline=num-stages=1 | FileCheck %s --check-prefix=OFF
+// RUN: tile-opt %s -split-input-file --tilegpu-pipeline=max-shared=16384 --canonicalize | FileCheck %s --check-prefix=SMALL
 
 // The operand loads of a wgmma loop run two iterations ahead (3 stages):
-// three buffers each, two prologue groups into buffers 0 and 1, and each
-// iteration waits for its own group (one left in flight), starts the copy
-// two iterations on into the buffer the previous iteration read, and dots
-// the buffer it waited for. The carried pointers start two steps ahead and
-// the copies past the end are masked off by the induction variable.
+// two prologue groups into buffers 0 and 1, and each iteration waits for
+// its own group (one left in flight), fences it for wgmma, starts the copy
+// two iterations on, and dots the buffer it waited for. The carried
+// pointers start two steps ahead and the copies past the end are masked
+// off by the induction variable. The dot only chains its accumulator, so
+// it runs async with one MMA in flight, which still reads the previous
+// iteration's buffer: four buffers each, so the copy two iterations on
+// overwrites the one read two iterations back.
 // CHECK-LABEL: func.func @mm
-// CHECK-DAG: %[[A:.*]] = tilegpu.local_alloc : () -> !tilegpu.memdesc<3x64x32xf16, #nvmma>
-// CHECK-DAG: %[[B:.*]] = tilegpu.local_alloc : () -> !tilegpu.memdesc<3x32x64xf16, #nvmma1>
+// CHECK-DAG: %[[A:.*]] = tilegpu.local_alloc : () -> !tilegpu.memdesc<4x64x32xf16, #nvmma>
+// CHECK-DAG: %[[B:.*]] = tilegpu.local_alloc : () -> !tilegpu.memdesc<4x32x64xf16, #nvmma1>
 // CHECK: %[[NEXT_A:.*]] = tile.addptr %[[FIRST_A:[0-9]+]], %cst_0
 // CHECK: %[[A0:.*]] = tilegpu.memdesc_index %[[A]][%c0_i32]
 // CHECK: tilegpu.async_copy_global_to_local %[[FIRST_A]], %[[A0]] mask
@@ -24,6 +28,7 @@
 // CHECK: tilegpu.async_commit_group
 // CHECK: scf.for %[[IV:.*]] = %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[PA:.*]] = %[[AHEAD_A]], %[[PB:.*]] = %{{.*}}, %[[FILL:.*]] = %c2_i32, %[[READ:.*]] = %c0_i32)
 // CHECK-NEXT: tilegpu.async_wait {pending = 1 : i32}
+// CHECK-NEXT: tilegpu.fence_async_shared
 // CHECK: %[[IV2:.*]] = arith.addi %[[IV]], %c2_i32
 // CHECK: %[[IN:.*]] = arith.cmpi slt, %[[IV2]]
 // CHECK: %[[INM:.*]] = tile.splat %[[IN]]
@@ -36,17 +41,29 @@
 // CHECK-NOT: tile.load
 // CHECK: %[[RA:.*]] = tilegpu.memdesc_index %[[A]][%[[READ]]]
 // CHECK: %[[RB:.*]] = tilegpu.memdesc_index %[[B]][%[[READ]]]
-// CHECK: tilegpu.warpgroup_dot %[[RA]], %[[RB]], %[[ACC]]
-// CHECK: scf.yield
-// CHECK: tilegpu.async_wait {pending = 0 : i32}
+// CHECK: %[[D:.*]] = tilegpu.warpgroup_dot %[[RA]], %[[RB]], %[[ACC]] async
+// CHECK: %[[DW:.*]] = tilegpu.warpgroup_dot_wait %[[D]] {pendings = 1 : i32}
+// CHECK: arith.cmpi eq, %{{.*}}, %c4_i32
+// CHECK: scf.yield %[[DW]]
+// CHECK: tilegpu.warpgroup_dot_wait %{{.*}}#0 {pendings = 0 : i32}
+// CHECK-NEXT: tilegpu.async_wait {pending = 0 : i32}
 // CHECK-NEXT: tilegpu.local_dealloc %[[A]]
 // CHECK-NEXT: tilegpu.local_dealloc %[[B]]
 
 // FOUR-LABEL: func.func @mm
-// FOUR: tilegpu.local_alloc : () -> !tilegpu.memdesc<4x64x32xf16, #nvmma>
+// FOUR: tilegpu.local_alloc : () -> !tilegpu.memdesc<5x64x32xf16, #nvmma>
 // FOUR-COUNT-3: tilegpu.async_commit_group
 // FOUR: scf.for
 // FOUR-NEXT: tilegpu.async_wait {pending = 2 : i32}
+
+// Five buffers of 8 KiB would not fit in 16 KiB: three buffers, and the
+// copies run one iteration ahead.
+// SMALL-LABEL: func.func @mm
+// SMALL: tilegpu.local_alloc : () -> !tilegpu.memdesc<3x64x32xf16, #nvmma>
+// SMALL-COUNT-1: tilegpu.async_commit_group
+// SMALL: scf.for
+// SMALL-NEXT: tilegpu.async_wait {pending = 0 : i32}
+// SMALL: tilegpu.warpgroup_dot {{.*}} async
 
 // OFF-LABEL: func.func @mm
 // OFF-NOT: async_copy
@@ -134,17 +151,20 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 
 // -----
 
-// The loop's own num_stages wins over the option.
+// The loop's own num_stages wins over the option (2 stages: one copy
+// ahead, three buffers for the async dot).
 // CHECK-LABEL: func.func @two_stages
-// CHECK: tilegpu.local_alloc : () -> !tilegpu.memdesc<2x64x32xf16, #nvmma>
+// CHECK: tilegpu.local_alloc : () -> !tilegpu.memdesc<3x64x32xf16, #nvmma>
 // CHECK: tilegpu.async_commit_group
 // CHECK-NOT: tilegpu.async_commit_group
 // CHECK: scf.for
 // CHECK-NEXT: tilegpu.async_wait {pending = 0 : i32}
 // FOUR-LABEL: func.func @two_stages
-// FOUR: memdesc<2x64x32xf16
+// FOUR: memdesc<3x64x32xf16
 // OFF-LABEL: func.func @two_stages
-// OFF: memdesc<2x64x32xf16
+// OFF: memdesc<3x64x32xf16
+// SMALL-LABEL: func.func @two_stages
+// SMALL: memdesc<3x64x32xf16
 #blocked = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 #blocked1 = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
 #mma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
@@ -323,8 +343,8 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // Masked-off A elements must read as 1.0, which cp.async cannot do: only B
 // is pipelined.
 // CHECK-LABEL: func.func @nonzero_other
-// CHECK: tilegpu.local_alloc : () -> !tilegpu.memdesc<3x32x64xf16, #nvmma{{1?}}>
-// CHECK-NOT: tilegpu.local_alloc : () -> !tilegpu.memdesc<3x64x32xf16
+// CHECK: tilegpu.local_alloc : () -> !tilegpu.memdesc<4x32x64xf16, #nvmma{{1?}}>
+// CHECK-NOT: tilegpu.local_alloc : () -> !tilegpu.memdesc<4x64x32xf16
 // CHECK: scf.for
 // CHECK: tile.load
 // CHECK-NOT: tile.load
@@ -392,6 +412,98 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
       %50 = tile.splat %49 : i32 -> tensor<32x64xi32, #blocked>
       %51 = tile.addptr %arg9, %50 : tensor<32x64x!tile.ptr<f16>, #blocked>, tensor<32x64xi32, #blocked>
       scf.yield %47, %48, %51 : tensor<64x64xf32, #mma>, tensor<64x32x!tile.ptr<f16>, #blocked1>, tensor<32x64x!tile.ptr<f16>, #blocked>
+    }
+    %25 = arith.truncf %24#0 : tensor<64x64xf32, #mma> to tensor<64x64xf16, #mma>
+    %26 = tile.splat %arg2 : !tile.ptr<f16> -> tensor<64x1x!tile.ptr<f16>, #blocked>
+    %27 = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #slice2>
+    %28 = tile.expand_dims %27 {axis = 1 : i32} : tensor<64xi32, #slice2> -> tensor<64x1xi32, #blocked>
+    %29 = arith.muli %28, %cst : tensor<64x1xi32, #blocked>
+    %30 = tile.addptr %26, %29 : tensor<64x1x!tile.ptr<f16>, #blocked>, tensor<64x1xi32, #blocked>
+    %31 = tile.broadcast %30 : tensor<64x1x!tile.ptr<f16>, #blocked> -> tensor<64x64x!tile.ptr<f16>, #blocked>
+    %32 = tile.broadcast %21 : tensor<1x64xi32, #blocked> -> tensor<64x64xi32, #blocked>
+    %33 = tile.addptr %31, %32 : tensor<64x64x!tile.ptr<f16>, #blocked>, tensor<64x64xi32, #blocked>
+    %34 = tilegpu.convert_layout %25 : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #blocked>
+    tile.store %33, %34 : tensor<64x64x!tile.ptr<f16>, #blocked>
+    return
+  }
+}
+
+
+// -----
+
+// The dot's result feeds an add before it is carried: the dot must finish
+// within the iteration, so it stays synchronous with three buffers.
+// CHECK-LABEL: func.func @acc_updated
+// CHECK: tilegpu.local_alloc : () -> !tilegpu.memdesc<3x64x32xf16, #nvmma>
+// CHECK: scf.for
+// CHECK: tilegpu.warpgroup_dot
+// CHECK-NOT: async
+// CHECK-NOT: warpgroup_dot_wait
+// CHECK: scf.yield
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#blocked1 = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+#nvmma = #tilegpu.nvmma_shared<{swizzle = 64, order = [1, 0]}>
+#nvmma1 = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#slice = #tilegpu.slice<{dim = 1, parent = #blocked1}>
+#slice1 = #tilegpu.slice<{dim = 0, parent = #blocked1}>
+#slice2 = #tilegpu.slice<{dim = 1, parent = #blocked}>
+#slice3 = #tilegpu.slice<{dim = 0, parent = #blocked}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @acc_updated(%arg0: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %arg1: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %arg2: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %arg3: i32 {tile.divisibility = 16 : i32}, %arg4: i32 {tile.divisibility = 16 : i32}, %arg5: i32 {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+    %cst = arith.constant dense<64> : tensor<64x1xi32, #blocked>
+    %cst_0 = arith.constant dense<32> : tensor<64x32xi32, #blocked1>
+    %cst_1 = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+    %cst_2 = arith.constant dense<0.000000e+00> : tensor<32x64xf16, #blocked>
+    %cst_3 = arith.constant dense<0.000000e+00> : tensor<64x32xf16, #blocked1>
+    %c31_i32 = arith.constant 31 : i32
+    %c0_i32 = arith.constant 0 : i32
+    %c1_i32 = arith.constant 1 : i32
+    %c32_i32 = arith.constant 32 : i32
+    %0 = arith.addi %arg3, %c31_i32 : i32
+    %1 = arith.divsi %0, %c32_i32 : i32
+    %2 = tile.splat %arg0 : !tile.ptr<f16> -> tensor<64x1x!tile.ptr<f16>, #blocked1>
+    %3 = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #slice>
+    %4 = tile.expand_dims %3 {axis = 1 : i32} : tensor<64xi32, #slice> -> tensor<64x1xi32, #blocked1>
+    %5 = tile.splat %arg4 : i32 -> tensor<64x1xi32, #blocked1>
+    %6 = arith.muli %4, %5 : tensor<64x1xi32, #blocked1>
+    %7 = tile.addptr %2, %6 : tensor<64x1x!tile.ptr<f16>, #blocked1>, tensor<64x1xi32, #blocked1>
+    %8 = tile.broadcast %7 : tensor<64x1x!tile.ptr<f16>, #blocked1> -> tensor<64x32x!tile.ptr<f16>, #blocked1>
+    %9 = tile.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #slice1>
+    %10 = tile.expand_dims %9 {axis = 0 : i32} : tensor<32xi32, #slice1> -> tensor<1x32xi32, #blocked1>
+    %11 = tile.broadcast %10 : tensor<1x32xi32, #blocked1> -> tensor<64x32xi32, #blocked1>
+    %12 = tile.addptr %8, %11 : tensor<64x32x!tile.ptr<f16>, #blocked1>, tensor<64x32xi32, #blocked1>
+    %13 = tile.splat %arg1 : !tile.ptr<f16> -> tensor<32x1x!tile.ptr<f16>, #blocked>
+    %14 = tile.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #slice2>
+    %15 = tile.expand_dims %14 {axis = 1 : i32} : tensor<32xi32, #slice2> -> tensor<32x1xi32, #blocked>
+    %16 = tile.splat %arg5 : i32 -> tensor<32x1xi32, #blocked>
+    %17 = arith.muli %15, %16 : tensor<32x1xi32, #blocked>
+    %18 = tile.addptr %13, %17 : tensor<32x1x!tile.ptr<f16>, #blocked>, tensor<32x1xi32, #blocked>
+    %19 = tile.broadcast %18 : tensor<32x1x!tile.ptr<f16>, #blocked> -> tensor<32x64x!tile.ptr<f16>, #blocked>
+    %20 = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #slice3>
+    %21 = tile.expand_dims %20 {axis = 0 : i32} : tensor<64xi32, #slice3> -> tensor<1x64xi32, #blocked>
+    %22 = tile.broadcast %21 : tensor<1x64xi32, #blocked> -> tensor<32x64xi32, #blocked>
+    %23 = tile.addptr %19, %22 : tensor<32x64x!tile.ptr<f16>, #blocked>, tensor<32x64xi32, #blocked>
+    %24:3 = scf.for %arg6 = %c0_i32 to %1 step %c1_i32 iter_args(%arg7 = %cst_1, %arg8 = %12, %arg9 = %23) -> (tensor<64x64xf32, #mma>, tensor<64x32x!tile.ptr<f16>, #blocked1>, tensor<32x64x!tile.ptr<f16>, #blocked>)  : i32 {
+      %35 = arith.muli %arg6, %c32_i32 : i32
+      %36 = arith.subi %arg3, %35 : i32
+      %37 = tile.splat %36 : i32 -> tensor<1x32xi32, #blocked1>
+      %38 = arith.cmpi slt, %10, %37 : tensor<1x32xi32, #blocked1>
+      %39 = tile.broadcast %38 : tensor<1x32xi1, #blocked1> -> tensor<64x32xi1, #blocked1>
+      %40 = tile.load %arg8, %39, %cst_3 : tensor<64x32x!tile.ptr<f16>, #blocked1>
+      %41 = tile.splat %36 : i32 -> tensor<32x1xi32, #blocked>
+      %42 = arith.cmpi slt, %15, %41 : tensor<32x1xi32, #blocked>
+      %43 = tile.broadcast %42 : tensor<32x1xi1, #blocked> -> tensor<32x64xi1, #blocked>
+      %44 = tile.load %arg9, %43, %cst_2 : tensor<32x64x!tile.ptr<f16>, #blocked>
+      %45 = tilegpu.local_alloc %40 : (tensor<64x32xf16, #blocked1>) -> !tilegpu.memdesc<64x32xf16, #nvmma>
+      %46 = tilegpu.local_alloc %44 : (tensor<32x64xf16, #blocked>) -> !tilegpu.memdesc<32x64xf16, #nvmma1>
+      %47 = tilegpu.warpgroup_dot %45, %46, %arg7 : <64x32xf16, #nvmma> * <32x64xf16, #nvmma1> -> tensor<64x64xf32, #mma>
+      %48 = tile.addptr %arg8, %cst_0 : tensor<64x32x!tile.ptr<f16>, #blocked1>, tensor<64x32xi32, #blocked1>
+      %49 = arith.muli %arg5, %c32_i32 : i32
+      %50 = tile.splat %49 : i32 -> tensor<32x64xi32, #blocked>
+      %51 = tile.addptr %arg9, %50 : tensor<32x64x!tile.ptr<f16>, #blocked>, tensor<32x64xi32, #blocked>
+      %sum = arith.addf %47, %arg7 : tensor<64x64xf32, #mma>
+      scf.yield %sum, %48, %51 : tensor<64x64xf32, #mma>, tensor<64x32x!tile.ptr<f16>, #blocked1>, tensor<32x64x!tile.ptr<f16>, #blocked>
     }
     %25 = arith.truncf %24#0 : tensor<64x64xf32, #mma> to tensor<64x64xf16, #mma>
     %26 = tile.splat %arg2 : !tile.ptr<f16> -> tensor<64x1x!tile.ptr<f16>, #blocked>

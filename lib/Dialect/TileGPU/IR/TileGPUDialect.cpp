@@ -672,6 +672,27 @@ LogicalResult WarpGroupDotOp::verify() {
   return success();
 }
 
+LogicalResult WarpGroupDotWaitOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, ValueRange operands,
+    DictionaryAttr, OpaqueProperties, RegionRange,
+    SmallVectorImpl<Type> &inferred) {
+  llvm::append_range(inferred, operands.getTypes());
+  return success();
+}
+
+LogicalResult WarpGroupDotWaitOp::verify() {
+  if (getInputs().empty())
+    return emitOpError("needs at least one accumulator");
+  for (Value input : getInputs()) {
+    auto tensor = cast<RankedTensorType>(input.getType());
+    auto mma = dyn_cast_or_null<MmaEncodingAttr>(tensor.getEncoding());
+    if (!mma || mma.getVersion() != 3)
+      return emitOpError() << "accumulator " << input.getType()
+                           << " must have a version-3 #tilegpu.mma layout";
+  }
+  return success();
+}
+
 LogicalResult AsyncCopyGlobalToLocalOp::verify() {
   auto src = cast<RankedTensorType>(getSrc().getType());
   auto pointer = dyn_cast<tile::PointerType>(src.getElementType());

@@ -55,6 +55,13 @@ struct StagedLoad {
   LocalAllocOp alloc;
 };
 
+int64_t bufferBytes(MemDescType type) {
+  int64_t bytes = getSharedElementBytes(type.getElementType());
+  for (int64_t dim : type.getShape())
+    bytes *= dim;
+  return bytes;
+}
+
 /// What pipelining one loop takes.
 struct LoopPlan {
   SmallVector<StagedLoad> loads;
@@ -63,7 +70,29 @@ struct LoopPlan {
   SmallVector<Operation *> addressOps;
   /// Iter args that run ahead.
   SmallVector<unsigned> shiftedArgs;
+  /// The loop's one dot when it only chains the accumulator carried in
+  /// iter arg `accIndex`: it can run asynchronously, one behind.
+  WarpGroupDotOp asyncDot;
+  unsigned accIndex = 0;
 };
+
+/// The body's only warpgroup_dot, when its accumulator comes from an iter
+/// arg and its result only goes back to that iter arg.
+std::pair<WarpGroupDotOp, unsigned> matchAccumulatorChain(scf::ForOp loop) {
+  auto dots = loop.getBody()->getOps<WarpGroupDotOp>();
+  if (!llvm::hasSingleElement(dots))
+    return {};
+  WarpGroupDotOp dot = *dots.begin();
+  auto acc = dyn_cast<BlockArgument>(dot.getC());
+  if (!acc || acc.getOwner() != loop.getBody() || acc.getArgNumber() == 0 ||
+      !dot->hasOneUse())
+    return {};
+  unsigned index = acc.getArgNumber() - 1;
+  OpOperand &use = *dot->use_begin();
+  if (!isa<scf::YieldOp>(use.getOwner()) || use.getOperandNumber() != index)
+    return {};
+  return {dot, index};
+}
 
 bool isZeroOrAbsent(Value other) {
   return !other || matchPattern(other, m_AnyZeroFloat()) ||
@@ -178,21 +207,40 @@ std::optional<LoopPlan> planLoop(scf::ForOp loop,
         plan.loads.push_back(*staged);
   if (plan.loads.empty() || failed(collectAddressOps(loop, plan)))
     return std::nullopt;
+  std::tie(plan.asyncDot, plan.accIndex) = matchAccumulatorChain(loop);
   return plan;
 }
 
 class LoopPipeliner {
 public:
-  LoopPipeliner(scf::ForOp loop, LoopPlan plan, int numStages)
-      : loop(loop), plan(std::move(plan)), numStages(numStages),
-        rewriter(loop.getContext()) {}
+  /// Copies run `numStages - 1` iterations ahead. A synchronous dot has
+  /// finished with its buffer when the next iteration starts, so
+  /// `numStages` buffers suffice; an async dot still reads it during the
+  /// next iteration, so it gets one buffer more, or, when that does not
+  /// fit in `maxShared` bytes, copies run one iteration less ahead.
+  LoopPipeliner(scf::ForOp loop, LoopPlan plan, int numStages,
+                int64_t maxShared)
+      : loop(loop), plan(std::move(plan)), numBuffers(numStages),
+        distance(numStages - 1), rewriter(loop.getContext()) {
+    if (!this->plan.asyncDot)
+      return;
+    int64_t perStage = 0;
+    for (StagedLoad &staged : this->plan.loads)
+      perStage += bufferBytes(staged.alloc.getType());
+    if ((numStages + 1) * perStage <= maxShared)
+      numBuffers = numStages + 1;
+    else if (numStages >= 3)
+      distance = numStages - 2;
+    else
+      this->plan.asyncDot = nullptr;
+  }
 
   void run() {
     Location loc = loop.getLoc();
     rewriter.setInsertionPoint(loop);
     for (StagedLoad &staged : plan.loads) {
       MemDescType single = staged.alloc.getType();
-      SmallVector<int64_t> shape{numStages};
+      SmallVector<int64_t> shape{numBuffers};
       llvm::append_range(shape, single.getShape());
       buffers.push_back(LocalAllocOp::create(
           rewriter, loc,
@@ -204,6 +252,12 @@ public:
     addStageIndices();
     rewriteBody();
     rewriter.setInsertionPointAfter(loop);
+    if (plan.asyncDot) {
+      Value acc = loop.getResult(plan.accIndex);
+      auto wait = WarpGroupDotWaitOp::create(rewriter, loc, ValueRange{acc},
+                                             /*pendings=*/0);
+      acc.replaceAllUsesExcept(wait.getResult(0), wait);
+    }
     AsyncWaitOp::create(rewriter, loc, 0);
     for (Value buffer : buffers)
       LocalDeallocOp::create(rewriter, loc, buffer);
@@ -257,7 +311,7 @@ private:
     for (unsigned index : plan.shiftedArgs)
       current.push_back(loop.getInitArgs()[index]);
     Type i32 = rewriter.getI32Type();
-    for (int stage = 0; stage + 1 < numStages; ++stage) {
+    for (int stage = 0; stage < distance; ++stage) {
       IRMapping mapping;
       Value iv = ivAhead(loop.getLowerBound(), stage);
       mapping.map(loop.getInductionVar(), iv);
@@ -273,16 +327,16 @@ private:
   }
 
   /// Two i32 iter args: the buffer the next copy fills (starting at
-  /// S-1) and the one this iteration's dots read (starting at 0).
+  /// `distance`) and the one this iteration's dots read (starting at 0).
   void addStageIndices() {
     Type i32 = rewriter.getI32Type();
-    Value first = constant(numStages - 1, i32), zero = constant(0, i32);
+    Value first = constant(distance, i32), zero = constant(0, i32);
     auto next = [&](OpBuilder &b, Location loc, Value index) -> Value {
       Value plusOne = arith::AddIOp::create(
           b, loc, index, arith::ConstantIntOp::create(b, loc, i32, 1));
       Value wraps = arith::CmpIOp::create(
           b, loc, arith::CmpIPredicate::eq, plusOne,
-          arith::ConstantIntOp::create(b, loc, i32, numStages));
+          arith::ConstantIntOp::create(b, loc, i32, numBuffers));
       return arith::SelectOp::create(
           b, loc, wraps, arith::ConstantIntOp::create(b, loc, i32, 0),
           plusOne);
@@ -307,9 +361,12 @@ private:
     auto yield = cast<scf::YieldOp>(body->getTerminator());
     Location loc = loop.getLoc();
     rewriter.setInsertionPointToStart(body);
-    AsyncWaitOp::create(rewriter, loc, numStages - 2);
+    // This iteration's copies have landed; wgmma reads them through the
+    // async proxy.
+    AsyncWaitOp::create(rewriter, loc, distance - 1);
+    FenceAsyncSharedOp::create(rewriter, loc);
     IRMapping mapping;
-    Value iv = ivAhead(loop.getInductionVar(), numStages - 1);
+    Value iv = ivAhead(loop.getInductionVar(), distance);
     mapping.map(loop.getInductionVar(), iv);
     emitCopies(mapping, iv, fillStage);
     for (unsigned index : plan.shiftedArgs)
@@ -322,6 +379,16 @@ private:
       rewriter.replaceOp(staged.alloc, view);
       rewriter.eraseOp(staged.load);
     }
+    if (WarpGroupDotOp dot = plan.asyncDot) {
+      // Keep one MMA in flight: the previous iteration's has finished
+      // reading its buffers once this one is issued and waited down to 1.
+      rewriter.setInsertionPointAfter(dot);
+      dot.setIsAsync(true);
+      auto wait = WarpGroupDotWaitOp::create(rewriter, loc,
+                                             ValueRange{dot.getD()},
+                                             /*pendings=*/1);
+      dot.getD().replaceAllUsesExcept(wait.getResult(0), wait);
+    }
     // The original address ops now only fed the erased loads and the
     // replaced yields.
     for (Operation *op : llvm::reverse(plan.addressOps))
@@ -331,7 +398,8 @@ private:
 
   scf::ForOp loop;
   LoopPlan plan;
-  int numStages;
+  int64_t numBuffers;
+  int distance;
   IRRewriter rewriter;
   SmallVector<Value> buffers;
   Value fillStage, readStage;
@@ -358,7 +426,7 @@ struct PipelinePass : tilegpu::impl::TileGPUPipelineBase<PipelinePass> {
     AxisInfoAnalysis axisInfo(module);
     for (auto [loop, stages] : loops)
       if (std::optional<LoopPlan> plan = planLoop(loop, axisInfo))
-        LoopPipeliner(loop, std::move(*plan), stages).run();
+        LoopPipeliner(loop, std::move(*plan), stages, maxShared).run();
   }
 };
 

@@ -14,6 +14,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
 
 #include "tile/Dialect/TileGPU/IR/TileGPUDialect.h.inc"
 #include "tile/Dialect/TileGPU/IR/TileGPUAttrInterfaces.h.inc"

@@ -4,6 +4,7 @@
 include "tile/Dialect/TileGPU/IR/TileGPUTypes.td"
 include "tile/Dialect/Tile/IR/TileTypes.td"
 include "tile/Dialect/Tile/IR/TileAttrs.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def TileGPU_SharedMemory : Resource<"::mlir::tilegpu::SharedMemory">;
@@ -102,7 +103,10 @@ def TileGPU_WarpGroupDotOp : TileGPU_Op<"warpgroup_dot",
     descriptors, so both must have an `#tilegpu.nvmma_shared` layout with K
     as the contiguous dimension. The accumulator has a version-3 `#mma`
     layout: each warpgroup issues `wgmma.mma_async.m64nNkK` over its 64-row
-    slabs, then waits for them.
+    slabs, then waits for them. With `async` it does not wait: `d` may only
+    feed the next warpgroup_dot's accumulator or a
+    `tilegpu.warpgroup_dot_wait`, and A and B must stay unchanged until
+    that wait says the MMA is done.
 
     ```mlir
     %d = tilegpu.warpgroup_dot %a, %b, %c
@@ -112,11 +116,12 @@ def TileGPU_WarpGroupDotOp : TileGPU_Op<"warpgroup_dot",
   }];
   let arguments = (ins TileGPU_MemDescType:$a, TileGPU_MemDescType:$b,
     Tile_Tensor:$c,
-    DefaultValuedAttr<Tile_InputPrecision, "::mlir::tile::InputPrecision::IEEE">:$inputPrecision);
+    DefaultValuedAttr<Tile_InputPrecision, "::mlir::tile::InputPrecision::IEEE">:$inputPrecision,
+    UnitAttr:$isAsync);
   let results = (outs Tile_Tensor:$d);
   let assemblyFormat = [{
-    $a `,` $b `,` $c (`inputPrecision` `=` $inputPrecision^)? attr-dict
-    `:` type($a) `*` type($b) `->` type($d)
+    $a `,` $b `,` $c (`inputPrecision` `=` $inputPrecision^)? (`async` $isAsync^)?
+    attr-dict `:` type($a) `*` type($b) `->` type($d)
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
@@ -126,6 +131,36 @@ def TileGPU_WarpGroupDotOp : TileGPU_Op<"warpgroup_dot",
     static bool supportsTypes(Type operand, Type acc,
                               ::mlir::tile::InputPrecision precision);
   }];
+}
+
+def TileGPU_WarpGroupDotWaitOp : TileGPU_Op<"warpgroup_dot_wait",
+    [DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "Waits until at most `pendings` async warpgroup_dots are in flight";
+  let description = [{
+    `wgmma.wait_group`: this warpgroup's older async MMAs have finished
+    reading shared memory and writing their accumulators when it returns.
+    The accumulators pass through it, so nothing reads them before the
+    wait.
+
+    ```mlir
+    %r = tilegpu.warpgroup_dot_wait %d {pendings = 1 : i32} : tensor<128x128xf32, #mma>
+    ```
+  }];
+  let arguments = (ins Variadic<Tile_Tensor>:$inputs,
+                       ConfinedAttr<I32Attr, [IntNonNegative]>:$pendings);
+  let results = (outs Variadic<Tile_Tensor>:$outputs);
+  let assemblyFormat = "$inputs attr-dict `:` type($inputs)";
+  let hasVerifier = 1;
+}
+
+def TileGPU_FenceAsyncSharedOp : TileGPU_Op<"fence_async_shared"> {
+  let summary = "Orders this thread's shared-memory writes before async-proxy reads";
+  let description = [{
+    `fence.proxy.async.shared::cta`: data a thread wrote to shared memory
+    through the generic proxy (stores, landed cp.async copies) becomes
+    visible to the async proxy (wgmma, TMA) once a barrier follows.
+  }];
+  let assemblyFormat = "attr-dict";
 }
 
 def TileGPU_AsyncCopyGlobalToLocalOp

@@ -39,7 +39,10 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "mlir::ModuleOp"> {
     and run `num_stages - 1` iterations ahead: a prologue starts the first
     copies, each iteration waits for its own with `tilegpu.async_wait`
     (`num_stages - 2` groups left in flight) and starts the one
-    `num_stages - 1` iterations on. A loop's `tile.num_stages` attribute
+    `num_stages - 1` iterations on. When the loop's one dot only chains its
+    accumulator, it becomes async with a `tilegpu.warpgroup_dot_wait`
+    keeping one MMA in flight, and gets one more buffer (or, when that
+    does not fit in `max-shared`, copies run one iteration less ahead). A loop's `tile.num_stages` attribute
     overrides the option; fewer than 2 stages leaves the loop alone. Loops
     whose loaded addresses depend on anything but address arithmetic of
     loop-carried values (or whose carried pointers are used after the loop)
@@ -47,7 +50,9 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"numStages", "num-stages", "int", "3",
-           "Buffers per staged operand, when the loop does not say">,
+           "Pipeline depth, when the loop does not say">,
+    Option<"maxShared", "max-shared", "int64_t", "232448",
+           "Shared memory the buffers may take, in bytes">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
