@@ -138,9 +138,12 @@ void AxisInfoAnalysis::visitLoop(scf::ForOp loop) {
       facts[arg] = AxisInfo::unknown(shapeOf(arg.getType()).size());
     visitRegion(loop.getRegion());
   }
+  // Copied first: inserting the result may rehash the map.
   for (auto [result, arg] :
-       llvm::zip(loop.getResults(), loop.getRegionIterArgs()))
-    facts[result] = facts[arg];
+       llvm::zip(loop.getResults(), loop.getRegionIterArgs())) {
+    AxisInfo info = facts[arg];
+    facts[result] = std::move(info);
+  }
 }
 
 AxisInfo AxisInfoAnalysis::getAxisInfo(Value value) const {

@@ -69,3 +69,30 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_80"} {
     return %d : tensor<64x64xf32, #blocked>
   }
 }
+
+// -----
+
+// Attention's shape: Q is loaded once before the key loop, so its shared
+// copy is made once, before the loop; K arrives K-contiguous (a transposed
+// load, through a conversion) and is staged K-major as it is held.
+// CHECK-DAG: #[[QA:.*]] = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+// CHECK-DAG: #[[KK:.*]] = #tilegpu.nvmma_shared<{swizzle = 128, order = [0, 1]}>
+// CHECK-LABEL: func.func @loop_invariant_a
+// CHECK: %[[Q:.*]] = tilegpu.local_alloc %arg0 : ({{.*}}) -> !tilegpu.memdesc<128x64xf16, #[[QA]]>
+// CHECK-NEXT: scf.for
+// CHECK: %[[K:.*]] = tilegpu.local_alloc %{{.*}} : ({{.*}}) -> !tilegpu.memdesc<64x64xf16, #[[KK]]>
+// CHECK: tilegpu.warpgroup_dot %[[Q]], %[[K]]
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]}>
+#kmajor = #tilegpu.blocked<{sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 8], order = [0, 1]}>
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
+  func.func @loop_invariant_a(%q: tensor<128x64xf16, #blocked>, %k: tensor<64x64xf16, #kmajor>, %n: i32, %c: tensor<128x64xf32, #blocked>) -> tensor<128x64xf32, #blocked> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %c) -> (tensor<128x64xf32, #blocked>) : i32 {
+      %kb = tilegpu.convert_layout %k : tensor<64x64xf16, #kmajor> -> tensor<64x64xf16, #blocked>
+      %d = tile.dot %q, %kb, %acc : tensor<128x64xf16, #blocked> * tensor<64x64xf16, #blocked> -> tensor<128x64xf32, #blocked>
+      scf.yield %d : tensor<128x64xf32, #blocked>
+    }
+    return %r : tensor<128x64xf32, #blocked>
+  }
+}

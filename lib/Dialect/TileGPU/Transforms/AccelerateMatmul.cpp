@@ -18,6 +18,7 @@
 
 #include "tile/Dialect/TileGPU/Transforms/Passes.h"
 
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace mlir {
@@ -65,6 +66,34 @@ MmaEncodingAttr pickWgmmaLayout(MLIRContext *context, int64_t M, int64_t N,
                               {16, unsigned(instrN), unsigned(instrK)});
 }
 
+/// The dimension of `type` along which a thread's registers are
+/// contiguous (where its first register bit moves), if any.
+std::optional<unsigned> fastestDim(RankedTensorType type) {
+  LinearLayout layout = getLinearLayout(type);
+  ArrayRef<LinearLayout::Basis> regs = layout.getBases(LinearLayout::Register);
+  if (regs.empty())
+    return std::nullopt;
+  for (unsigned d = 0; d < layout.getRank(); ++d)
+    if (regs[0][d] != 0)
+      return d;
+  return std::nullopt;
+}
+
+/// Where a dot operand's shared copy is made: just before the outermost
+/// loop around the dot that does not compute the operand, so a tile that
+/// stays the same across iterations (attention's Q) is stored once.
+void setInsertionPointForOperand(OpBuilder &b, DotOp dot, Value operand) {
+  Operation *where = dot;
+  for (Operation *parent = dot->getParentOp(); parent;
+       parent = parent->getParentOp()) {
+    if (!isa<LoopLikeOpInterface>(parent) ||
+        parent->isAncestor(operand.getParentRegion()->getParentOp()))
+      break;
+    where = parent;
+  }
+  b.setInsertionPoint(where);
+}
+
 struct AccelerateMatmulPass
     : tilegpu::impl::TileGPUAccelerateMatmulBase<AccelerateMatmulPass> {
   void runOnOperation() override {
@@ -96,23 +125,34 @@ struct AccelerateMatmulPass
       unsigned bits = getElementBitWidth(element);
       unsigned kSwizzle = pickSwizzle(K * bits / 8);
       auto aLayout = NVMMASharedEncodingAttr::get(context, kSwizzle, {1, 0});
-      // 16-bit B is kept N-major as it comes from memory (a row-major KxN
-      // tile), so filling it is a plain vector copy; wgmma transposes it.
-      // Other types must be K-major.
+      // 16-bit B held N-contiguous (a row-major KxN tile) is kept N-major,
+      // so filling it is a plain vector copy and wgmma transposes it; B
+      // held K-contiguous (a transposed load, attention's K) and other
+      // types are K-major.
       int64_t instrN = mma.getInstrShape()[1];
       unsigned nSwizzle = pickSwizzle(instrN * bits / 8);
+      // (As it comes from memory: look through a conversion, which the
+      // buffer's fill will skip.)
+      Value bSource = dot.getB();
+      if (auto convert = bSource.getDefiningOp<ConvertLayoutOp>())
+        bSource = convert.getSrc();
+      bool bKContiguous =
+          fastestDim(cast<RankedTensorType>(bSource.getType())) == 0u;
       auto bLayout =
-          bits == 16 && nSwizzle != 0
+          bits == 16 && nSwizzle != 0 && !bKContiguous
               ? NVMMASharedEncodingAttr::get(context, nSwizzle, {1, 0})
               : NVMMASharedEncodingAttr::get(context, kSwizzle, {0, 1});
       OpBuilder b(dot);
       Location loc = dot.getLoc();
+      setInsertionPointForOperand(b, dot, dot.getA());
       Value a = LocalAllocOp::create(
           b, loc, MemDescType::get(context, aType.getShape(), element, aLayout),
           dot.getA());
+      setInsertionPointForOperand(b, dot, dot.getB());
       Value bBuffer = LocalAllocOp::create(
           b, loc, MemDescType::get(context, bType.getShape(), element, bLayout),
           dot.getB());
+      b.setInsertionPoint(dot);
       Value c = ConvertLayoutOp::create(b, loc, cType.cloneWithEncoding(mma),
                                         dot.getC());
       auto wgmma = WarpGroupDotOp::create(b, loc, c.getType(), a, bBuffer, c,
