@@ -115,11 +115,55 @@ def bench_matmul(mods, sizes=(4096, 8192)):
         print("%-26s %-7s %10.1f %16.0f" % (kernel, impl, tflops, cold))
 
 
+def bench_attention(mods, batch_heads=128, seq_len=4096, head_dim=128):
+    """Fused attention forward, fp16, non-causal: TFLOPS (4 * BH * S^2 * D
+    flops) for the same source and block config under tile and Triton, and
+    torch's scaled_dot_product_attention (its flash kernel) for scale."""
+    config = dict(BLOCK_M=128, BLOCK_N=64, HEAD_DIM=head_dim)
+    rows = []
+    shape = (batch_heads, seq_len, head_dim)
+    q, k, v = (torch.randn(shape, device="cuda", dtype=torch.float16)
+               for _ in range(3))
+    sm_scale = head_dim ** -0.5
+    ref = torch.nn.functional.scaled_dot_product_attention(
+        q.unsqueeze(0), k.unsqueeze(0), v.unsqueeze(0), scale=sm_scale)[0].float()
+    flops = 4.0 * batch_heads * seq_len * seq_len * head_dim
+    grid = (triton_cdiv(seq_len, 128), batch_heads)
+    name_s = "attention fwd d=%d S=%d" % (head_dim, seq_len)
+    for name, m in mods.items():
+        out = torch.full(shape, float("nan"), device="cuda", dtype=torch.float16)
+
+        def run():
+            m.attention_fwd_kernel[grid](q, k, v, out, sm_scale, head_dim,
+                                         head_dim, head_dim, head_dim, seq_len,
+                                         num_warps=8, num_stages=3, **config)
+        t = time.perf_counter()
+        run()
+        torch.cuda.synchronize()
+        cold = (time.perf_counter() - t) * 1e3
+        err = ((out.float() - ref).norm() / ref.norm()).item()
+        assert err < 1e-2, (name, err)
+        ms = gpu_time_ms(run, reps=20)
+        rows.append((name_s, name, flops / ms / 1e9, cold))
+    ms = gpu_time_ms(lambda: torch.nn.functional.scaled_dot_product_attention(
+        q.unsqueeze(0), k.unsqueeze(0), v.unsqueeze(0), scale=sm_scale), reps=20)
+    rows.append((name_s, "torch", flops / ms / 1e9, float("nan")))
+    print("%-26s %-7s %10s %16s" % ("kernel", "impl", "TFLOPS", "cold compile ms"))
+    for kernel, impl, tflops, cold in rows:
+        print("%-26s %-7s %10.1f %16.0f" % (kernel, impl, tflops, cold))
+
+
+def triton_cdiv(a, b):
+    return (a + b - 1) // b
+
+
 def main():
     mods = {name: load(name) for name in ("tile", "triton")}
-    sections = os.environ.get("BENCH", "memory matmul").split()
+    sections = os.environ.get("BENCH", "memory matmul attention").split()
     if "matmul" in sections:
         bench_matmul(mods)
+    if "attention" in sections:
+        bench_attention(mods)
     if "memory" not in sections:
         return 0
     rows = []

@@ -63,3 +63,41 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
     c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
     c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
     tl.store(c_ptrs, c, mask=c_mask)
+
+
+@jit_module.jit
+def attention_fwd_kernel(Q, K, V, Out, sm_scale, stride_qm, stride_kn, stride_vn,
+                         stride_om, seq_len, BLOCK_M: tl.constexpr,
+                         BLOCK_N: tl.constexpr, HEAD_DIM: tl.constexpr):
+    # Fused attention forward, one (batch, head) per program column, online
+    # softmax over key blocks (the FlashAttention-2 loop, non-causal).
+    start_m = tl.program_id(0)
+    off_bh = tl.program_id(1)
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, HEAD_DIM)
+    base = off_bh * seq_len
+    q = tl.load(Q + (base + offs_m[:, None]) * stride_qm + offs_d[None, :],
+                mask=offs_m[:, None] < seq_len, other=0.0)
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    qk_scale = sm_scale * 1.44269504
+    for start_n in range(0, seq_len, BLOCK_N):
+        cols = start_n + offs_n
+        k = tl.load(K + (base + cols[None, :]) * stride_kn + offs_d[:, None],
+                    mask=cols[None, :] < seq_len, other=0.0)
+        qk = tl.dot(q, k)
+        qk = tl.where(cols[None, :] < seq_len, qk * qk_scale, float("-inf"))
+        m_ij = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.math.exp2(qk - m_ij[:, None])
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None]
+        v = tl.load(V + (base + cols[:, None]) * stride_vn + offs_d[None, :],
+                    mask=cols[:, None] < seq_len, other=0.0)
+        acc = tl.dot(p.to(tl.float16), v, acc)
+        m_i = m_ij
+    acc = acc / l_i[:, None]
+    tl.store(Out + (base + offs_m[:, None]) * stride_om + offs_d[None, :],
+             acc.to(tl.float16), mask=offs_m[:, None] < seq_len)

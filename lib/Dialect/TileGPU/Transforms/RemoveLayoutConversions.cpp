@@ -1,6 +1,8 @@
 //===- RemoveLayoutConversions.cpp - Recompute instead of converting ------===//
 //
-// Two rewrites, run to a fixed point with the convert_layout folds:
+// First, values computed from a dot's accumulator move into its mma layout
+// (MmaLayoutPropagation below). Then two rewrites, run to a fixed point
+// with the convert_layout folds:
 //  - forward: a conversion whose users are elementwise ops or reductions
 //    hands them its source instead; each elementwise user is recomputed in
 //    the source layout (its other operands converted) and converted after.
@@ -8,7 +10,8 @@
 //    own conversion and fold away.
 //  - backward: a conversion of a value computed from scalars alone (splats,
 //    constants, ranges, elementwise ops, broadcasts and expand_dims on
-//    them) gets that value recomputed in the target layout.
+//    them) gets that value recomputed in the target layout; so does a
+//    broadcast or expand_dims of anything (its operand is converted).
 // The two never apply to the same conversion, so they cannot undo each
 // other.
 //
@@ -104,9 +107,178 @@ Operation *cloneInLayout(OpBuilder &b, Operation *op, Attribute encoding) {
   return b.create(state);
 }
 
+/// True for an mma layout or a slice of one: what a dot's accumulator and
+/// the row/column reductions of it are held in.
+bool isMmaLike(Attribute encoding) {
+  if (auto slice = dyn_cast_or_null<SliceEncodingAttr>(encoding))
+    return isMmaLike(slice.getParent());
+  return isa_and_nonnull<MmaEncodingAttr>(encoding);
+}
+
+Attribute encodingOf(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  return type ? type.getEncoding() : Attribute();
+}
+
+/// Moves everything computed from a dot's accumulator into the
+/// accumulator's layout (or slices of it), the way Triton's layout
+/// propagation does from its anchors: starting at each conversion out of
+/// an mma layout, the layout flows forward through elementwise ops,
+/// reductions (to the slice), expand_dims of that slice, broadcasts and
+/// loop-carried values (iter args, yields, results) until an op that
+/// needs a layout of its own (a store, a dot operand, a conversion).
+/// Values reached twice keep the first layout. Rewriting then changes the
+/// reached values' types in place and converts where a reached value meets
+/// one that was not: other operands (a splat or a loaded bias, which the
+/// backward rewrite then recomputes or shrinks), and uses outside the
+/// reached set. For attention this keeps the scores, the softmax
+/// statistics and the output accumulator in the mma layout for the whole
+/// key loop instead of moving each through shared memory.
+class MmaLayoutPropagation {
+public:
+  bool run(ModuleOp module) {
+    module.walk([&](ConvertLayoutOp convert) {
+      Attribute source = encodingOf(convert.getSrc());
+      if (isMmaLike(source) && !isMmaLike(encodingOf(convert.getResult())))
+        assign(convert.getResult(), source);
+    });
+    while (!worklist.empty())
+      propagate(worklist.pop_back_val());
+    return rewrite();
+  }
+
+private:
+  void assign(Value value, Attribute encoding) {
+    if (!isa<RankedTensorType>(value.getType()) || layouts.count(value))
+      return;
+    layouts[value] = encoding;
+    order.push_back(value);
+    worklist.push_back(value);
+  }
+
+  void propagate(Value value) {
+    Attribute encoding = layouts.lookup(value);
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (isElementwise(user)) {
+        assign(user->getResult(0), encoding);
+      } else if (auto reduce = dyn_cast<ReduceOp>(user)) {
+        if (reduce.getSrcs().size() != 1)
+          continue;
+        for (Value result : reduce.getResult())
+          assign(result, SliceEncodingAttr::get(
+                             user->getContext(), reduce.getAxis(),
+                             cast<DistributedEncoding>(encoding)));
+      } else if (auto expand = dyn_cast<ExpandDimsOp>(user)) {
+        auto slice = dyn_cast<SliceEncodingAttr>(encoding);
+        if (slice && slice.getDim() == expand.getAxis())
+          assign(expand.getResult(), slice.getParent());
+      } else if (isa<BroadcastOp>(user)) {
+        assign(user->getResult(0), encoding);
+      } else if (auto yield = dyn_cast<scf::YieldOp>(user)) {
+        if (auto loop = dyn_cast<scf::ForOp>(yield->getParentOp())) {
+          unsigned i = use.getOperandNumber();
+          assign(loop.getRegionIterArg(i), encoding);
+          assign(loop.getResult(i), encoding);
+        }
+      } else if (auto loop = dyn_cast<scf::ForOp>(user)) {
+        if (use.getOperandNumber() < loop.getNumControlOperands())
+          continue;
+        unsigned i = use.getOperandNumber() - loop.getNumControlOperands();
+        assign(loop.getRegionIterArg(i), encoding);
+        assign(loop.getResult(i), encoding);
+      }
+    }
+  }
+
+  /// The layout operand `operand` of `user` must have once `user`'s
+  /// results are in their new layouts, or null when it is free.
+  Attribute requiredOperandLayout(Operation *user, OpOperand &operand) {
+    if (isElementwise(user) || isa<BroadcastOp>(user))
+      return layouts.lookup(user->getResult(0));
+    if (auto expand = dyn_cast<ExpandDimsOp>(user))
+      if (Attribute parent = layouts.lookup(expand.getResult()))
+        return SliceEncodingAttr::get(user->getContext(), expand.getAxis(),
+                                      cast<DistributedEncoding>(parent));
+    if (auto yield = dyn_cast<scf::YieldOp>(user))
+      return layouts.lookup(
+          yield->getParentOp()->getResult(operand.getOperandNumber()));
+    if (auto loop = dyn_cast<scf::ForOp>(user))
+      if (operand.getOperandNumber() >= loop.getNumControlOperands())
+        return layouts.lookup(loop.getResult(operand.getOperandNumber() -
+                                             loop.getNumControlOperands()));
+    return {};
+  }
+
+  bool rewrite() {
+    if (order.empty())
+      return false;
+    // Old types, for uses that keep them.
+    DenseMap<Value, Type> oldTypes;
+    for (Value value : order) {
+      auto type = cast<RankedTensorType>(value.getType());
+      oldTypes[value] = type;
+      value.setType(type.cloneWithEncoding(layouts[value]));
+    }
+    // Every use of a tensor now either matches what its user needs or
+    // gets a conversion: operands of rewritten ops that are not in their
+    // layout, and uses of rewritten values by ops that need the old one.
+    SmallVector<Operation *> users;
+    llvm::SmallPtrSet<Operation *, 32> seen;
+    for (Value value : order) {
+      if (Operation *def = value.getDefiningOp())
+        if (seen.insert(def).second)
+          users.push_back(def);
+      for (Operation *user : value.getUsers())
+        if (seen.insert(user).second)
+          users.push_back(user);
+      if (auto arg = dyn_cast<BlockArgument>(value))
+        if (auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()))
+          if (seen.insert(loop).second)
+            users.push_back(loop);
+    }
+    for (Operation *user : users) {
+      for (OpOperand &operand : user->getOpOperands()) {
+        Value value = operand.get();
+        auto type = dyn_cast<RankedTensorType>(value.getType());
+        if (!type)
+          continue;
+        // Conversions and buffer fills take any layout.
+        if (isa<ConvertLayoutOp, LocalAllocOp>(user))
+          continue;
+        // A reduction whose results moved with its source is consistent.
+        if (auto reduce = dyn_cast<ReduceOp>(user))
+          if (llvm::all_of(reduce.getResult(),
+                           [&](Value r) { return layouts.count(r); }))
+            continue;
+        Attribute required = requiredOperandLayout(user, operand);
+        if (!required) {
+          // The user keeps its operand types: give it the old one back.
+          auto old = oldTypes.find(value);
+          if (old == oldTypes.end() || old->second == type)
+            continue;
+          required = cast<RankedTensorType>(old->second).getEncoding();
+        }
+        if (type.getEncoding() == required)
+          continue;
+        OpBuilder b(user);
+        operand.set(ConvertLayoutOp::create(
+            b, user->getLoc(), type.cloneWithEncoding(required), value));
+      }
+    }
+    return true;
+  }
+
+  DenseMap<Value, Attribute> layouts;
+  SmallVector<Value> order, worklist;
+};
+
 bool backward(ConvertLayoutOp convert) {
   Operation *def = convert.getSrc().getDefiningOp();
-  if (!canRematerialize(convert.getSrc()))
+  // Broadcasts and expand_dims cost nothing to redo in another layout, and
+  // converting their (smaller or equal) operand instead never costs more.
+  if (!canRematerialize(convert.getSrc()) &&
+      !isa_and_nonnull<BroadcastOp, ExpandDimsOp>(def))
     return false;
   OpBuilder b(convert);
   Operation *clone =
@@ -121,6 +293,10 @@ bool forward(ConvertLayoutOp convert) {
   // Values that can be recomputed go backward instead; moving their
   // conversions forward as well would undo that.
   if (canRematerialize(src))
+    return false;
+  // Layout propagation put the mma users where they are; moving a
+  // conversion into an mma layout forward would take them out again.
+  if (isMmaLike(encodingOf(convert.getResult())))
     return false;
   Attribute encoding = cast<RankedTensorType>(src.getType()).getEncoding();
   bool changed = false;
@@ -230,6 +406,7 @@ struct RemoveLayoutConversionsPass
     ConvertLayoutOp::getCanonicalizationPatterns(patterns, context);
     LocalAllocOp::getCanonicalizationPatterns(patterns, context);
     FrozenRewritePatternSet frozen(std::move(patterns));
+    MmaLayoutPropagation().run(module);
     // Each round moves conversions; the bound keeps a cycle between the two
     // directions from running away (the result stays correct either way).
     for (int round = 0; round < 16; ++round) {
