@@ -85,3 +85,46 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
     return %r#0 : tensor<64x64xf32, #cb>
   }
 }
+
+// Attention's shape: the scores leave the dot in the mma layout and flow
+// through a row max, the running maximum carried by the loop, a broadcast
+// back over the row and the accumulator update. Everything moves into the
+// mma layout (the row statistics into its slice), so nothing inside the
+// loop is converted; the reduction runs on the mma layout directly.
+// CHECK-LABEL: func.func @softmax_loop
+// CHECK: scf.for {{.*}} -> (tensor<64xf32, #[[SLICE:slice[0-9]*]]>, tensor<64x64xf32, #mma>)
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: tilegpu.warpgroup_dot
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: tile.reduce %{{.*}} axis = 1 : (tensor<64x64xf32, #mma>) -> tensor<64xf32, #[[SLICE]]>
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: tile.broadcast {{.*}} -> tensor<64x64xf32, #mma>
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: scf.yield
+// CHECK: tilegpu.convert_layout {{.*}} : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blocked{{[0-9]*}}>
+#sb = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#smma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+#ss = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @softmax_loop(%qs: !tilegpu.memdesc<64x64xf16, #ss>, %ks: !tilegpu.memdesc<64x64xf16, #ss>, %m0: tensor<64xf32, #tilegpu.slice<{dim = 1, parent = #sb}>>, %init: tensor<64x64xf32, #sb>, %n: i32) -> tensor<64x64xf32, #sb> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #smma>
+    %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%m = %m0, %acc = %init) -> (tensor<64xf32, #tilegpu.slice<{dim = 1, parent = #sb}>>, tensor<64x64xf32, #sb>) : i32 {
+      %s = tilegpu.warpgroup_dot %qs, %ks, %zero : !tilegpu.memdesc<64x64xf16, #ss> * !tilegpu.memdesc<64x64xf16, #ss> -> tensor<64x64xf32, #smma>
+      %sb = tilegpu.convert_layout %s : tensor<64x64xf32, #smma> -> tensor<64x64xf32, #sb>
+      %mx = tile.reduce %sb axis = 1 : (tensor<64x64xf32, #sb>) -> tensor<64xf32, #tilegpu.slice<{dim = 1, parent = #sb}>> {
+      ^bb0(%x: f32, %y: f32):
+        %t = arith.maxnumf %x, %y : f32
+        tile.reduce.return %t : f32
+      }
+      %mn = arith.maxnumf %m, %mx : tensor<64xf32, #tilegpu.slice<{dim = 1, parent = #sb}>>
+      %e = tile.expand_dims %mn {axis = 1 : i32} : tensor<64xf32, #tilegpu.slice<{dim = 1, parent = #sb}>> -> tensor<64x1xf32, #sb>
+      %eb = tile.broadcast %e : tensor<64x1xf32, #sb> -> tensor<64x64xf32, #sb>
+      %p = arith.subf %sb, %eb : tensor<64x64xf32, #sb>
+      %accn = arith.addf %acc, %p : tensor<64x64xf32, #sb>
+      scf.yield %mn, %accn : tensor<64xf32, #tilegpu.slice<{dim = 1, parent = #sb}>>, tensor<64x64xf32, #sb>
+    }
+    return %r#1 : tensor<64x64xf32, #sb>
+  }
+}
