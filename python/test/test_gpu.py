@@ -132,6 +132,50 @@ def test_tensor_core_dot(case, transposed):
         assert rel_err(c, ref) < tol
 
 
+@tile.jit
+def dot_computed_a_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr,
+                          BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                          BF16: tl.constexpr):
+    # A is computed in registers (scaled fp32, rounded to 16 bits), so the
+    # wgmma takes it from registers rather than shared memory.
+    rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        ks = k0 + rk
+        x = tl.load(a_ptr + rm[:, None] * K + ks[None, :],
+                    mask=(rm[:, None] < M) & (ks[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + ks[:, None] * N + rn[None, :],
+                    mask=(ks[:, None] < K) & (rn[None, :] < N), other=0.0)
+        if BF16:
+            a = (x * 0.5).to(tl.bfloat16)
+        else:
+            a = (x * 0.5).to(tl.float16)
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc,
+             mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@pytest.mark.parametrize("dtype,M,N,K,bm,bn,bk,warps", [
+    (torch.float16, 300, 260, 200, 128, 128, 64, 8),
+    (torch.bfloat16, 100, 300, 72, 64, 256, 32, 4),
+    (torch.float16, 70, 200, 90, 64, 128, 32, 8),  # two warpgroups along N
+    (torch.float16, 129, 65, 47, 128, 64, 16, 4),
+])
+def test_tensor_core_dot_register_a(dtype, M, N, K, bm, bn, bk, warps):
+    a = torch.randn(M, K, device="cuda")
+    b = torch.randn(K, N, device="cuda").to(dtype)
+    c = torch.full((M, N), float("nan"), device="cuda")
+    grid = (triton_cdiv(M, bm), triton_cdiv(N, bn))
+    dot_computed_a_kernel[grid](a, b, c, M, N, K, BLOCK_M=bm, BLOCK_N=bn,
+                                BLOCK_K=bk, BF16=dtype == torch.bfloat16,
+                                num_warps=warps)
+    torch.cuda.synchronize()
+    ref = (a * 0.5).to(dtype).double() @ b.double()
+    assert rel_err(c, ref) < 1e-3
+
+
 def test_layer_norm_forward():
     rows, cols = 300, 777
     x = torch.randn(rows, cols, device="cuda")

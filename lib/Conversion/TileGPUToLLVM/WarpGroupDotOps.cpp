@@ -3,8 +3,8 @@
 // Each warpgroup owns 64-row slabs of the accumulator (and, with warps
 // along N, instrN-column slabs). For each slab it issues one
 // wgmma.mma_async.m64nNkK per K step, reading A and B straight from their
-// NVMMA-swizzled buffers through 64-bit matrix descriptors, then commits
-// the group and waits for it.
+// NVMMA-swizzled buffers through 64-bit matrix descriptors (A may instead
+// come from registers), then commits the group and waits for it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -90,6 +90,43 @@ Value emitDescriptor(OpBuilder &b, Location loc, Value buffer,
       arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(desc.highBits())));
 }
 
+/// One m64nNk16 wgmma with A from registers (NVVM has no op for that
+/// form): inline PTX whose accumulator outputs are tied to its inputs.
+Value emitRegisterA(OpBuilder &b, Location loc, LLVM::LLVMStructType accType,
+                    Value acc, ValueRange aWords, Value descB, int64_t instrN,
+                    Type element, bool transposeB) {
+  MLIRContext *context = b.getContext();
+  unsigned numAcc = accType.getBody().size();
+  SmallVector<Value> operands;
+  for (unsigned i = 0; i < numAcc; ++i)
+    operands.push_back(LLVM::ExtractValueOp::create(b, loc, acc, i));
+  llvm::append_range(operands, aWords);
+  operands.push_back(descB);
+  std::string d, constraints;
+  for (unsigned i = 0; i < numAcc; ++i) {
+    d += (i ? ",$" : "$") + std::to_string(i);
+    constraints += "=f,";
+  }
+  for (unsigned i = 0; i < numAcc; ++i)
+    constraints += std::to_string(i) + ",";
+  constraints += "r,r,r,r,l";
+  std::string type = element.isBF16() ? "bf16" : "f16";
+  // Operands number outputs, then the tied inputs, then a0..a3 and B.
+  auto reg = [&](unsigned i) { return "$" + std::to_string(2 * numAcc + i); };
+  std::string ptx = "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+                    "wgmma.mma_async.sync.aligned.m64n" +
+                    std::to_string(instrN) + "k16.f32." + type + "." + type +
+                    " {" + d + "}, {" + reg(0) + "," + reg(1) + "," + reg(2) +
+                    "," + reg(3) + "}, " + reg(4) + ", p, 1, 1, " +
+                    (transposeB ? "1" : "0") + ";\n}";
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, loc, accType, operands, ptx, constraints, /*has_side_effects=*/true,
+      /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(context, LLVM::AsmDialect::AD_ATT),
+      ArrayAttr());
+  return asmOp.getResult(0);
+}
+
 struct WarpGroupDotPattern : OpConversionPattern<WarpGroupDotOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -98,7 +135,9 @@ struct WarpGroupDotPattern : OpConversionPattern<WarpGroupDotOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MLIRContext *context = getContext();
-    MemDescType aType = op.getA().getType(), bType = op.getB().getType();
+    auto aType = cast<ShapedType>(op.getA().getType());
+    MemDescType bType = op.getB().getType();
+    auto aBuffer = dyn_cast<MemDescType>(aType);
     auto cType = cast<RankedTensorType>(op.getC().getType());
     auto mma = cast<MmaEncodingAttr>(cType.getEncoding());
     Type element = aType.getElementType();
@@ -112,7 +151,7 @@ struct WarpGroupDotPattern : OpConversionPattern<WarpGroupDotOp> {
     int64_t repsM = M / (64 * groupsM), repsN = N / (instrN * groupsN);
     int64_t regsPerInstr = instrN / 2;
 
-    OperandDescriptor aDesc = describe(aType, 1), bDesc = describe(bType, 0);
+    OperandDescriptor bDesc = describe(bType, 0);
     // This warpgroup's slab: warps run along M first, four to a group.
     ThreadId tid = getThreadId(rewriter, op);
     Value group = arith::DivUIOp::create(rewriter, loc, tid.warp,
@@ -123,12 +162,17 @@ struct WarpGroupDotPattern : OpConversionPattern<WarpGroupDotOp> {
                                           i32Constant(rewriter, loc, groupsM));
     // Slab offsets are linear in the group index: groups start on whole
     // rows (K-major) or whole atom columns (MN-major).
-    Value aBase = emitDescriptor(
-        rewriter, loc, adaptor.getA().front(),
-        arith::MulIOp::create(rewriter, loc, groupM,
-                              i32Constant(rewriter, loc,
-                                          aDesc.byteOffset(64, 0))),
-        aDesc);
+    OperandDescriptor aDesc;
+    Value aBase;
+    if (aBuffer) {
+      aDesc = describe(aBuffer, 1);
+      aBase = emitDescriptor(
+          rewriter, loc, adaptor.getA().front(),
+          arith::MulIOp::create(rewriter, loc, groupM,
+                                i32Constant(rewriter, loc,
+                                            aDesc.byteOffset(64, 0))),
+          aDesc);
+    }
     Value bBase = emitDescriptor(
         rewriter, loc, adaptor.getB().front(),
         arith::MulIOp::create(rewriter, loc, groupN,
@@ -161,6 +205,23 @@ struct WarpGroupDotPattern : OpConversionPattern<WarpGroupDotOp> {
     auto bLayout = NVVM::MMALayoutAttr::get(
         context, bDesc.kMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row);
 
+    // A in registers: its halves packed in pairs (a0..a3 of each 64-row
+    // slab and k16 step, in that order) before the fence, so the wgmmas
+    // issue back to back.
+    SmallVector<Value> aWords;
+    if (!aBuffer) {
+      auto pairType = VectorType::get(2, element);
+      ValueRange halves = adaptor.getA();
+      for (size_t i = 0; i + 1 < halves.size(); i += 2) {
+        Value pair = LLVM::PoisonOp::create(rewriter, loc, pairType);
+        for (unsigned j = 0; j < 2; ++j)
+          pair = LLVM::InsertElementOp::create(rewriter, loc, pair,
+                                               halves[i + j],
+                                               i32Constant(rewriter, loc, j));
+        aWords.push_back(LLVM::BitcastOp::create(
+            rewriter, loc, rewriter.getI32Type(), pair));
+      }
+    }
     SmallVector<Value> acc(adaptor.getC().begin(), adaptor.getC().end());
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
     for (int64_t m = 0; m < repsM; ++m)
@@ -172,10 +233,17 @@ struct WarpGroupDotPattern : OpConversionPattern<WarpGroupDotOp> {
           packed = LLVM::InsertValueOp::create(rewriter, loc, packed,
                                                acc[first + r], r);
         for (int64_t k = 0; k < K; k += instrK) {
-          Value descA =
-              at(aBase, aDesc.byteOffset(m * groupsM * 64, k));
           Value descB =
               at(bBase, bDesc.byteOffset(n * groupsN * instrN, k));
+          if (!aBuffer) {
+            ValueRange words = ValueRange(aWords).slice(
+                (m * (K / instrK) + k / instrK) * 4, 4);
+            packed = emitRegisterA(rewriter, loc, structType, packed, words,
+                                   descB, instrN, element, !bDesc.kMajor);
+            continue;
+          }
+          Value descA =
+              at(aBase, aDesc.byteOffset(m * groupsM * 64, k));
           packed = NVVM::WgmmaMmaAsyncOp::create(
               rewriter, loc, structType, packed, descA, descB, shape, typeAB,
               typeAB, typeD, scaleOut, scaleIn, scaleIn, rowLayout, bLayout,

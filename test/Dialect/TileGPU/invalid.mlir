@@ -160,3 +160,16 @@ func.func @f(%acc: tensor<64x64xf32, #b>) {
   %0 = tilegpu.warpgroup_dot_wait %acc {pendings = 0 : i32} : tensor<64x64xf32, #b>
   return
 }
+
+// -----
+
+#mma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+#s = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#b = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+module attributes {tilegpu.num_warps = 4 : i32} {
+  func.func @f(%a: tensor<64x64xf16, #b>, %bs: !tilegpu.memdesc<64x64xf16, #s>, %c: tensor<64x64xf32, #mma>) {
+    // expected-error @+1 {{A in registers must be 16-bit with a #tilegpu.dot_op layout (opIdx 0, kWidth 2) of the accumulator's mma}}
+    %d = tilegpu.warpgroup_dot %a, %bs, %c : tensor<64x64xf16, #b> * !tilegpu.memdesc<64x64xf16, #s> -> tensor<64x64xf32, #mma>
+    return
+  }
+}

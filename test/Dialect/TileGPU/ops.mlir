@@ -13,19 +13,30 @@
 // CHECK-DAG: #tilegpu.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
 // CHECK-DAG: #tilegpu.shared<{order = [0]}>
 // CHECK-DAG: #tilegpu.dot_op<{opIdx = 1, parent = #{{.*}}, kWidth = 2}>
+// CHECK-DAG: #dot_op = #tilegpu.dot_op<{opIdx = 0, parent = #[[MMA]], kWidth = 2}>
 module attributes {tilegpu.num_warps = 4 : i32} {
   // CHECK-LABEL: func.func @wgmma
   func.func @wgmma(%a: !tilegpu.memdesc<64x64xf16, #nvmma_a>,
                    %b: !tilegpu.memdesc<64x64xf16, #nvmma_b>,
                    %c: tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #mma> {
-    // CHECK: tilegpu.warpgroup_dot %{{.*}}, %{{.*}}, %{{.*}} : <64x64xf16, #nvmma> * <64x64xf16, #nvmma1> -> tensor<64x64xf32, #[[MMA]]>
+    // CHECK: tilegpu.warpgroup_dot %{{.*}}, %{{.*}}, %{{.*}} : !tilegpu.memdesc<64x64xf16, #nvmma> * <64x64xf16, #nvmma1> -> tensor<64x64xf32, #[[MMA]]>
     %d = tilegpu.warpgroup_dot %a, %b, %c : !tilegpu.memdesc<64x64xf16, #nvmma_a> * !tilegpu.memdesc<64x64xf16, #nvmma_b> -> tensor<64x64xf32, #mma>
+    return %d : tensor<64x64xf32, #mma>
+  }
+
+  // A from registers: the accumulator fragment layout of an m64nK wgmma.
+  // CHECK-LABEL: func.func @register_a
+  // CHECK: tilegpu.warpgroup_dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x64xf16, #dot_op> * <64x64xf16
+  func.func @register_a(%a: tensor<64x64xf16, #tilegpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>>,
+                        %b: !tilegpu.memdesc<64x64xf16, #nvmma_b>,
+                        %c: tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #mma> {
+    %d = tilegpu.warpgroup_dot %a, %b, %c : tensor<64x64xf16, #tilegpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>> * !tilegpu.memdesc<64x64xf16, #nvmma_b> -> tensor<64x64xf32, #mma>
     return %d : tensor<64x64xf32, #mma>
   }
 
   // CHECK-LABEL: func.func @async_wgmma
   // CHECK: tilegpu.fence_async_shared
-  // CHECK: %[[D:.*]] = tilegpu.warpgroup_dot %{{.*}}, %{{.*}}, %{{.*}} async : <64x64xf16
+  // CHECK: %[[D:.*]] = tilegpu.warpgroup_dot %{{.*}}, %{{.*}}, %{{.*}} async : !tilegpu.memdesc<64x64xf16
   // CHECK: tilegpu.warpgroup_dot_wait %[[D]], %{{.*}} {pendings = 0 : i32} : tensor<64x64xf32, #[[MMA]]>, tensor<64x64xf32, #[[MMA]]>
   func.func @async_wgmma(%a: !tilegpu.memdesc<64x64xf16, #nvmma_a>,
                          %b: !tilegpu.memdesc<64x64xf16, #nvmma_b>,

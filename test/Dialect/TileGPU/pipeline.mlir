@@ -126,7 +126,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
       %44 = tile.load %arg9, %43, %cst_2 : tensor<32x64x!tile.ptr<f16>, #blocked>
       %45 = tilegpu.local_alloc %40 : (tensor<64x32xf16, #blocked1>) -> !tilegpu.memdesc<64x32xf16, #nvmma>
       %46 = tilegpu.local_alloc %44 : (tensor<32x64xf16, #blocked>) -> !tilegpu.memdesc<32x64xf16, #nvmma1>
-      %47 = tilegpu.warpgroup_dot %45, %46, %arg7 : <64x32xf16, #nvmma> * <32x64xf16, #nvmma1> -> tensor<64x64xf32, #mma>
+      %47 = tilegpu.warpgroup_dot %45, %46, %arg7 : !tilegpu.memdesc<64x32xf16, #nvmma> * <32x64xf16, #nvmma1> -> tensor<64x64xf32, #mma>
       %48 = tile.addptr %arg8, %cst_0 : tensor<64x32x!tile.ptr<f16>, #blocked1>, tensor<64x32xi32, #blocked1>
       %49 = arith.muli %arg5, %c32_i32 : i32
       %50 = tile.splat %49 : i32 -> tensor<32x64xi32, #blocked>
@@ -222,7 +222,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
       %44 = tile.load %arg9, %43, %cst_2 : tensor<32x64x!tile.ptr<f16>, #blocked>
       %45 = tilegpu.local_alloc %40 : (tensor<64x32xf16, #blocked1>) -> !tilegpu.memdesc<64x32xf16, #nvmma>
       %46 = tilegpu.local_alloc %44 : (tensor<32x64xf16, #blocked>) -> !tilegpu.memdesc<32x64xf16, #nvmma1>
-      %47 = tilegpu.warpgroup_dot %45, %46, %arg7 : <64x32xf16, #nvmma> * <32x64xf16, #nvmma1> -> tensor<64x64xf32, #mma>
+      %47 = tilegpu.warpgroup_dot %45, %46, %arg7 : !tilegpu.memdesc<64x32xf16, #nvmma> * <32x64xf16, #nvmma1> -> tensor<64x64xf32, #mma>
       %48 = tile.addptr %arg8, %cst_0 : tensor<64x32x!tile.ptr<f16>, #blocked1>, tensor<64x32xi32, #blocked1>
       %49 = arith.muli %arg5, %c32_i32 : i32
       %50 = tile.splat %49 : i32 -> tensor<32x64xi32, #blocked>
@@ -314,7 +314,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
       %44 = tile.load %arg9, %43, %cst_2 : tensor<32x64x!tile.ptr<f16>, #blocked>
       %45 = tilegpu.local_alloc %40 : (tensor<64x32xf16, #blocked1>) -> !tilegpu.memdesc<64x32xf16, #nvmma>
       %46 = tilegpu.local_alloc %44 : (tensor<32x64xf16, #blocked>) -> !tilegpu.memdesc<32x64xf16, #nvmma1>
-      %47 = tilegpu.warpgroup_dot %45, %46, %arg7 : <64x32xf16, #nvmma> * <32x64xf16, #nvmma1> -> tensor<64x64xf32, #mma>
+      %47 = tilegpu.warpgroup_dot %45, %46, %arg7 : !tilegpu.memdesc<64x32xf16, #nvmma> * <32x64xf16, #nvmma1> -> tensor<64x64xf32, #mma>
       %48 = tile.addptr %arg8, %cst_0 : tensor<64x32x!tile.ptr<f16>, #blocked1>, tensor<64x32xi32, #blocked1>
       %49 = arith.muli %arg5, %c32_i32 : i32
       %50 = tile.splat %49 : i32 -> tensor<32x64xi32, #blocked>
@@ -406,7 +406,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
       %44 = tile.load %arg9, %43, %cst_2 : tensor<32x64x!tile.ptr<f16>, #blocked>
       %45 = tilegpu.local_alloc %40 : (tensor<64x32xf16, #blocked1>) -> !tilegpu.memdesc<64x32xf16, #nvmma>
       %46 = tilegpu.local_alloc %44 : (tensor<32x64xf16, #blocked>) -> !tilegpu.memdesc<32x64xf16, #nvmma1>
-      %47 = tilegpu.warpgroup_dot %45, %46, %arg7 : <64x32xf16, #nvmma> * <32x64xf16, #nvmma1> -> tensor<64x64xf32, #mma>
+      %47 = tilegpu.warpgroup_dot %45, %46, %arg7 : !tilegpu.memdesc<64x32xf16, #nvmma> * <32x64xf16, #nvmma1> -> tensor<64x64xf32, #mma>
       %48 = tile.addptr %arg8, %cst_0 : tensor<64x32x!tile.ptr<f16>, #blocked1>, tensor<64x32xi32, #blocked1>
       %49 = arith.muli %arg5, %c32_i32 : i32
       %50 = tile.splat %49 : i32 -> tensor<32x64xi32, #blocked>
@@ -497,7 +497,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
       %44 = tile.load %arg9, %43, %cst_2 : tensor<32x64x!tile.ptr<f16>, #blocked>
       %45 = tilegpu.local_alloc %40 : (tensor<64x32xf16, #blocked1>) -> !tilegpu.memdesc<64x32xf16, #nvmma>
       %46 = tilegpu.local_alloc %44 : (tensor<32x64xf16, #blocked>) -> !tilegpu.memdesc<32x64xf16, #nvmma1>
-      %47 = tilegpu.warpgroup_dot %45, %46, %arg7 : <64x32xf16, #nvmma> * <32x64xf16, #nvmma1> -> tensor<64x64xf32, #mma>
+      %47 = tilegpu.warpgroup_dot %45, %46, %arg7 : !tilegpu.memdesc<64x32xf16, #nvmma> * <32x64xf16, #nvmma1> -> tensor<64x64xf32, #mma>
       %48 = tile.addptr %arg8, %cst_0 : tensor<64x32x!tile.ptr<f16>, #blocked1>, tensor<64x32xi32, #blocked1>
       %49 = arith.muli %arg5, %c32_i32 : i32
       %50 = tile.splat %49 : i32 -> tensor<32x64xi32, #blocked>

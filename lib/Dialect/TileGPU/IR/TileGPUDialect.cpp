@@ -616,7 +616,8 @@ bool WarpGroupDotOp::supportsTypes(Type operand, Type acc,
 }
 
 LogicalResult WarpGroupDotOp::verify() {
-  MemDescType aType = getA().getType(), bType = getB().getType();
+  auto aType = cast<ShapedType>(getA().getType());
+  MemDescType bType = getB().getType();
   auto cType = cast<RankedTensorType>(getC().getType());
   auto mma = dyn_cast_or_null<MmaEncodingAttr>(cType.getEncoding());
   if (!mma || mma.getVersion() != 3)
@@ -631,6 +632,14 @@ LogicalResult WarpGroupDotOp::verify() {
     return emitOpError() << "shapes do not compose: " << Type(aType) << " * "
                          << Type(bType) << " -> " << Type(cType);
   Type element = aType.getElementType();
+  if (auto aTensor = dyn_cast<RankedTensorType>(aType)) {
+    auto operand =
+        dyn_cast_or_null<DotOperandEncodingAttr>(aTensor.getEncoding());
+    if (!operand || operand.getOpIdx() != 0 || operand.getParent() != mma ||
+        operand.getKWidth() != 2 || tile::getElementBitWidth(element) != 16)
+      return emitOpError("A in registers must be 16-bit with a #tilegpu.dot_op "
+                         "layout (opIdx 0, kWidth 2) of the accumulator's mma");
+  }
   if (bType.getElementType() != element)
     return emitOpError("A and B must have the same element type");
   if (!supportsTypes(element, cType.getElementType(), getInputPrecision()))
@@ -639,9 +648,12 @@ LogicalResult WarpGroupDotOp::verify() {
                          << " accumulator"
                          << (element.isF32() ? " (fp32 needs tf32 precision)"
                                              : "");
-  auto aLayout = dyn_cast<NVMMASharedEncodingAttr>(aType.getEncoding());
   auto bLayout = dyn_cast<NVMMASharedEncodingAttr>(bType.getEncoding());
-  if (!aLayout || !bLayout || aLayout.getOrder()[0] != 1)
+  NVMMASharedEncodingAttr aLayout;
+  if (auto aBuffer = dyn_cast<MemDescType>(aType))
+    aLayout = dyn_cast<NVMMASharedEncodingAttr>(aBuffer.getEncoding());
+  if ((isa<MemDescType>(aType) && (!aLayout || aLayout.getOrder()[0] != 1)) ||
+      !bLayout)
     return emitOpError("A and B need #tilegpu.nvmma_shared layouts, A with "
                        "K contiguous (order [1, 0])");
   bool bIsNMajor = bLayout.getOrder()[0] == 1;

@@ -5,10 +5,14 @@
 //
 //  * sm_90a: wgmma (mma version 3). The warps form warpgroups of four,
 //    stacked along M as far as M allows (64 rows each) and then along N;
-//    each issues m64nNkK with N = the columns it owns, up to 256. A and B
-//    are staged in NVMMA-swizzled shared memory with the widest swizzle
-//    (128, 64 or 32 bytes) that divides a row: A K-major, B N-major for
-//    16-bit types (as loaded; wgmma transposes it) and K-major otherwise.
+//    each issues m64nNkK with N = the columns it owns, up to 256. B, and
+//    A when it comes from memory, are staged in NVMMA-swizzled shared
+//    memory with the widest swizzle (128, 64 or 32 bytes) that divides a
+//    row: A K-major, B N-major when it is held N-contiguous and 16-bit
+//    (wgmma transposes it), K-major otherwise. A 16-bit A computed in
+//    registers stays there (a dot_op layout of the accumulator's mma).
+//    Copies of operands that do not change inside a loop are made before
+//    it.
 //  * anything else: the dot stays on the CUDA cores (FMA).
 //
 // The accumulator is converted into the mma layout and the result back;
@@ -94,6 +98,20 @@ void setInsertionPointForOperand(OpBuilder &b, DotOp dot, Value operand) {
   b.setInsertionPoint(where);
 }
 
+/// A 16-bit A computed in registers (attention's probabilities, a scaled
+/// or converted tile) feeds wgmma from registers; one loaded from memory
+/// is staged in shared memory, where the pipeliner can fill it
+/// asynchronously.
+bool takesRegisterA(Value a, int64_t K) {
+  auto type = cast<RankedTensorType>(a.getType());
+  if (getElementBitWidth(type.getElementType()) != 16 || K % 16 != 0)
+    return false;
+  if (auto convert = a.getDefiningOp<ConvertLayoutOp>())
+    a = convert.getSrc();
+  Operation *def = a.getDefiningOp();
+  return def && !isa<LoadOp>(def);
+}
+
 struct AccelerateMatmulPass
     : tilegpu::impl::TileGPUAccelerateMatmulBase<AccelerateMatmulPass> {
   void runOnOperation() override {
@@ -144,10 +162,19 @@ struct AccelerateMatmulPass
               : NVMMASharedEncodingAttr::get(context, kSwizzle, {0, 1});
       OpBuilder b(dot);
       Location loc = dot.getLoc();
-      setInsertionPointForOperand(b, dot, dot.getA());
-      Value a = LocalAllocOp::create(
-          b, loc, MemDescType::get(context, aType.getShape(), element, aLayout),
-          dot.getA());
+      Value a;
+      if (takesRegisterA(dot.getA(), K)) {
+        b.setInsertionPoint(dot);
+        auto operandLayout = DotOperandEncodingAttr::get(context, 0, mma, 2);
+        a = ConvertLayoutOp::create(
+            b, loc, aType.cloneWithEncoding(operandLayout), dot.getA());
+      } else {
+        setInsertionPointForOperand(b, dot, dot.getA());
+        a = LocalAllocOp::create(
+            b, loc,
+            MemDescType::get(context, aType.getShape(), element, aLayout),
+            dot.getA());
+      }
       setInsertionPointForOperand(b, dot, dot.getB());
       Value bBuffer = LocalAllocOp::create(
           b, loc, MemDescType::get(context, bType.getShape(), element, bLayout),

@@ -99,9 +99,13 @@ def TileGPU_WarpGroupDotOp : TileGPU_Op<"warpgroup_dot",
      AllTypesMatch<["c", "d"]>]> {
   let summary = "d = a * b + c on the Hopper tensor cores (wgmma)";
   let description = [{
-    A (MxK) and B (KxN) are read from shared memory through wgmma matrix
-    descriptors, so both must have an `#tilegpu.nvmma_shared` layout with K
-    as the contiguous dimension. The accumulator has a version-3 `#mma`
+    B (KxN) is read from shared memory through a wgmma matrix descriptor,
+    so it must have an `#tilegpu.nvmma_shared` layout. A (MxK) is either
+    read the same way (K-major) or, for 16-bit types, taken from registers
+    in the `#tilegpu.dot_op<{opIdx = 0, parent = <the accumulator's mma>,
+    kWidth = 2}>` layout, which is the accumulator fragment of an m64nK
+    wgmma: a value computed from another dot's accumulator (attention's
+    probabilities) feeds this one without a trip through shared memory. The accumulator has a version-3 `#mma`
     layout: each warpgroup issues `wgmma.mma_async.m64nNkK` over its 64-row
     slabs, then waits for them. With `async` it does not wait: `d` may only
     feed the next warpgroup_dot's accumulator or a
@@ -114,8 +118,8 @@ def TileGPU_WarpGroupDotOp : TileGPU_Op<"warpgroup_dot",
           -> tensor<128x128xf32, #mma>
     ```
   }];
-  let arguments = (ins TileGPU_MemDescType:$a, TileGPU_MemDescType:$b,
-    Tile_Tensor:$c,
+  let arguments = (ins AnyTypeOf<[TileGPU_MemDescType, Tile_Tensor]>:$a,
+    TileGPU_MemDescType:$b, Tile_Tensor:$c,
     DefaultValuedAttr<Tile_InputPrecision, "::mlir::tile::InputPrecision::IEEE">:$inputPrecision,
     UnitAttr:$isAsync);
   let results = (outs Tile_Tensor:$d);
