@@ -1,0 +1,58 @@
+"""Runs one bench.py kernel three times under one implementation, for
+profiling the third run with ncu:
+
+    ncu --kernel-name regex:'matmul|attention' --launch-skip 2 --launch-count 1 \\
+        python3 bench/profile.py matmul|attention tile|triton [OUT_DIR]
+
+matmul: 4096^3, 128x256x64, 8 warps, 3 stages. attention: d=128, S=4096,
+128 heads, 128x64 blocks, 8 warps, 3 stages. With OUT_DIR, also writes the
+implementation's intermediate IR and PTX there (Triton only)."""
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import load  # noqa: E402
+
+
+def run_matmul(m):
+    size = 4096
+    a = torch.randn(size, size, device="cuda", dtype=torch.float16)
+    b = torch.randn(size, size, device="cuda", dtype=torch.float16)
+    c = torch.empty(size, size, device="cuda", dtype=torch.float16)
+    grid = ((size // 128) * (size // 256),)
+    return m.matmul_kernel[grid](
+        a, b, c, size, size, size, a.stride(0), a.stride(1), b.stride(0),
+        b.stride(1), c.stride(0), c.stride(1), num_warps=8, num_stages=3,
+        BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, GROUP_M=8)
+
+
+def run_attention(m):
+    heads, seq, dim = 128, 4096, 128
+    q, k, v = (torch.randn(heads, seq, dim, device="cuda", dtype=torch.float16)
+               for _ in range(3))
+    out = torch.empty_like(q)
+    return m.attention_fwd_kernel[(seq // 128, heads)](
+        q, k, v, out, dim ** -0.5, dim, dim, dim, dim, seq, num_warps=8,
+        num_stages=3, BLOCK_M=128, BLOCK_N=64, HEAD_DIM=dim)
+
+
+def main():
+    kernel_name, flavor = sys.argv[1], sys.argv[2]
+    out = sys.argv[3] if len(sys.argv) > 3 else None
+    m = load(flavor)
+    run = run_matmul if kernel_name == "matmul" else run_attention
+    for _ in range(3):
+        kernel = run(m)
+    torch.cuda.synchronize()
+    if out and kernel is not None and hasattr(kernel, "asm"):
+        for key, text in kernel.asm.items():
+            if isinstance(text, str):
+                path = os.path.join(out, "%s.%s.%s" % (kernel_name, flavor, key))
+                with open(path, "w") as f:
+                    f.write(text)
+
+
+if __name__ == "__main__":
+    main()
