@@ -11,6 +11,7 @@
 #include "Utility.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -94,7 +95,7 @@ Value emitDescriptor(OpBuilder &b, Location loc, Value buffer,
 /// form): inline PTX whose accumulator outputs are tied to its inputs.
 Value emitRegisterA(OpBuilder &b, Location loc, LLVM::LLVMStructType accType,
                     Value acc, ValueRange aWords, Value descB, int64_t instrN,
-                    Type element, bool transposeB) {
+                    Type element, bool transposeB, bool readAcc) {
   MLIRContext *context = b.getContext();
   unsigned numAcc = accType.getBody().size();
   SmallVector<Value> operands;
@@ -113,7 +114,8 @@ Value emitRegisterA(OpBuilder &b, Location loc, LLVM::LLVMStructType accType,
   std::string type = element.isBF16() ? "bf16" : "f16";
   // Operands number outputs, then the tied inputs, then a0..a3 and B.
   auto reg = [&](unsigned i) { return "$" + std::to_string(2 * numAcc + i); };
-  std::string ptx = "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+  std::string ptx = "{\n.reg .pred p;\nsetp.ne.b32 p, " +
+                    std::string(readAcc ? "1" : "0") + ", 0;\n"
                     "wgmma.mma_async.sync.aligned.m64n" +
                     std::to_string(instrN) + "k16.f32." + type + "." + type +
                     " {" + d + "}, {" + reg(0) + "," + reg(1) + "," + reg(2) +
@@ -223,6 +225,16 @@ struct WarpGroupDotPattern : OpConversionPattern<WarpGroupDotOp> {
       }
     }
     SmallVector<Value> acc(adaptor.getC().begin(), adaptor.getC().end());
+    // A zero accumulator is not materialised: the first K step ignores it
+    // (scale-d = 0). Registers set by other instructions while an async
+    // wgmma is in flight would make ptxas serialise the wgmmas.
+    bool zeroInit = matchPattern(op.getC(), m_AnyZeroFloat()) ||
+                    matchPattern(op.getC(), m_Zero());
+    if (zeroInit)
+      for (Value &value : acc)
+        value = LLVM::PoisonOp::create(rewriter, loc, accType);
+    auto scaleZero =
+        NVVM::WGMMAScaleOutAttr::get(context, NVVM::WGMMAScaleOut::zero);
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
     for (int64_t m = 0; m < repsM; ++m)
       for (int64_t n = 0; n < repsN; ++n) {
@@ -239,14 +251,16 @@ struct WarpGroupDotPattern : OpConversionPattern<WarpGroupDotOp> {
             ValueRange words = ValueRange(aWords).slice(
                 (m * (K / instrK) + k / instrK) * 4, 4);
             packed = emitRegisterA(rewriter, loc, structType, packed, words,
-                                   descB, instrN, element, !bDesc.kMajor);
+                                   descB, instrN, element, !bDesc.kMajor,
+                                   !(zeroInit && k == 0));
             continue;
           }
           Value descA =
               at(aBase, aDesc.byteOffset(m * groupsM * 64, k));
           packed = NVVM::WgmmaMmaAsyncOp::create(
               rewriter, loc, structType, packed, descA, descB, shape, typeAB,
-              typeAB, typeD, scaleOut, scaleIn, scaleIn, rowLayout, bLayout,
+              typeAB, typeD, zeroInit && k == 0 ? scaleZero : scaleOut,
+              scaleIn, scaleIn, rowLayout, bLayout,
               NVVM::MMAIntOverflowAttr());
         }
         for (int64_t r = 0; r < regsPerInstr; ++r)

@@ -70,28 +70,35 @@ struct LoopPlan {
   SmallVector<Operation *> addressOps;
   /// Iter args that run ahead.
   SmallVector<unsigned> shiftedArgs;
-  /// The loop's one dot when it only chains the accumulator carried in
-  /// iter arg `accIndex`: it can run asynchronously, one behind.
+  /// A dot whose result is only carried to the next iteration (in iter
+  /// arg `accIndex`) can run asynchronously. When it also takes its
+  /// accumulator straight from that iter arg (a K loop), one MMA stays in
+  /// flight behind the next; otherwise (attention's P*V, whose accumulator
+  /// is rescaled first) it is waited for where the next iteration first
+  /// reads the carried value, overlapping everything before that.
   WarpGroupDotOp asyncDot;
   unsigned accIndex = 0;
+  bool chained = false;
 };
 
-/// The body's only warpgroup_dot, when its accumulator comes from an iter
-/// arg and its result only goes back to that iter arg.
-std::pair<WarpGroupDotOp, unsigned> matchAccumulatorChain(scf::ForOp loop) {
-  auto dots = loop.getBody()->getOps<WarpGroupDotOp>();
-  if (!llvm::hasSingleElement(dots))
-    return {};
-  WarpGroupDotOp dot = *dots.begin();
-  auto acc = dyn_cast<BlockArgument>(dot.getC());
-  if (!acc || acc.getOwner() != loop.getBody() || acc.getArgNumber() == 0 ||
-      !dot->hasOneUse())
-    return {};
-  unsigned index = acc.getArgNumber() - 1;
-  OpOperand &use = *dot->use_begin();
-  if (!isa<scf::YieldOp>(use.getOwner()) || use.getOperandNumber() != index)
-    return {};
-  return {dot, index};
+/// The last warpgroup_dot of the body whose result only goes back to the
+/// loop as an iter arg, if any: {dot, iter arg, its accumulator is that
+/// iter arg}.
+std::tuple<WarpGroupDotOp, unsigned, bool> matchCarriedDot(scf::ForOp loop) {
+  for (WarpGroupDotOp dot : llvm::reverse(
+           llvm::to_vector(loop.getBody()->getOps<WarpGroupDotOp>()))) {
+    if (!dot->hasOneUse() || !isa<scf::YieldOp>(dot->use_begin()->getOwner()))
+      continue;
+    unsigned index = dot->use_begin()->getOperandNumber();
+    bool chained = dot.getC() == loop.getRegionIterArg(index);
+    // A chained dot must be the only one: the wait it leaves one MMA
+    // behind would otherwise count another dot's group.
+    if (chained &&
+        !llvm::hasSingleElement(loop.getBody()->getOps<WarpGroupDotOp>()))
+      continue;
+    return {dot, index, chained};
+  }
+  return {};
 }
 
 bool isZeroOrAbsent(Value other) {
@@ -207,7 +214,7 @@ std::optional<LoopPlan> planLoop(scf::ForOp loop,
         plan.loads.push_back(*staged);
   if (plan.loads.empty() || failed(collectAddressOps(loop, plan)))
     return std::nullopt;
-  std::tie(plan.asyncDot, plan.accIndex) = matchAccumulatorChain(loop);
+  std::tie(plan.asyncDot, plan.accIndex, plan.chained) = matchCarriedDot(loop);
   return plan;
 }
 
@@ -253,10 +260,10 @@ public:
     rewriteBody();
     rewriter.setInsertionPointAfter(loop);
     if (plan.asyncDot) {
-      Value acc = loop.getResult(plan.accIndex);
-      auto wait = WarpGroupDotWaitOp::create(rewriter, loc, ValueRange{acc},
-                                             /*pendings=*/0);
-      acc.replaceAllUsesExcept(wait.getResult(0), wait);
+      if (plan.chained)
+        waitAfterLoop();
+      else
+        waitAfterGuardedLoop();
     }
     AsyncWaitOp::create(rewriter, loc, 0);
     for (Value buffer : buffers)
@@ -380,20 +387,86 @@ private:
       rewriter.eraseOp(staged.load);
     }
     if (WarpGroupDotOp dot = plan.asyncDot) {
-      // Keep one MMA in flight: the previous iteration's has finished
-      // reading its buffers once this one is issued and waited down to 1.
-      rewriter.setInsertionPointAfter(dot);
       dot.setIsAsync(true);
-      auto wait = WarpGroupDotWaitOp::create(rewriter, loc,
-                                             ValueRange{dot.getD()},
-                                             /*pendings=*/1);
-      dot.getD().replaceAllUsesExcept(wait.getResult(0), wait);
+      if (plan.chained) {
+        // Keep one MMA in flight: the previous iteration's has finished
+        // reading its buffers once this one is issued and waited down to 1.
+        rewriter.setInsertionPointAfter(dot);
+        auto wait = WarpGroupDotWaitOp::create(rewriter, loc,
+                                               ValueRange{dot.getD()},
+                                               /*pendings=*/1);
+        dot.getD().replaceAllUsesExcept(wait.getResult(0), wait);
+      } else {
+        waitBeforeFirstUse(loop.getRegionIterArg(plan.accIndex));
+      }
     }
     // The original address ops now only fed the erased loads and the
     // replaced yields.
     for (Operation *op : llvm::reverse(plan.addressOps))
       if (op->use_empty())
         rewriter.eraseOp(op);
+  }
+
+  /// The carried result of the async dot is complete after a wait.
+  void waitAfterLoop() {
+    Value acc = loop.getResult(plan.accIndex);
+    auto wait = WarpGroupDotWaitOp::create(rewriter, loop.getLoc(),
+                                           ValueRange{acc}, /*pendings=*/0);
+    acc.replaceAllUsesExcept(wait.getResult(0), wait);
+  }
+
+  /// The same, with the loop inside `if (lower < upper)` and the wait
+  /// behind it: the path that skips the loop then never reaches the wait.
+  /// A wait that path also reached (it carries the initial accumulator,
+  /// set by ordinary moves) would put those moves inside the deferred
+  /// MMA's pipeline stage for ptxas, which then serialises every wgmma.
+  void waitAfterGuardedLoop() {
+    Location loc = loop.getLoc();
+    rewriter.setInsertionPoint(loop);
+    Value ran = arith::CmpIOp::create(
+        rewriter, loc,
+        loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
+                              : arith::CmpIPredicate::slt,
+        loop.getLowerBound(), loop.getUpperBound());
+    auto guard = scf::IfOp::create(rewriter, loc, loop.getResultTypes(), ran,
+                                   /*withElse=*/true);
+    loop->replaceAllUsesWith(guard.getResults());
+    rewriter.setInsertionPointToStart(guard.elseBlock());
+    scf::YieldOp::create(rewriter, loc, loop.getInitArgs());
+    rewriter.setInsertionPointToStart(guard.thenBlock());
+    loop->moveBefore(guard.thenBlock(), guard.thenBlock()->end());
+    rewriter.setInsertionPointAfter(loop);
+    SmallVector<Value> results(loop.getResults());
+    results[plan.accIndex] =
+        WarpGroupDotWaitOp::create(rewriter, loc,
+                                   ValueRange{results[plan.accIndex]},
+                                   /*pendings=*/0)
+            .getResult(0);
+    scf::YieldOp::create(rewriter, loc, results);
+    rewriter.setInsertionPointAfter(guard);
+  }
+
+  /// Makes the next iteration wait for the async dot just before it first
+  /// reads the carried result (the extra buffer keeps the dot's operands
+  /// intact until then).
+  void waitBeforeFirstUse(BlockArgument carried) {
+    Operation *first = nullptr;
+    for (Operation &op : *loop.getBody()) {
+      bool uses = false;
+      op.walk([&](Operation *inner) {
+        uses |= llvm::is_contained(inner->getOperands(), carried);
+      });
+      if (uses) {
+        first = &op;
+        break;
+      }
+    }
+    if (!first)
+      return;
+    rewriter.setInsertionPoint(first);
+    auto wait = WarpGroupDotWaitOp::create(rewriter, loop.getLoc(),
+                                           ValueRange{carried}, 0);
+    carried.replaceAllUsesExcept(wait.getResult(0), wait);
   }
 
   scf::ForOp loop;
