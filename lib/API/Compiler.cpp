@@ -207,7 +207,7 @@ CompiledKernel compileKernel(const std::string &tileIR,
     return finish();
 
   FailureOr<mlir::tile::PTXOutput> ptx =
-      mlir::tile::translateToPTX(*module, options.target);
+      mlir::tile::translateToPTX(*module, options.target, options.fpFusion);
   if (failed(ptx))
     return finish();
   kernel.llir = std::move(ptx->llvmIR);

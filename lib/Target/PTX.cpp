@@ -92,7 +92,8 @@ static void initializeNVPTX() {
 }
 
 FailureOr<PTXOutput> mlir::tile::translateToPTX(ModuleOp module,
-                                                StringRef chip) {
+                                                StringRef chip,
+                                                bool fpFusion) {
   initializeNVPTX();
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
@@ -107,8 +108,11 @@ FailureOr<PTXOutput> mlir::tile::translateToPTX(ModuleOp module,
   if (!target)
     return module.emitError("NVPTX target unavailable: ") << error;
   // sm_90a features; PTX 8.0 is what sm_90a needs and CUDA 12+ accepts.
+  llvm::TargetOptions targetOptions;
+  targetOptions.AllowFPOpFusion =
+      fpFusion ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Standard;
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-      triple, chip, "+ptx80", llvm::TargetOptions(), std::nullopt,
+      triple, chip, "+ptx80", targetOptions, std::nullopt,
       std::nullopt, llvm::CodeGenOptLevel::Aggressive));
   if (!machine)
     return module.emitError("cannot create an NVPTX target for ") << chip;
@@ -136,9 +140,11 @@ FailureOr<PTXOutput> mlir::tile::translateToPTX(ModuleOp module,
                                   llvm::Linker::Flags::LinkOnlyNeeded))
       return module.emitError("linking libdevice failed");
   }
-  // NVVMReflect reads this flag; flush denormals off, as CUDA's default.
+  // NVVMReflect reads this flag: libdevice's fast paths (exp2 as
+  // ex2.approx.ftz, ...) flush denormals, as Triton's do. Ordinary
+  // arithmetic keeps them.
   llvmModule->addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz",
-                            uint32_t(0));
+                            uint32_t(1));
 
   {
     llvm::LoopAnalysisManager lam;

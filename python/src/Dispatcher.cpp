@@ -77,7 +77,10 @@ PyObject *str_data_ptr, *str_dtype, *str_is_cuda, *str_active, *str_launch,
     *str_prepare, *str_run, *str_num_warps, *str_num_stages, *str_target,
     *str_load, *str_signature, *str_stream_functions, *str_active_fn;
 
-const char *kOptionNames[3] = {"num_warps", "num_stages", "target"};
+/// Launch options that pick a compilation (Triton's names).
+constexpr int kNumOptions = 4;
+const char *kOptionNames[kNumOptions] = {"num_warps", "num_stages", "target",
+                                         "enable_fp_fusion"};
 
 //===----------------------------------------------------------------------===//
 // Binding and keying
@@ -86,7 +89,7 @@ const char *kOptionNames[3] = {"num_warps", "num_stages", "target"};
 /// The arguments of one call, bound to parameters.
 struct Call {
   PyObject *values[kMaxParams];   // borrowed
-  PyObject *options[3] = {nullptr, nullptr, nullptr}; // borrowed
+  PyObject *options[kNumOptions] = {}; // borrowed
   uint64_t pointers[kMaxParams];  // data_ptr() of tensor-like arguments
   std::vector<uint64_t> key;
 };
@@ -135,7 +138,7 @@ bool bind(DispatcherObject *self, PyObject *const *args, size_t nargs,
       continue;
     }
     bool option = false;
-    for (int o = 0; o < 3; ++o)
+    for (int o = 0; o < kNumOptions; ++o)
       if (PyUnicode_CompareWithASCIIString(name, kOptionNames[o]) == 0) {
         call.options[o] = value;
         option = true;
@@ -266,7 +269,7 @@ bool buildKey(DispatcherObject *self, Call &call) {
     key.push_back(static_cast<uint64_t>(hash));
     key.push_back(specialize && address % 16 == 0);
   }
-  for (int o = 0; o < 3 && ok; ++o) {
+  for (int o = 0; o < kNumOptions && ok; ++o) {
     if (call.options[o])
       pushObject(key, TagOption, call.options[o], ok);
     else
@@ -290,7 +293,7 @@ bool constexprsMatch(DispatcherObject *self, const Entry &entry,
     if ((*self->isConstexpr)[i] &&
         !same(entry.constexprs[next++], call.values[i]))
       return false;
-  for (int o = 0; o < 3; ++o)
+  for (int o = 0; o < kNumOptions; ++o)
     if (call.options[o] && !same(entry.constexprs[next++], call.options[o]))
       return false;
   return true;
@@ -368,7 +371,7 @@ Entry *prepare(DispatcherObject *self, const Call &call,
       Py_INCREF(call.values[i]);
       entry.constexprs.push_back(call.values[i]);
     }
-  for (int o = 0; o < 3; ++o)
+  for (int o = 0; o < kNumOptions; ++o)
     if (call.options[o]) {
       Py_INCREF(call.options[o]);
       entry.constexprs.push_back(call.options[o]);

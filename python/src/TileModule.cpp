@@ -59,6 +59,7 @@ PYBIND11_MODULE(_C, m) {
       .def(py::init<>())
       .def_readwrite("num_warps", &tile::CompileOptions::numWarps)
       .def_readwrite("num_stages", &tile::CompileOptions::numStages)
+      .def_readwrite("enable_fp_fusion", &tile::CompileOptions::fpFusion)
       .def_readwrite("target", &tile::CompileOptions::target)
       .def_readwrite("emit_cubin", &tile::CompileOptions::emitCubin);
 

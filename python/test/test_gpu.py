@@ -447,3 +447,28 @@ def test_sm90_matmul_sass_has_hgmma(tmp_path):
     sass = subprocess.run([cuobjdump, "--dump-sass", str(cubin)], check=True,
                           capture_output=True, text=True).stdout
     assert "HGMMA.64x128x16.F32" in sass
+
+
+@tile.jit
+def axpy_kernel(x_ptr, y_ptr, out_ptr, a, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, a * x + y, mask=mask)
+
+
+@pytest.mark.parametrize("fusion", [True, False])
+def test_enable_fp_fusion_launch_option(fusion):
+    # The option travels through the launch path into its own compilation.
+    n = 5000
+    x, y = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
+    out = torch.full_like(x, float("nan"))
+    axpy_kernel[(triton_cdiv(n, 1024),)](x, y, out, 1.5, n, BLOCK=1024,
+                                         enable_fp_fusion=fusion)
+    torch.cuda.synchronize()
+    ref = 1.5 * x.double() + y.double()
+    assert rel_err(out, ref) < 1e-6
+    ptx = [k.asm["ptx"] for k in axpy_kernel.cache.values()
+           if k.metadata.get("enable_fp_fusion") == fusion]
+    assert ptx and (("fma.rn.f32" in ptx[0]) == fusion)

@@ -4,6 +4,7 @@ accepted by ptxas -arch=sm_90a (the cubin is produced by ptxas)."""
 import pytest
 
 import tile
+import tile.language as tl
 from filecheck import filecheck
 from kernels import classic as k
 
@@ -162,3 +163,22 @@ CHECK: atom.shared.add.u32
 CHECK: call.uni {{.*}}vprintf
 CHECK: call.uni {{.*}}__assertfail
 """)
+
+
+@tile.jit
+def _axpy_kernel(x_ptr, y_ptr, out_ptr, a, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, a * tl.load(x_ptr + offs) + tl.load(y_ptr + offs))
+
+
+@pytest.mark.parametrize("fusion", [True, False])
+def test_enable_fp_fusion(fusion):
+    # Triton's option and default: a multiply feeding an add becomes an fma
+    # unless the launch says enable_fp_fusion=False.
+    kernel = tile.compile(_axpy_kernel, signature=dict(
+        x_ptr="*fp32", y_ptr="*fp32", out_ptr="*fp32", a="fp32"),
+        constexprs=dict(BLOCK=128), enable_fp_fusion=fusion)
+    ptx = kernel.asm["ptx"]
+    assert ("fma.rn.f32" in ptx) == fusion
+    assert ("mul.rn.f32" in ptx) == (not fusion)
+    assert kernel.metadata["enable_fp_fusion"] == fusion

@@ -59,6 +59,8 @@ struct CompileOptions {
   int numWarps = 4;
   int numStages = 3;
   std::string target = "sm_90a";
+  /// Contract a multiply and an add into an fma (Triton's default).
+  bool fpFusion = true;
   /// Stop after PTX (no ptxas): for machines without the CUDA toolkit.
   bool emitCubin = true;
 };

@@ -21,8 +21,11 @@ void registerTileTranslations(DialectRegistry &registry);
 
 /// Translates `module` (LLVM + NVVM dialects) to LLVM IR, links the
 /// libdevice functions it calls, runs NVVMReflect and O3, and emits PTX for
-/// `chip` (e.g. "sm_90a"). Errors are emitted on the module.
-FailureOr<PTXOutput> translateToPTX(ModuleOp module, StringRef chip);
+/// `chip` (e.g. "sm_90a"). With `fpFusion`, a multiply feeding an add may
+/// become one fma (Triton's `enable_fp_fusion`, on by default there too).
+/// Errors are emitted on the module.
+FailureOr<PTXOutput> translateToPTX(ModuleOp module, StringRef chip,
+                                    bool fpFusion = true);
 
 /// Assembles PTX to a cubin with ptxas. `error` gets ptxas's log on failure.
 FailureOr<std::string> assembleCubin(StringRef ptx, StringRef chip,

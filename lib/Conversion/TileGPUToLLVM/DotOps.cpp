@@ -122,8 +122,10 @@ struct DotPattern : OpConversionPattern<DotOp> {
       SmallVector<Value> next;
       for (auto [acc, slots] : llvm::zip(loop.getRegionIterArgs(), regSlots)) {
         Value a = aValues[slots.first], b = bValues[slots.second];
+        // The fma intrinsic (fma.rn), not libdevice's, whose denormal
+        // flushing follows the module's FTZ setting.
         if (isa<FloatType>(accType))
-          next.push_back(math::FmaOp::create(rewriter, loc, a, b, acc));
+          next.push_back(LLVM::FMAOp::create(rewriter, loc, a, b, acc));
         else
           next.push_back(arith::AddIOp::create(
               rewriter, loc, acc, arith::MulIOp::create(rewriter, loc, a, b)));

@@ -78,7 +78,8 @@ class JITFunction:
         arguments (the dispatcher uses the first two)."""
         kwargs = dict(kwargs)
         options = (kwargs.pop("num_warps", 4), kwargs.pop("num_stages", 3),
-                   kwargs.pop("target", "sm_90a"))
+                   kwargs.pop("target", "sm_90a"),
+                   kwargs.pop("enable_fp_fusion", True))
         bound = self._bind(args, kwargs)
         key = (tuple(_spec_key(name, bound[name], i in self.constexprs,
                                self.specialize[i])
@@ -133,13 +134,13 @@ class JITFunction:
                 params[name] = d.parse_signature_type(kind)
                 if spec[1]:
                     attrs[name] = "tile.divisibility = 16 : i32"
-        num_warps, num_stages, target = options
+        num_warps, num_stages, target, fp_fusion = options
         disk_key = cache.kernel_key(self, key, options)
         kernel = cache.load(disk_key)
         if kernel is None:
             ir = lower_to_tile_ir(self, params, attrs)
             kernel = compile_to_gpu(self, params, ir, num_warps, num_stages,
-                                    target)
+                                    target, fp_fusion=fp_fusion)
             cache.store(disk_key, kernel)
         kernel.signature = "".join(
             _SIG_LETTERS.get(spec[0][:1] if spec[0].startswith("*") else spec[0], "?")
@@ -194,12 +195,13 @@ _SIG_LETTERS = {"*": "p", "i32": "i", "i64": "l", "u64": "l", "fp32": "f",
 
 
 def compile_to_gpu(fn, params, ir, num_warps, num_stages, target,
-                   emit_cubin=True):
+                   emit_cubin=True, fp_fusion=True):
     """Tile IR to TileGPU, LLVM IR, PTX and a cubin, in libtile."""
     options = _C.CompileOptions()
     options.num_warps = num_warps
     options.num_stages = num_stages
     options.target = target
+    options.enable_fp_fusion = fp_fusion
     options.emit_cubin = emit_cubin
     result = _C.compile_kernel(ir, "<tile-ir:%s>" % fn.__name__, options)
     if not result.ok:
@@ -212,6 +214,7 @@ def compile_to_gpu(fn, params, ir, num_warps, num_stages, target,
         _dump_ir(fn, params, stage, asm[stage])
     metadata = {"name": result.name, "num_warps": num_warps,
                 "num_stages": num_stages, "target": target,
+                "enable_fp_fusion": fp_fusion,
                 "shared": result.shared}
     return CompiledKernel(result.name, asm, metadata)
 
@@ -489,7 +492,7 @@ def lower_to_tile_ir(fn, params, arg_attrs=None):
 
 
 def compile(fn, signature, constexprs=None, num_warps=4, num_stages=3,
-            target="sm_90a", divisibility=None):
+            target="sm_90a", divisibility=None, enable_fp_fusion=True):
     """Compiles `fn` ahead of time, without a GPU.
 
     `signature` maps each non-constexpr parameter to a Triton signature string
@@ -528,4 +531,5 @@ def compile(fn, signature, constexprs=None, num_warps=4, num_stages=3,
     if not isinstance(num_warps, int) or num_warps <= 0 or num_warps & (num_warps - 1):
         raise ValueError("num_warps must be a power of two, got %r" % (num_warps,))
     ir = lower_to_tile_ir(fn, params, arg_attrs)
-    return compile_to_gpu(fn, params, ir, num_warps, num_stages, target)
+    return compile_to_gpu(fn, params, ir, num_warps, num_stages, target,
+                          fp_fusion=enable_fp_fusion)
