@@ -84,3 +84,91 @@ def test_config_repr_and_kwargs():
     c = tile.Config({"BLOCK": 64}, num_warps=8, num_stages=2)
     assert c.all_kwargs() == {"BLOCK": 64, "num_warps": 8, "num_stages": 2}
     assert "BLOCK: 64" in repr(c)
+
+
+def test_configs_compile_in_parallel_before_benchmarking(capsys):
+    # Every candidate is compiled (on a thread pool) before the first one is
+    # timed, and the progress lines say so.
+    compiled_at_first_bench = []
+
+    def fake_bench(fn):
+        if not compiled_at_first_bench:
+            compiled_at_first_bench.append(len(scale_kernel.cache))
+        fn()
+        return 1.0
+
+    scale_kernel.cache.clear()
+    configs = [tile.Config({"BLOCK": b}, num_warps=w)
+               for b in (64, 128, 256) for w in (2, 4)]
+    tuned = tile.autotune(configs=configs, key=["n"], do_bench=fake_bench,
+                          cache_results=False)(scale_kernel)
+    tuned.verbose = True
+    with use_launcher(Recorder()):
+        tuned[(1,)](FakeTensor(4096), 321)
+    assert compiled_at_first_bench == [6]
+    err = capsys.readouterr().err
+    assert "compiled 6/6 configs" in err
+    assert "benchmarked 6/6 configs" in err
+    assert "best of 6" in err
+
+
+def test_winner_persists_on_disk(tmp_path, monkeypatch):
+    # A new process (a fresh Autotuner) finds the winner on disk and times
+    # nothing; another key, or another candidate list, tunes again.
+    monkeypatch.setenv("TILE_CACHE_DIR", str(tmp_path))
+    benched = []
+
+    def fake_bench(fn):
+        before = len(recorder.launches)
+        fn()
+        block = block_of(recorder.launches[before][0])
+        benched.append(block)
+        return {64: 2.0, 128: 3.0, 256: 1.0}[block]
+
+    def make(blocks=(64, 128, 256)):
+        t = tile.autotune(configs=[tile.Config({"BLOCK": b}) for b in blocks],
+                          key=["n"], do_bench=fake_bench)(scale_kernel)
+        t.verbose = False
+        return t
+
+    with use_launcher(Recorder()) as recorder:
+        make()[(1,)](FakeTensor(4096), 777)
+        assert sorted(benched) == [64, 128, 256]
+        second = make()
+        second[(1,)](FakeTensor(4096), 777)
+        assert len(benched) == 3
+        assert second.best_config.kwargs == {"BLOCK": 256}
+        assert block_of(recorder.launches[-1][0]) == 256
+        make()[(1,)](FakeTensor(4096), 778)
+        assert len(benched) == 6
+        make((64, 128))[(1,)](FakeTensor(4096), 777)
+        assert len(benched) == 8
+    files = list((tmp_path / "autotune").glob("*.json"))
+    assert len(files) == 3
+
+
+def test_config_that_fails_to_compile_is_skipped(capsys):
+    # BLOCK = 48 is not a power of two: tl.arange rejects it. The tuner
+    # reports it and picks among the others.
+    def fake_bench(fn):
+        fn()
+        return 1.0
+
+    tuned = tile.autotune(configs=[tile.Config({"BLOCK": b}) for b in (48, 64)],
+                          key=["n"], do_bench=fake_bench,
+                          cache_results=False)(scale_kernel)
+    tuned.verbose = True
+    with use_launcher(Recorder()):
+        tuned[(1,)](FakeTensor(4096), 55)
+    assert tuned.best_config.kwargs == {"BLOCK": 64}
+    assert "skipping Config(BLOCK: 48" in capsys.readouterr().err
+
+
+def test_all_configs_failing_raises_the_compile_error():
+    tuned = tile.autotune(configs=[tile.Config({"BLOCK": 48})], key=["n"],
+                          do_bench=lambda fn: 1.0,
+                          cache_results=False)(scale_kernel)
+    tuned.verbose = False
+    with use_launcher(Recorder()):
+        with pytest.raises(tile.CompilationError):
+            tuned[(1,)](FakeTensor(4096), 56)
