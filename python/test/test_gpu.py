@@ -472,3 +472,36 @@ def test_enable_fp_fusion_launch_option(fusion):
     ptx = [k.asm["ptx"] for k in axpy_kernel.cache.values()
            if k.metadata.get("enable_fp_fusion") == fusion]
     assert ptx and (("fma.rn.f32" in ptx[0]) == fusion)
+
+
+_TUNED_MATMUL_CONFIGS = [
+    tile.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8},
+                num_warps=8, num_stages=3),
+    tile.Config({"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 32, "GROUP_M": 8},
+                num_warps=4, num_stages=4),
+    # 5 buffers of 64 KB: more shared memory than a block may have, so it
+    # fails to compile and the tuner skips it.
+    tile.Config({"BLOCK_M": 256, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8},
+                num_warps=8, num_stages=4),
+]
+
+
+def test_autotuned_matmul(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("TILE_CACHE_DIR", str(tmp_path))
+    tuned = tile.autotune(configs=_TUNED_MATMUL_CONFIGS, key=["M", "N", "K"],
+                          warmup=2, rep=10)(k.matmul_kernel)
+    M, N, K = 1000, 1500, 700
+    a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+    b = torch.randn(K, N, device="cuda", dtype=torch.float16)
+    c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16)
+    grid = lambda meta: (triton_cdiv(M, meta["BLOCK_M"]) *
+                         triton_cdiv(N, meta["BLOCK_N"]),)
+    tuned[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0),
+                b.stride(1), c.stride(0), c.stride(1), ACTIVATION="")
+    torch.cuda.synchronize()
+    assert rel_err(c, a.double() @ b.double()) < 2e-3
+    err = capsys.readouterr().err
+    assert "skipping Config(BLOCK_M: 256" in err
+    assert "best of 2" in err
+    assert tuned.best_config in _TUNED_MATMUL_CONFIGS[:2]
+    assert list((tmp_path / "autotune").glob("*.json"))
