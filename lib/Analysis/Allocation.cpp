@@ -111,7 +111,12 @@ int64_t mlir::tile::getScratchBytes(Operation *op) {
           bytes += tensorBytes(src.getType());
         return bytes;
       })
-      .Case([&](DotOp dot) {
+      .Case([&](DotOp dot) -> int64_t {
+        // mma.sync takes its operands in registers; the FMA dot stages
+        // them in shared memory.
+        if (isa<MmaEncodingAttr>(
+                cast<RankedTensorType>(dot.getType()).getEncoding()))
+          return 0;
         return tensorBytes(dot.getA().getType()) +
                tensorBytes(dot.getB().getType());
       })

@@ -505,3 +505,27 @@ def test_autotuned_matmul(tmp_path, monkeypatch, capsys):
     assert "best of 2" in err
     assert tuned.best_config in _TUNED_MATMUL_CONFIGS[:2]
     assert list((tmp_path / "autotune").glob("*.json"))
+
+
+@pytest.mark.parametrize("transposed", ["", "ab"])
+@pytest.mark.parametrize("dtype,M,N,K,bm,bn,bk,warps", [
+    (torch.float16, 300, 260, 200, 128, 128, 32, 8),
+    (torch.bfloat16, 100, 90, 72, 64, 64, 32, 4),
+    (torch.float16, 70, 130, 50, 32, 64, 16, 4),
+])
+def test_mma_sync_dot(dtype, M, N, K, bm, bn, bk, warps, transposed):
+    # target="sm_90" (no "a"): no wgmma, so the dot runs on mma.sync
+    # m16n8k16, the path sm_80 GPUs take; the H100 executes it too.
+    a = _operand(dtype, M, K, "a" in transposed)
+    b = _operand(dtype, K, N, "b" in transposed)
+    c = torch.full((M, N), float("nan"), device="cuda")
+    grid = (triton_cdiv(M, bm), triton_cdiv(N, bn))
+    dot_kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0),
+                     b.stride(1), c.stride(0), c.stride(1), BLOCK_M=bm,
+                     BLOCK_N=bn, BLOCK_K=bk, INT_ACC=False, PRECISION="ieee",
+                     num_warps=warps, target="sm_90")
+    torch.cuda.synchronize()
+    assert rel_err(c, a.double() @ b.double()) < (8e-3 if dtype == torch.bfloat16 else 1e-3)
+    ptx = [kk.asm["ptx"] for kk in dot_kernel.cache.values()
+           if kk.metadata["target"] == "sm_90"]
+    assert ptx and all("mma.sync.aligned.m16n8k16" in p for p in ptx)

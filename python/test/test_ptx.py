@@ -97,6 +97,23 @@ CHECK: cp.async.wait_group 0;
     assert kernel.metadata["shared"] >= (stages + 1) * (128 * 64 + 64 * 128) * 2
 
 
+def test_matmul_uses_mma_sync_on_sm80():
+    # sm_80: mma.sync m16n8k16 on register fragments (64x64 over 4 warps:
+    # 8 column blocks, 2 K steps per warp), fp32 accumulate; ptxas for
+    # sm_80 accepts it.
+    kernel = tile.compile(k.matmul_kernel, signature=_MATMUL_SIGNATURE,
+                          constexprs=dict(BLOCK_M=64, BLOCK_N=64, BLOCK_K=32,
+                                          GROUP_M=8, ACTIVATION=""),
+                          target="sm_80")
+    filecheck(kernel.asm["ptx"], r"""
+CHECK: .target sm_80
+CHECK-COUNT-16: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+CHECK-NOT: mma.sync
+""")
+    assert "wgmma" not in kernel.asm["ptx"]
+    assert len(kernel.asm["cubin"]) > 0
+
+
 def test_small_matmul_stays_on_fma():
     # 32 rows cannot feed a 64-row warpgroup MMA.
     kernel = tile.compile(k.matmul_kernel, signature=_MATMUL_SIGNATURE,

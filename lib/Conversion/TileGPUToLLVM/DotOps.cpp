@@ -3,7 +3,8 @@
 // The simple, always-correct dot: A and B go to shared memory in row-major
 // order, then each thread walks K for the accumulator elements it holds,
 // loading each A row and B column element once per k and reusing it across
-// its registers. The tensor-core lowering replaces this for mma-able shapes.
+// its registers. Dots that accelerate-matmul put on mma.sync (version-2 mma
+// layouts) become mma.sync.m16n8k16 instead.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,6 +42,9 @@ struct DotPattern : OpConversionPattern<DotOp> {
   matchAndRewrite(DotOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    if (isa<MmaEncodingAttr>(
+            cast<RankedTensorType>(op.getType()).getEncoding()))
+      return failure(); // MmaSyncDotPattern
     FailureOr<int64_t> offset = getScratchOffset(op);
     if (failed(offset))
       return failure();
@@ -139,9 +143,79 @@ struct DotPattern : OpConversionPattern<DotOp> {
   }
 };
 
+/// A dot whose accumulator has a version-2 mma layout and whose operands
+/// hold the matching register fragments: one mma.sync.m16n8k16 per
+/// (16-row, 8-column, 16-deep) block. The fragments' register orders are
+/// the linear layouts' (LinearLayout::mmaOperand / mmaAccumulator): A
+/// repeats K then M, B repeats K then N, the accumulator N then M.
+struct MmaSyncDotPattern : OpConversionPattern<DotOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(DotOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto cType = cast<RankedTensorType>(op.getType());
+    auto mma = dyn_cast<MmaEncodingAttr>(cType.getEncoding());
+    if (!mma || mma.getVersion() != 2)
+      return failure();
+    Location loc = op.getLoc();
+    Type element = cast<RankedTensorType>(op.getA().getType()).getElementType();
+    if (!(element.isF16() || element.isBF16()) ||
+        !cType.getElementType().isF32())
+      return op->emitError("mma.sync lowering takes f16/bf16 into f32");
+    int64_t M = cType.getShape()[0], N = cType.getShape()[1];
+    int64_t K = cast<RankedTensorType>(op.getA().getType()).getShape()[1];
+    ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
+    int64_t repsM = M / (16 * warps[0]), repsN = N / (8 * warps[1]);
+    int64_t repsK = K / 16;
+
+    auto pairType = VectorType::get(2, element);
+    auto pack = [&](Value lo, Value hi) -> Value {
+      Value pair = LLVM::PoisonOp::create(rewriter, loc, pairType);
+      pair = LLVM::InsertElementOp::create(rewriter, loc, pair, lo,
+                                           i32Constant(rewriter, loc, 0));
+      pair = LLVM::InsertElementOp::create(rewriter, loc, pair, hi,
+                                           i32Constant(rewriter, loc, 1));
+      return LLVM::BitcastOp::create(rewriter, loc, rewriter.getI32Type(),
+                                     pair);
+    };
+    ValueRange aHalves = adaptor.getA(), bHalves = adaptor.getB();
+    SmallVector<Value> acc(adaptor.getC().begin(), adaptor.getC().end());
+    std::string type = element.isBF16() ? "bf16" : "f16";
+    std::string ptx = "mma.sync.aligned.m16n8k16.row.col.f32." + type + "." +
+                      type + ".f32 {$0,$1,$2,$3}, {$8,$9,$10,$11}, "
+                      "{$12,$13}, {$4,$5,$6,$7};";
+    auto resultType = LLVM::LLVMStructType::getLiteral(
+        getContext(), SmallVector<Type>(4, rewriter.getF32Type()));
+    for (int64_t m = 0; m < repsM; ++m)
+      for (int64_t n = 0; n < repsN; ++n) {
+        int64_t c = (m * repsN + n) * 4;
+        for (int64_t k = 0; k < repsK; ++k) {
+          int64_t a = (m * repsK + k) * 8, b = (n * repsK + k) * 4;
+          SmallVector<Value> operands(acc.begin() + c, acc.begin() + c + 4);
+          for (int i = 0; i < 4; ++i)
+            operands.push_back(pack(aHalves[a + 2 * i], aHalves[a + 2 * i + 1]));
+          for (int i = 0; i < 2; ++i)
+            operands.push_back(pack(bHalves[b + 2 * i], bHalves[b + 2 * i + 1]));
+          auto asmOp = LLVM::InlineAsmOp::create(
+              rewriter, loc, resultType, operands, ptx,
+              "=f,=f,=f,=f,0,1,2,3,r,r,r,r,r,r", /*has_side_effects=*/false,
+              /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+              LLVM::AsmDialectAttr::get(getContext(), LLVM::AsmDialect::AD_ATT),
+              ArrayAttr());
+          for (int i = 0; i < 4; ++i)
+            acc[c + i] = LLVM::ExtractValueOp::create(
+                rewriter, loc, asmOp.getResult(0), i);
+        }
+      }
+    rewriter.replaceOpWithMultiple(op, {acc});
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tile::populateDotPatterns(ThreadTypeConverter &converter,
                                      RewritePatternSet &patterns) {
-  patterns.add<DotPattern>(converter, patterns.getContext());
+  patterns.add<DotPattern, MmaSyncDotPattern>(converter, patterns.getContext());
 }

@@ -60,13 +60,25 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 
 // -----
 
+// Before sm_90a: mma.sync (version 2, m16n8k16), warps along M first. The
+// operands move into the register fragments of the mma; the dot keeps its
+// op. fp32 operands stay on FMA.
+// CHECK-DAG: #mma = #tilegpu.mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8, 16]}>
+// CHECK-DAG: #[[OA:.*]] = #tilegpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
+// CHECK-DAG: #[[OB:.*]] = #tilegpu.dot_op<{opIdx = 1, parent = #mma, kWidth = 2}>
 // CHECK-LABEL: func.func @sm80
-// CHECK: tile.dot
+// CHECK: %[[A:.*]] = tilegpu.convert_layout %arg0 : {{.*}} -> tensor<64x32xf16, #[[OA]]>
+// CHECK: %[[B:.*]] = tilegpu.convert_layout %arg1 : {{.*}} -> tensor<32x64xf16, #[[OB]]>
+// CHECK: %[[C:.*]] = tilegpu.convert_layout %arg2 : {{.*}} -> tensor<64x64xf32, #mma>
+// CHECK: tile.dot %[[A]], %[[B]], %[[C]]
+// CHECK: tile.dot {{.*}} : tensor<64x32xf32, #blocked>
 #blocked = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_80"} {
-  func.func @sm80(%a: tensor<64x32xf16, #blocked>, %b: tensor<32x64xf16, #blocked>, %c: tensor<64x64xf32, #blocked>) -> tensor<64x64xf32, #blocked> {
+  func.func @sm80(%a: tensor<64x32xf16, #blocked>, %b: tensor<32x64xf16, #blocked>, %c: tensor<64x64xf32, #blocked>,
+                  %a32: tensor<64x32xf32, #blocked>, %b32: tensor<32x64xf32, #blocked>) -> (tensor<64x64xf32, #blocked>, tensor<64x64xf32, #blocked>) {
     %d = tile.dot %a, %b, %c : tensor<64x32xf16, #blocked> * tensor<32x64xf16, #blocked> -> tensor<64x64xf32, #blocked>
-    return %d : tensor<64x64xf32, #blocked>
+    %e = tile.dot %a32, %b32, %c : tensor<64x32xf32, #blocked> * tensor<32x64xf32, #blocked> -> tensor<64x64xf32, #blocked>
+    return %d, %e : tensor<64x64xf32, #blocked>, tensor<64x64xf32, #blocked>
   }
 }
 

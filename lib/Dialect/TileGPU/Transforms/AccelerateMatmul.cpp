@@ -41,6 +41,54 @@ namespace {
 /// True for "sm_90a" (and later "a" targets with wgmma, none yet).
 bool hasWgmma(StringRef target) { return target == "sm_90a"; }
 
+/// True for sm_80 and later: mma.sync.m16n8k16.
+bool hasMmaSync(StringRef target) {
+  unsigned version = 0;
+  return target.consume_front("sm_") &&
+         !target.take_while(llvm::isDigit).getAsInteger(10, version) &&
+         version >= 80;
+}
+
+/// The mma.sync (version 2) accumulator layout for an MxN dot, if any:
+/// 16-bit operands into fp32, warps along M as far as M allows, then N.
+MmaEncodingAttr pickMmaSyncLayout(MLIRContext *context, int64_t M, int64_t N,
+                                  int64_t K, Type operand, Type acc,
+                                  int numWarps) {
+  if (!(operand.isF16() || operand.isBF16()) || !acc.isF32() || K % 16 != 0)
+    return {};
+  int64_t warpsM = std::min<int64_t>(numWarps, std::max<int64_t>(1, M / 16));
+  int64_t warpsN = numWarps / warpsM;
+  if (M % (16 * warpsM) != 0 || N % (8 * warpsN) != 0)
+    return {};
+  return MmaEncodingAttr::get(context, 2,
+                              {unsigned(warpsM), unsigned(warpsN)},
+                              {16, 8, 16});
+}
+
+/// A dot on mma.sync: the operands move into the mma's register fragments
+/// (through shared memory, as any layout conversion), and the dot keeps
+/// its op with those layouts.
+void rewriteForMmaSync(DotOp dot, MmaEncodingAttr mma) {
+  MLIRContext *context = dot.getContext();
+  OpBuilder b(dot);
+  Location loc = dot.getLoc();
+  auto convert = [&](Value value, Attribute encoding) -> Value {
+    auto type = cast<RankedTensorType>(value.getType());
+    return ConvertLayoutOp::create(b, loc, type.cloneWithEncoding(encoding),
+                                   value);
+  };
+  Value a = convert(dot.getA(), DotOperandEncodingAttr::get(context, 0, mma, 2));
+  Value bOperand =
+      convert(dot.getB(), DotOperandEncodingAttr::get(context, 1, mma, 2));
+  Value c = convert(dot.getC(), mma);
+  auto mmaDot = DotOp::create(b, loc, c.getType(), a, bOperand, c,
+                              dot.getInputPrecision(),
+                              dot.getMaxNumImpreciseAcc());
+  Value back = ConvertLayoutOp::create(b, loc, dot.getType(), mmaDot);
+  dot.replaceAllUsesWith(back);
+  dot.erase();
+}
+
 /// The widest NVMMA swizzle that divides rows of `rowBytes`.
 unsigned pickSwizzle(int64_t rowBytes) {
   for (unsigned swizzle : {128u, 64u, 32u})
@@ -122,8 +170,29 @@ struct AccelerateMatmulPass
     int numWarps = TileGPUDialect::getNumWarps(module);
     auto target =
         module->getAttrOfType<StringAttr>(TileGPUDialect::getTargetAttrName());
-    if (!target || !hasWgmma(target.getValue()))
+    if (!target)
       return;
+    if (!hasWgmma(target.getValue())) {
+      if (!hasMmaSync(target.getValue()))
+        return;
+      SmallVector<DotOp> dots;
+      module.walk([&](DotOp dot) { dots.push_back(dot); });
+      for (DotOp dot : dots) {
+        auto aType = cast<RankedTensorType>(dot.getA().getType());
+        auto bType = cast<RankedTensorType>(dot.getB().getType());
+        auto cType = cast<RankedTensorType>(dot.getC().getType());
+        if (cType.getRank() != 2 ||
+            aType.getElementType() != bType.getElementType() ||
+            isa_and_nonnull<MmaEncodingAttr>(cType.getEncoding()))
+          continue;
+        if (MmaEncodingAttr mma = pickMmaSyncLayout(
+                context, cType.getShape()[0], cType.getShape()[1],
+                aType.getShape()[1], aType.getElementType(),
+                cType.getElementType(), numWarps))
+          rewriteForMmaSync(dot, mma);
+      }
+      return;
+    }
     module.walk([&](DotOp dot) {
       auto aType = cast<RankedTensorType>(dot.getA().getType());
       auto bType = cast<RankedTensorType>(dot.getB().getType());
