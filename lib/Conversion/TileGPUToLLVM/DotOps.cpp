@@ -169,16 +169,6 @@ struct MmaSyncDotPattern : OpConversionPattern<DotOp> {
     int64_t repsM = M / (16 * warps[0]), repsN = N / (8 * warps[1]);
     int64_t repsK = K / 16;
 
-    auto pairType = VectorType::get(2, element);
-    auto pack = [&](Value lo, Value hi) -> Value {
-      Value pair = LLVM::PoisonOp::create(rewriter, loc, pairType);
-      pair = LLVM::InsertElementOp::create(rewriter, loc, pair, lo,
-                                           i32Constant(rewriter, loc, 0));
-      pair = LLVM::InsertElementOp::create(rewriter, loc, pair, hi,
-                                           i32Constant(rewriter, loc, 1));
-      return LLVM::BitcastOp::create(rewriter, loc, rewriter.getI32Type(),
-                                     pair);
-    };
     ValueRange aHalves = adaptor.getA(), bHalves = adaptor.getB();
     SmallVector<Value> acc(adaptor.getC().begin(), adaptor.getC().end());
     std::string type = element.isBF16() ? "bf16" : "f16";
@@ -194,9 +184,11 @@ struct MmaSyncDotPattern : OpConversionPattern<DotOp> {
           int64_t a = (m * repsK + k) * 8, b = (n * repsK + k) * 4;
           SmallVector<Value> operands(acc.begin() + c, acc.begin() + c + 4);
           for (int i = 0; i < 4; ++i)
-            operands.push_back(pack(aHalves[a + 2 * i], aHalves[a + 2 * i + 1]));
+            operands.push_back(packHalves(rewriter, loc, aHalves[a + 2 * i],
+                                          aHalves[a + 2 * i + 1]));
           for (int i = 0; i < 2; ++i)
-            operands.push_back(pack(bHalves[b + 2 * i], bHalves[b + 2 * i + 1]));
+            operands.push_back(packHalves(rewriter, loc, bHalves[b + 2 * i],
+                                          bHalves[b + 2 * i + 1]));
           auto asmOp = LLVM::InlineAsmOp::create(
               rewriter, loc, resultType, operands, ptx,
               "=f,=f,=f,=f,0,1,2,3,r,r,r,r,r,r", /*has_side_effects=*/false,

@@ -13,6 +13,14 @@ using namespace mlir::tilegpu;
 
 static constexpr StringLiteral kSharedSymbol = "tile_shared";
 
+Value mlir::tile::packHalves(OpBuilder &b, Location loc, Value lo, Value hi) {
+  Value pair =
+      LLVM::PoisonOp::create(b, loc, VectorType::get(2, lo.getType()));
+  pair = LLVM::InsertElementOp::create(b, loc, pair, lo, i32Constant(b, loc, 0));
+  pair = LLVM::InsertElementOp::create(b, loc, pair, hi, i32Constant(b, loc, 1));
+  return LLVM::BitcastOp::create(b, loc, b.getI32Type(), pair);
+}
+
 Value mlir::tile::i32Constant(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantIntOp::create(b, loc, value, 32);
 }

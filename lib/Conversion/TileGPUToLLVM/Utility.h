@@ -45,6 +45,10 @@ FailureOr<int64_t> getScratchOffset(Operation *op);
 
 Value i32Constant(OpBuilder &b, Location loc, int64_t value);
 
+/// Two 16-bit values as one i32 (`lo` in the low half): the register form
+/// of an mma operand pair.
+Value packHalves(OpBuilder &b, Location loc, Value lo, Value hi);
+
 /// How an element is held in memory (shared or global): i1 as i8, a
 /// pointer as i64, anything else as itself; and the conversions to and from.
 Type storageType(Type type);

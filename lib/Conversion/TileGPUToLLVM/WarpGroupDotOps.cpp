@@ -212,17 +212,9 @@ struct WarpGroupDotPattern : OpConversionPattern<WarpGroupDotOp> {
     // issue back to back.
     SmallVector<Value> aWords;
     if (!aBuffer) {
-      auto pairType = VectorType::get(2, element);
       ValueRange halves = adaptor.getA();
-      for (size_t i = 0; i + 1 < halves.size(); i += 2) {
-        Value pair = LLVM::PoisonOp::create(rewriter, loc, pairType);
-        for (unsigned j = 0; j < 2; ++j)
-          pair = LLVM::InsertElementOp::create(rewriter, loc, pair,
-                                               halves[i + j],
-                                               i32Constant(rewriter, loc, j));
-        aWords.push_back(LLVM::BitcastOp::create(
-            rewriter, loc, rewriter.getI32Type(), pair));
-      }
+      for (size_t i = 0; i + 1 < halves.size(); i += 2)
+        aWords.push_back(packHalves(rewriter, loc, halves[i], halves[i + 1]));
     }
     SmallVector<Value> acc(adaptor.getC().begin(), adaptor.getC().end());
     // A zero accumulator is not materialised: the first K step ignores it
