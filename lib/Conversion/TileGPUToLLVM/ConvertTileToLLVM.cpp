@@ -122,20 +122,98 @@ struct BitcastPattern : ConvertOpToLLVMPattern<BitcastOp> {
   }
 };
 
+/// One PTX instruction as inline asm: `$0` is the result, `$1`.. the
+/// operands.
+Value emitPtx(OpBuilder &b, Location loc, Type result, StringRef ptx,
+              StringRef constraints, ValueRange operands) {
+  return LLVM::InlineAsmOp::create(
+             b, loc, result, operands, ptx, constraints,
+             /*has_side_effects=*/false, /*is_align_stack=*/false,
+             LLVM::tailcallkind::TailCallKind::None,
+             LLVM::AsmDialectAttr::get(b.getContext(),
+                                       LLVM::AsmDialect::AD_ATT),
+             ArrayAttr())
+      .getResult(0);
+}
+
+bool isFp8(Type type) { return isa<Float8E4M3FNType, Float8E5M2Type>(type); }
+
+StringRef fp8Name(Type type) {
+  return isa<Float8E4M3FNType>(type) ? "e4m3" : "e5m2";
+}
+
+/// Float conversions. fp8 values arrive and leave as their bytes (i8):
+/// they widen exactly through f16 (`cvt.rn.f16x2.e4m3x2`) and narrow from
+/// f32 with round-to-nearest-even, saturating to the largest finite value
+/// (`cvt.rn.satfinite.e4m3x2.f32`, sm_89+), as Triton does. Other
+/// narrowings honour the rounding mode (rtz through `cvt.rz`).
 struct FpToFpPattern : ConvertOpToLLVMPattern<FpToFpOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
   matchAndRewrite(FpToFpOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
     Type to = op.getType(), from = op.getSrc().getType();
-    if (!isa<FloatType>(to) || !isa<FloatType>(from) || to.getIntOrFloatBitWidth() < 16 ||
-        from.getIntOrFloatBitWidth() < 16)
-      return rewriter.notifyMatchFailure(op, "fp8 conversions need the "
-                                             "tensor-core issue's lowering");
-    if (to.getIntOrFloatBitWidth() > from.getIntOrFloatBitWidth())
-      rewriter.replaceOpWithNewOp<LLVM::FPExtOp>(op, to, adaptor.getSrc());
-    else
-      rewriter.replaceOpWithNewOp<LLVM::FPTruncOp>(op, to, adaptor.getSrc());
+    if (!isa<FloatType>(to) || !isa<FloatType>(from))
+      return rewriter.notifyMatchFailure(op, "tensor fp_to_fp");
+    Type f16 = rewriter.getF16Type(), f32 = rewriter.getF32Type();
+    Type i16 = rewriter.getI16Type();
+    Value x = adaptor.getSrc();
+    if (isFp8(from)) {
+      Value wide = LLVM::ZExtOp::create(rewriter, loc, i16, x);
+      Value pair = emitPtx(rewriter, loc, rewriter.getI32Type(),
+                           ("cvt.rn.f16x2." + fp8Name(from) + "x2 $0, $1;").str(),
+                           "=r,h", wide);
+      x = LLVM::BitcastOp::create(
+          rewriter, loc, f16, LLVM::TruncOp::create(rewriter, loc, i16, pair));
+      from = f16;
+      if (to == f16) {
+        rewriter.replaceOp(op, x);
+        return success();
+      }
+    }
+    bool rtz = op.getRounding() == RoundingMode::RTZ;
+    if (isFp8(to)) {
+      if (rtz)
+        return op->emitError("conversions to fp8 round to nearest even only");
+      if (from != f32)
+        x = LLVM::FPExtOp::create(rewriter, loc, f32, x);
+      Value bytes = emitPtx(
+          rewriter, loc, i16,
+          ("{ .reg .f32 z; mov.f32 z, 0f00000000; cvt.rn.satfinite." +
+           fp8Name(to) + "x2.f32 $0, z, $1; }")
+              .str(),
+          "=h,f", x);
+      rewriter.replaceOpWithNewOp<LLVM::TruncOp>(op, rewriter.getI8Type(),
+                                                 bytes);
+      return success();
+    }
+    unsigned toBits = to.getIntOrFloatBitWidth(),
+             fromBits = from.getIntOrFloatBitWidth();
+    if (toBits > fromBits) {
+      rewriter.replaceOpWithNewOp<LLVM::FPExtOp>(op, to, x);
+      return success();
+    }
+    if (!rtz) {
+      rewriter.replaceOpWithNewOp<LLVM::FPTruncOp>(op, to, x);
+      return success();
+    }
+    auto ptxType = [](Type t) -> std::string {
+      return t.isBF16() ? "bf16" : "f" + std::to_string(t.getIntOrFloatBitWidth());
+    };
+    auto constraint = [](Type t) -> std::string {
+      return t.getIntOrFloatBitWidth() == 16 ? "h"
+             : t.getIntOrFloatBitWidth() == 32 ? "f"
+                                               : "d";
+    };
+    Type resultBits = toBits == 16 ? i16 : to;
+    Value result = emitPtx(
+        rewriter, loc, resultBits,
+        "cvt.rz." + ptxType(to) + "." + ptxType(from) + " $0, $1;",
+        "=" + constraint(to) + "," + constraint(from), x);
+    if (resultBits != to)
+      result = LLVM::BitcastOp::create(rewriter, loc, to, result);
+    rewriter.replaceOp(op, result);
     return success();
   }
 };

@@ -172,7 +172,8 @@ class tensor:
         if not isinstance(dtype, d.dtype):
             raise sem.SemanticError(".to() needs a dtype, got %r" % (dtype,))
         return tensor(sem.cast(current_builder(), self.handle, dtype,
-                               bitcast=bool(_unwrap(bitcast))))
+                               bitcast=bool(_unwrap(bitcast)),
+                               fp_downcast_rounding=_unwrap(fp_downcast_rounding)))
 
     def __getitem__(self, index):
         """Indexing with `None` (a new axis) and `:` (keep an axis)."""

@@ -201,8 +201,19 @@ def _like(value, scalar_ty):
     return scalar_ty
 
 
-def cast(b, value, dst, bitcast=False):
+def cast(b, value, dst, bitcast=False, fp_downcast_rounding=None):
     src = value.type.scalar
+    if fp_downcast_rounding is not None:
+        if fp_downcast_rounding not in ("rtne", "rtz"):
+            raise SemanticError("fp_downcast_rounding must be 'rtne' or 'rtz', "
+                                "got %r" % (fp_downcast_rounding,))
+        if not (src.is_floating() and dst.is_floating() and
+                dst.primitive_bitwidth < src.primitive_bitwidth):
+            raise SemanticError("fp_downcast_rounding applies only to narrowing "
+                                "float conversions, not %s to %s" % (src, dst))
+        if dst.is_fp8() and fp_downcast_rounding == "rtz":
+            raise SemanticError("conversions to fp8 round to nearest even only "
+                                "(fp_downcast_rounding='rtne')")
     if src == dst:
         return value
     out = _like(value, dst)
@@ -224,6 +235,9 @@ def cast(b, value, dst, bitcast=False):
         zero = full(b, shape_of(value), 0, src)
         return compare(b, "!=", value, zero)
     if src.is_floating() and dst.is_floating():
+        if fp_downcast_rounding == "rtz":
+            return b.op(out, "tile.fp_to_fp %s, rounding = rtz : %s -> %s" % (
+                value.name, src_ir, out_ir))
         if src.is_fp8() or dst.is_fp8():
             rounding = ", rounding = rtne" if dst.primitive_bitwidth < src.primitive_bitwidth or dst.is_fp8() and src.is_fp8() else ""
             return b.op(out, "tile.fp_to_fp %s%s : %s -> %s" % (value.name, rounding, src_ir, out_ir))
