@@ -108,6 +108,25 @@ def bench_matmul(mods, sizes=(4096, 8192)):
                 a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
                 c.stride(0), c.stride(1), num_warps=8, num_stages=3, **config), reps=50)
             rows.append(("matmul fp16 %d^3" % size, name, flops / ms / 1e9, cold))
+            # The same tiles from one program per SM.
+            sms = torch.cuda.get_device_properties(0).multi_processor_count
+            tiles = grid[0]
+            c.fill_(float("nan"))
+
+            def persistent():
+                m.matmul_persistent_kernel[(min(sms, tiles),)](
+                    a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0),
+                    b.stride(1), c.stride(0), c.stride(1), NUM_SMS=sms,
+                    num_warps=8, num_stages=3, **config)
+            t = time.perf_counter()
+            persistent()
+            torch.cuda.synchronize()
+            cold = (time.perf_counter() - t) * 1e3
+            err = ((c.float() - ref).norm() / ref.norm()).item()
+            assert err < 1e-2, (name, "persistent", err)
+            ms = gpu_time_ms(persistent, reps=50)
+            rows.append(("matmul fp16 %d^3 persist." % size, name,
+                         flops / ms / 1e9, cold))
         ms = gpu_time_ms(lambda: torch.matmul(a, b), reps=50)
         rows.append(("matmul fp16 %d^3" % size, "cuBLAS", flops / ms / 1e9, float("nan")))
     print("%-26s %-7s %10s %16s" % ("kernel", "impl", "TFLOPS", "cold compile ms"))

@@ -1,6 +1,8 @@
 """Kernels run on the GPU against float64 torch references. Outputs are
 poisoned with NaN before each launch and sizes are not multiples of the block."""
 
+import os
+
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -571,3 +573,30 @@ def test_fp8_conversions_match_torch(e5m2):
     assert torch.equal(z, y.float())
     truncated = (x.view(torch.int32) & -65536).view(torch.float32)
     assert torch.equal(t, truncated.to(torch.bfloat16))
+
+
+def _bench_kernels():
+    import importlib.util
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "bench",
+                        "kernels_src.py")
+    spec = importlib.util.spec_from_file_location("bench_kernels_tile", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("programs", [1, 5])
+def test_persistent_matmul(programs):
+    # Each program walks several output tiles; the pipelined K loop (its
+    # buffers, prologue and final waits) runs once per tile.
+    m = _bench_kernels()
+    M, N, K = 500, 700, 300
+    a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+    b = torch.randn(K, N, device="cuda", dtype=torch.float16)
+    c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16)
+    m.matmul_persistent_kernel[(programs,)](
+        a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+        c.stride(0), c.stride(1), NUM_SMS=programs, BLOCK_M=128, BLOCK_N=128,
+        BLOCK_K=64, GROUP_M=4, num_warps=8, num_stages=3)
+    torch.cuda.synchronize()
+    assert rel_err(c, a.double() @ b.double()) < 2e-3
