@@ -68,70 +68,6 @@ void enterOwnersOnly(OpBuilder &b, Location loc, Operation *op,
   }
 }
 
-/// Writes a tensor's registers into a buffer (owners only; no barrier).
-LogicalResult storeTensor(OpBuilder &b, Location loc, Operation *op,
-                          ValueRange values, RankedTensorType tensorType,
-                          Value buffer, MemDescType bufferType) {
-  FailureOr<SharedAccessMap> map = composeAccessMap(tensorType, bufferType);
-  if (failed(map))
-    return op->emitError("shared layout is not a bijection");
-  Type element = tensorType.getElementType();
-  SmallVector<Value> ptrs =
-      emitAccessPointers(b, loc, op, buffer, *map, element);
-  OpBuilder::InsertionGuard guard(b);
-  enterOwnersOnly(b, loc, op, getLinearLayout(tensorType));
-  unsigned bytes = getSharedElementBytes(element);
-  for (auto [i, ptr] : llvm::enumerate(ptrs)) {
-    ValueRange run = values.slice(i * map->vec, map->vec);
-    if (map->vec == 1) {
-      LLVM::StoreOp::create(b, loc, toStorage(b, loc, run[0]), ptr);
-      continue;
-    }
-    auto vecType = VectorType::get(map->vec, storageType(element));
-    Value vector = LLVM::PoisonOp::create(b, loc, vecType);
-    for (auto [lane, value] : llvm::enumerate(run))
-      vector = LLVM::InsertElementOp::create(
-          b, loc, vector, toStorage(b, loc, value),
-          i32Constant(b, loc, lane));
-    LLVM::StoreOp::create(b, loc, vector, ptr, map->vec * bytes);
-  }
-  // wgmma and TMA read through the async proxy; each writer orders its
-  // generic-proxy stores before them.
-  if (isa<NVMMASharedEncodingAttr>(bufferType.getEncoding()))
-    NVVM::FenceProxyOp::create(
-        b, loc, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
-  return success();
-}
-
-FailureOr<SmallVector<Value>> loadTensor(OpBuilder &b, Location loc,
-                                         Operation *op,
-                                         RankedTensorType tensorType,
-                                         Value buffer, MemDescType bufferType) {
-  FailureOr<SharedAccessMap> map = composeAccessMap(tensorType, bufferType);
-  if (failed(map))
-    return op->emitError("shared layout is not a bijection");
-  Type element = tensorType.getElementType();
-  unsigned bytes = getSharedElementBytes(element);
-  SmallVector<Value> values;
-  for (Value ptr : emitAccessPointers(b, loc, op, buffer, *map, element)) {
-    if (map->vec == 1) {
-      values.push_back(loadShared(b, loc, ptr, element));
-      continue;
-    }
-    auto vecType = VectorType::get(map->vec, storageType(element));
-    Value vector =
-        LLVM::LoadOp::create(b, loc, vecType, ptr, map->vec * bytes);
-    for (unsigned lane = 0; lane < map->vec; ++lane)
-      values.push_back(fromStorage(
-          b, loc,
-          LLVM::ExtractElementOp::create(b, loc, vector,
-                                         i32Constant(b, loc, lane)),
-          element));
-  }
-  return values;
-}
-
 struct LocalAllocPattern : OpConversionPattern<LocalAllocOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -293,6 +229,71 @@ struct AsyncWaitPattern : OpConversionPattern<AsyncWaitOp> {
 };
 
 } // namespace
+
+/// Writes a tensor's registers into a buffer (owners only; no barrier).
+LogicalResult mlir::tile::storeTensor(OpBuilder &b, Location loc, Operation *op,
+                                      ValueRange values,
+                                      RankedTensorType tensorType, Value buffer,
+                                      MemDescType bufferType) {
+  FailureOr<SharedAccessMap> map = composeAccessMap(tensorType, bufferType);
+  if (failed(map))
+    return op->emitError("shared layout is not a bijection");
+  Type element = tensorType.getElementType();
+  SmallVector<Value> ptrs =
+      emitAccessPointers(b, loc, op, buffer, *map, element);
+  OpBuilder::InsertionGuard guard(b);
+  enterOwnersOnly(b, loc, op, getLinearLayout(tensorType));
+  unsigned bytes = getSharedElementBytes(element);
+  for (auto [i, ptr] : llvm::enumerate(ptrs)) {
+    ValueRange run = values.slice(i * map->vec, map->vec);
+    if (map->vec == 1) {
+      LLVM::StoreOp::create(b, loc, toStorage(b, loc, run[0]), ptr);
+      continue;
+    }
+    auto vecType = VectorType::get(map->vec, storageType(element));
+    Value vector = LLVM::PoisonOp::create(b, loc, vecType);
+    for (auto [lane, value] : llvm::enumerate(run))
+      vector = LLVM::InsertElementOp::create(
+          b, loc, vector, toStorage(b, loc, value),
+          i32Constant(b, loc, lane));
+    LLVM::StoreOp::create(b, loc, vector, ptr, map->vec * bytes);
+  }
+  // wgmma and TMA read through the async proxy; each writer orders its
+  // generic-proxy stores before them.
+  if (isa<NVMMASharedEncodingAttr>(bufferType.getEncoding()))
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
+  return success();
+}
+
+FailureOr<SmallVector<Value>>
+mlir::tile::loadTensor(OpBuilder &b, Location loc, Operation *op,
+                       RankedTensorType tensorType, Value buffer,
+                       MemDescType bufferType) {
+  FailureOr<SharedAccessMap> map = composeAccessMap(tensorType, bufferType);
+  if (failed(map))
+    return op->emitError("shared layout is not a bijection");
+  Type element = tensorType.getElementType();
+  unsigned bytes = getSharedElementBytes(element);
+  SmallVector<Value> values;
+  for (Value ptr : emitAccessPointers(b, loc, op, buffer, *map, element)) {
+    if (map->vec == 1) {
+      values.push_back(loadShared(b, loc, ptr, element));
+      continue;
+    }
+    auto vecType = VectorType::get(map->vec, storageType(element));
+    Value vector =
+        LLVM::LoadOp::create(b, loc, vecType, ptr, map->vec * bytes);
+    for (unsigned lane = 0; lane < map->vec; ++lane)
+      values.push_back(fromStorage(
+          b, loc,
+          LLVM::ExtractElementOp::create(b, loc, vector,
+                                         i32Constant(b, loc, lane)),
+          element));
+  }
+  return values;
+}
 
 void mlir::tile::populateSharedMemoryOpPatterns(
     ThreadTypeConverter &converter, RewritePatternSet &patterns,

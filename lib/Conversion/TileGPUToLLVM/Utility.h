@@ -63,6 +63,20 @@ Value loadShared(OpBuilder &b, Location loc, Value ptr, Type type);
 /// bar.sync 0.
 void emitBarrier(OpBuilder &b, Location loc);
 
+/// Writes a tensor's registers into the shared buffer at `buffer` laid out
+/// as `bufferType` says (owners only, vectorised up to 16 bytes; no
+/// barrier).
+LogicalResult storeTensor(OpBuilder &b, Location loc, Operation *op,
+                          ValueRange values, RankedTensorType tensorType,
+                          Value buffer, tilegpu::MemDescType bufferType);
+
+/// Reads a tensor's registers back from such a buffer.
+FailureOr<SmallVector<Value>> loadTensor(OpBuilder &b, Location loc,
+                                         Operation *op,
+                                         RankedTensorType tensorType,
+                                         Value buffer,
+                                         tilegpu::MemDescType bufferType);
+
 /// A butterfly shuffle of any scalar up to 64 bits wide.
 Value shuffleXor(OpBuilder &b, Location loc, Value value, int laneMask);
 /// The value `value` has in lane `srcLane` (i32) of this warp.
