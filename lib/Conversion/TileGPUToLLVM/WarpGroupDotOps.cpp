@@ -201,9 +201,11 @@ struct WarpGroupDotPattern : OpConversionPattern<WarpGroupDotOp> {
     auto scaleIn = NVVM::WGMMAScaleInAttr::get(context, NVVM::WGMMAScaleIn::one);
     auto scaleOut =
         NVVM::WGMMAScaleOutAttr::get(context, NVVM::WGMMAScaleOut::one);
-    // K-major A is "row", K-major B is "col" (not transposed); an N-major
-    // B is "row" (imm-trans-b = 1).
-    auto rowLayout = NVVM::MMALayoutAttr::get(context, NVVM::MMALayout::row);
+    // K-major A is "row", K-major B is "col" (not transposed); an M-major
+    // A is "col" (imm-trans-a = 1) and an N-major B "row" (imm-trans-b = 1).
+    auto aLayout = NVVM::MMALayoutAttr::get(
+        context, !aBuffer || aDesc.kMajor ? NVVM::MMALayout::row
+                                          : NVVM::MMALayout::col);
     auto bLayout = NVVM::MMALayoutAttr::get(
         context, bDesc.kMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row);
 
@@ -252,7 +254,7 @@ struct WarpGroupDotPattern : OpConversionPattern<WarpGroupDotOp> {
           packed = NVVM::WgmmaMmaAsyncOp::create(
               rewriter, loc, structType, packed, descA, descB, shape, typeAB,
               typeAB, typeD, zeroInit && k == 0 ? scaleZero : scaleOut,
-              scaleIn, scaleIn, rowLayout, bLayout,
+              scaleIn, scaleIn, aLayout, bLayout,
               NVVM::MMAIntOverflowAttr());
         }
         for (int64_t r = 0; r < regsPerInstr; ++r)

@@ -108,3 +108,20 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
     return %r : tensor<128x64xf32, #blocked>
   }
 }
+
+// -----
+
+// A transposed A (held M-contiguous) is staged M-major, as loaded: a
+// 64-row warpgroup slab is one 128-byte swizzle atom; wgmma transposes it.
+// CHECK-DAG: #[[MA:.*]] = #tilegpu.nvmma_shared<{swizzle = 128, order = [0, 1]}>
+// CHECK-LABEL: func.func @m_major_a
+// CHECK: tilegpu.local_alloc %{{.*}} : ({{.*}}) -> !tilegpu.memdesc<128x64xf16, #[[MA]]>
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]}>
+#mmajor = #tilegpu.blocked<{sizePerThread = [8, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 8], order = [0, 1]}>
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
+  func.func @m_major_a(%a: tensor<128x64xf16, #mmajor>, %b: tensor<64x128xf16, #blocked>, %c: tensor<128x128xf32, #blocked>) -> tensor<128x128xf32, #blocked> {
+    %ab = tilegpu.convert_layout %a : tensor<128x64xf16, #mmajor> -> tensor<128x64xf16, #blocked>
+    %d = tile.dot %ab, %b, %c : tensor<128x64xf16, #blocked> * tensor<64x128xf16, #blocked> -> tensor<128x128xf32, #blocked>
+    return %d : tensor<128x128xf32, #blocked>
+  }
+}

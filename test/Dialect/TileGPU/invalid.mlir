@@ -83,12 +83,13 @@ module attributes {tilegpu.num_warps = 4 : i32} {
 // -----
 
 #mma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
-#mk = #tilegpu.nvmma_shared<{swizzle = 128, order = [0, 1]}>
-#kb = #tilegpu.nvmma_shared<{swizzle = 64, order = [0, 1]}>
+#mma8 = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 32]}>
+#mk = #tilegpu.nvmma_shared<{swizzle = 64, order = [0, 1]}>
+#kb = #tilegpu.nvmma_shared<{swizzle = 32, order = [0, 1]}>
 module attributes {tilegpu.num_warps = 4 : i32} {
-  func.func @f(%a: !tilegpu.memdesc<64x32xf16, #mk>, %b: !tilegpu.memdesc<32x64xf16, #kb>, %c: tensor<64x64xf32, #mma>) {
-    // expected-error @+1 {{A and B need #tilegpu.nvmma_shared layouts, A with K contiguous (order [1, 0])}}
-    %d = tilegpu.warpgroup_dot %a, %b, %c : !tilegpu.memdesc<64x32xf16, #mk> * !tilegpu.memdesc<32x64xf16, #kb> -> tensor<64x64xf32, #mma>
+  func.func @f(%a: !tilegpu.memdesc<64x32xf8E4M3FN, #mk>, %b: !tilegpu.memdesc<32x64xf8E4M3FN, #kb>, %c: tensor<64x64xf32, #mma8>) {
+    // expected-error @+1 {{an M-major A (order [0, 1]) needs 16-bit elements; wgmma reads other types K-major only}}
+    %d = tilegpu.warpgroup_dot %a, %b, %c : !tilegpu.memdesc<64x32xf8E4M3FN, #mk> * !tilegpu.memdesc<32x64xf8E4M3FN, #kb> -> tensor<64x64xf32, #mma8>
     return
   }
 }

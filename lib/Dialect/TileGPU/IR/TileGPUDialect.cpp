@@ -652,10 +652,12 @@ LogicalResult WarpGroupDotOp::verify() {
   NVMMASharedEncodingAttr aLayout;
   if (auto aBuffer = dyn_cast<MemDescType>(aType))
     aLayout = dyn_cast<NVMMASharedEncodingAttr>(aBuffer.getEncoding());
-  if ((isa<MemDescType>(aType) && (!aLayout || aLayout.getOrder()[0] != 1)) ||
-      !bLayout)
-    return emitOpError("A and B need #tilegpu.nvmma_shared layouts, A with "
-                       "K contiguous (order [1, 0])");
+  if ((isa<MemDescType>(aType) && !aLayout) || !bLayout)
+    return emitOpError("A and B need #tilegpu.nvmma_shared layouts");
+  if (aLayout && aLayout.getOrder()[0] == 0 &&
+      tile::getElementBitWidth(element) != 16)
+    return emitOpError("an M-major A (order [0, 1]) needs 16-bit elements; "
+                       "wgmma reads other types K-major only");
   bool bIsNMajor = bLayout.getOrder()[0] == 1;
   if (bIsNMajor && tile::getElementBitWidth(element) != 16)
     return emitOpError("an N-major B (order [1, 0]) needs 16-bit elements; "

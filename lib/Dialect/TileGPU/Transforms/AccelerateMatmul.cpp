@@ -211,7 +211,20 @@ struct AccelerateMatmulPass
         return;
       unsigned bits = getElementBitWidth(element);
       unsigned kSwizzle = pickSwizzle(K * bits / 8);
-      auto aLayout = NVMMASharedEncodingAttr::get(context, kSwizzle, {1, 0});
+      // A held M-contiguous (a transposed A) is kept M-major for 16-bit
+      // types, as loaded; wgmma transposes it. Each warpgroup's 64-row
+      // slab is then a whole number of swizzle atoms.
+      Value aSource = dot.getA();
+      if (auto convert = aSource.getDefiningOp<ConvertLayoutOp>())
+        aSource = convert.getSrc();
+      unsigned mSwizzle = pickSwizzle(64 * bits / 8);
+      bool aMContiguous =
+          bits == 16 && mSwizzle != 0 &&
+          fastestDim(cast<RankedTensorType>(aSource.getType())) == 0u;
+      auto aLayout =
+          aMContiguous
+              ? NVMMASharedEncodingAttr::get(context, mSwizzle, {0, 1})
+              : NVMMASharedEncodingAttr::get(context, kSwizzle, {1, 0});
       // 16-bit B held N-contiguous (a row-major KxN tile) is kept N-major,
       // so filling it is a plain vector copy and wgmma transposes it; B
       // held K-contiguous (a transposed load, attention's K) and other
