@@ -46,13 +46,36 @@ SmallVector<Value> emitAccessPointers(OpBuilder &b, Location loc,
   Value base = xorOfBits(b, loc, tid.lane, map.laneOffsets,
                          i32Constant(b, loc, 0));
   base = xorOfBits(b, loc, tid.warp, map.warpOffsets, base);
+  // Register bits the thread base can never have are added rather than
+  // XORed: that part becomes an immediate of the access, and only the
+  // distinct overlapping parts (swizzle bits) cost an XOR each.
+  int64_t threadBits = 0;
+  for (int64_t offset : map.laneOffsets)
+    threadBits |= offset;
+  for (int64_t offset : map.warpOffsets)
+    threadBits |= offset;
   auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  Type storage = storageType(elementType);
+  llvm::DenseMap<int64_t, Value> rowPointers;
   SmallVector<Value> ptrs;
   for (size_t reg = 0; reg < map.registerOffsets.size(); reg += map.vec) {
-    Value offset = arith::XOrIOp::create(
-        b, loc, base, i32Constant(b, loc, map.registerOffsets[reg]));
-    ptrs.push_back(LLVM::GEPOp::create(b, loc, ptrType, storageType(elementType),
-                                       buffer, ValueRange{offset}));
+    int64_t constant = map.registerOffsets[reg];
+    int64_t overlapping = constant & threadBits;
+    Value &row = rowPointers[overlapping];
+    if (!row) {
+      Value offset = overlapping == 0
+                         ? base
+                         : arith::XOrIOp::create(
+                               b, loc, base, i32Constant(b, loc, overlapping));
+      row = LLVM::GEPOp::create(b, loc, ptrType, storage, buffer,
+                                ValueRange{offset});
+    }
+    int64_t disjoint = constant & ~threadBits;
+    ptrs.push_back(disjoint == 0
+                       ? row
+                       : LLVM::GEPOp::create(b, loc, ptrType, storage, row,
+                                             ArrayRef<LLVM::GEPArg>{
+                                                 int32_t(disjoint)}));
   }
   return ptrs;
 }
