@@ -1,9 +1,9 @@
 //===- Compiler.cpp - libtile's public C++ API ----------------------------===//
 
 #include "tile/API/Compiler.h"
-#include "tile/InitAll.h"
 #include "tile/Conversion/Passes.h"
 #include "tile/Dialect/TileGPU/Transforms/Passes.h"
+#include "tile/InitAll.h"
 #include "tile/Target/PTX.h"
 
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"

@@ -24,7 +24,8 @@ static int64_t tensorBytes(Type type) {
          getSharedElementBytes(tensor.getElementType());
 }
 
-std::optional<SmallVector<int64_t>> mlir::tile::getRegisterMapping(Operation *op) {
+std::optional<SmallVector<int64_t>>
+mlir::tile::getRegisterMapping(Operation *op) {
   if (op->getNumOperands() < 1 || op->getNumResults() != 1)
     return std::nullopt;
   auto srcType = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
@@ -69,8 +70,7 @@ std::optional<SmallVector<int64_t>> mlir::tile::getRegisterMapping(Operation *op
 /// Warps whose index bits move along `axis` of `layout`.
 static int64_t warpsAlong(const LinearLayout &layout, unsigned axis) {
   int64_t warps = 1;
-  for (const LinearLayout::Basis &basis :
-       layout.getBases(LinearLayout::Warp))
+  for (const LinearLayout::Basis &basis : layout.getBases(LinearLayout::Warp))
     if (basis[axis] != 0)
       warps *= 2;
   return warps;
@@ -99,9 +99,10 @@ int64_t mlir::tile::getScratchBytes(Operation *op) {
               warpsAlong(getLinearLayout(srcType), reduce.getAxis());
           if (warps == 1)
             continue;
-          int64_t outputs = srcType.getNumElements() / srcType.getShape()[reduce.getAxis()];
-          bytes += warps * outputs *
-                   getSharedElementBytes(srcType.getElementType());
+          int64_t outputs =
+              srcType.getNumElements() / srcType.getShape()[reduce.getAxis()];
+          bytes +=
+              warps * outputs * getSharedElementBytes(srcType.getElementType());
         }
         return bytes;
       })
@@ -147,7 +148,8 @@ SharedMemoryAllocation::SharedMemoryAllocation(Operation *function) {
   // stays live to the end of the loop.
   DenseMap<Operation *, int64_t> index;
   int64_t next = 0;
-  function->walk<WalkOrder::PreOrder>([&](Operation *op) { index[op] = next++; });
+  function->walk<WalkOrder::PreOrder>(
+      [&](Operation *op) { index[op] = next++; });
   auto lastIndexIn = [&](Operation *op) {
     int64_t last = index[op];
     op->walk([&](Operation *inner) { last = std::max(last, index[inner]); });
@@ -180,10 +182,9 @@ SharedMemoryAllocation::SharedMemoryAllocation(Operation *function) {
   });
   // Largest first, each at the lowest offset that overlaps no buffer live at
   // the same time.
-  std::stable_sort(intervals.begin(), intervals.end(),
-                   [](const Interval &a, const Interval &b) {
-                     return a.bytes > b.bytes;
-                   });
+  std::stable_sort(
+      intervals.begin(), intervals.end(),
+      [](const Interval &a, const Interval &b) { return a.bytes > b.bytes; });
   SmallVector<std::pair<Interval, int64_t>> placed;
   for (const Interval &interval : intervals) {
     SmallVector<std::pair<int64_t, int64_t>> busy;

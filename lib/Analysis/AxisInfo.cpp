@@ -182,8 +182,7 @@ static int64_t divisibilityAtRuns(const AxisInfo &x, unsigned dim,
 }
 
 /// x + y (and addptr, where y is scaled by the element size).
-static AxisInfo addFacts(const AxisInfo &x, const AxisInfo &y,
-                         int64_t yScale) {
+static AxisInfo addFacts(const AxisInfo &x, const AxisInfo &y, int64_t yScale) {
   AxisInfo info = AxisInfo::unknown(x.getRank());
   for (unsigned d = 0; d < x.getRank(); ++d) {
     // Runs of x stay consecutive where y is constant, and vice versa.
@@ -261,8 +260,8 @@ void AxisInfoAnalysis::visit(Operation *op) {
             return src;
           })
           .Case([&](AddPtrOp addptr) {
-            unsigned bytes = std::max(
-                1u, getElementBitWidth(getPointeeTypeLike(type)) / 8);
+            unsigned bytes =
+                std::max(1u, getElementBitWidth(getPointeeTypeLike(type)) / 8);
             return addFacts(operand(0), operand(1), bytes);
           })
           .Case([&](arith::AddIOp) {
@@ -331,10 +330,10 @@ void AxisInfoAnalysis::visit(Operation *op) {
               // `range < n`: within a run of the range that starts at a
               // multiple of n's divisor, the answer cannot change.
               if (ordered && y.constancy[d] == shape[d] && x.contiguity[d] > 1)
-                facts.constancy[d] = std::max(
-                    facts.constancy[d],
-                    gcd(x.contiguity[d],
-                        gcd(x.divisibility[d], y.divisibility[d])));
+                facts.constancy[d] =
+                    std::max(facts.constancy[d],
+                             gcd(x.contiguity[d],
+                                 gcd(x.divisibility[d], y.divisibility[d])));
             }
             return facts;
           })
@@ -348,8 +347,8 @@ void AxisInfoAnalysis::visit(Operation *op) {
                   if (x.getRank() != shape.size())
                     continue;
                   for (unsigned d = 0; d < shape.size(); ++d)
-                    facts.constancy[d] = gcd(facts.constancy[d],
-                                             x.constancy[d]);
+                    facts.constancy[d] =
+                        gcd(facts.constancy[d], x.constancy[d]);
                 }
                 if (isa<arith::ExtSIOp, arith::ExtUIOp>(op)) {
                   AxisInfo x = operand(0);
@@ -369,7 +368,7 @@ void AxisInfoAnalysis::visit(Operation *op) {
 }
 
 unsigned mlir::tile::vectorWidth(Value ptr, Value mask,
-                                  const AxisInfoAnalysis &axisInfo) {
+                                 const AxisInfoAnalysis &axisInfo) {
   using tilegpu::LinearLayout;
   auto type = dyn_cast<RankedTensorType>(ptr.getType());
   if (!type)

@@ -66,14 +66,14 @@ static std::string env(const char *name) {
 std::string mlir::tile::findLibdevice() {
   const char *rel = "/nvvm/libdevice/libdevice.10.bc";
   return firstExisting({env("TILE_LIBDEVICE"), env("CUDA_HOME") + rel,
-                        env("CUDA_PATH") + rel, "/usr/local/cuda" + std::string(rel)});
+                        env("CUDA_PATH") + rel,
+                        "/usr/local/cuda" + std::string(rel)});
 }
 
 std::string mlir::tile::findPtxas() {
-  std::string found = firstExisting({env("TILE_PTXAS"),
-                                     env("CUDA_HOME") + "/bin/ptxas",
-                                     env("CUDA_PATH") + "/bin/ptxas",
-                                     "/usr/local/cuda/bin/ptxas"});
+  std::string found = firstExisting(
+      {env("TILE_PTXAS"), env("CUDA_HOME") + "/bin/ptxas",
+       env("CUDA_PATH") + "/bin/ptxas", "/usr/local/cuda/bin/ptxas"});
   if (!found.empty())
     return found;
   if (auto onPath = llvm::sys::findProgramByName("ptxas"))
@@ -91,8 +91,7 @@ static void initializeNVPTX() {
   });
 }
 
-FailureOr<PTXOutput> mlir::tile::translateToPTX(ModuleOp module,
-                                                StringRef chip,
+FailureOr<PTXOutput> mlir::tile::translateToPTX(ModuleOp module, StringRef chip,
                                                 bool fpFusion) {
   initializeNVPTX();
   llvm::LLVMContext llvmContext;
@@ -112,8 +111,8 @@ FailureOr<PTXOutput> mlir::tile::translateToPTX(ModuleOp module,
   targetOptions.AllowFPOpFusion =
       fpFusion ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Standard;
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-      triple, chip, "+ptx80", targetOptions, std::nullopt,
-      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+      triple, chip, "+ptx80", targetOptions, std::nullopt, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
   if (!machine)
     return module.emitError("cannot create an NVPTX target for ") << chip;
   llvmModule->setTargetTriple(triple);

@@ -40,10 +40,10 @@ struct KeyHash {
 
 /// One compiled specialization.
 struct Entry {
-  PyObject *kernel = nullptr;           // tile CompiledKernel (owned)
-  std::vector<int> runtimeParams;       // parameter indices passed at launch
-  std::string signature;                // one letter per runtime parameter
-  std::vector<PyObject *> constexprs;   // owned; compared on every hit
+  PyObject *kernel = nullptr;             // tile CompiledKernel (owned)
+  std::vector<int> runtimeParams;         // parameter indices passed at launch
+  std::string signature;                  // one letter per runtime parameter
+  std::vector<PyObject *> constexprs;     // owned; compared on every hit
   std::vector<tile::LoadedKernel> loaded; // one per device it ran on
 };
 
@@ -51,10 +51,9 @@ struct Entry {
 enum class Kind { Unknown, TensorLike };
 
 struct DispatcherObject {
-  PyObject_HEAD
-  PyObject *fn;             // the JITFunction
-  PyObject *argNames;       // tuple of str
-  PyObject *defaults;       // tuple; `missing` where there is none
+  PyObject_HEAD PyObject *fn; // the JITFunction
+  PyObject *argNames;         // tuple of str
+  PyObject *defaults;         // tuple; `missing` where there is none
   PyObject *missing;
   PyObject *launcherModule; // tile.runtime.launcher
   PyObject *cudaLauncherType;
@@ -67,8 +66,7 @@ struct DispatcherObject {
 };
 
 struct BoundLaunchObject {
-  PyObject_HEAD
-  vectorcallfunc vectorcall;
+  PyObject_HEAD vectorcallfunc vectorcall;
   DispatcherObject *dispatcher; // owned
   PyObject *grid;               // owned
 };
@@ -88,9 +86,9 @@ const char *kOptionNames[kNumOptions] = {"num_warps", "num_stages", "target",
 
 /// The arguments of one call, bound to parameters.
 struct Call {
-  PyObject *values[kMaxParams];   // borrowed
+  PyObject *values[kMaxParams];        // borrowed
   PyObject *options[kNumOptions] = {}; // borrowed
-  uint64_t pointers[kMaxParams];  // data_ptr() of tensor-like arguments
+  uint64_t pointers[kMaxParams];       // data_ptr() of tensor-like arguments
   std::vector<uint64_t> key;
 };
 
@@ -334,13 +332,13 @@ PyObject *pythonRun(DispatcherObject *self, PyObject *grid,
 }
 
 /// Compiles (or finds) the specialization through Python and records it.
-Entry *prepare(DispatcherObject *self, const Call &call,
-               PyObject *const *args, size_t nargs, PyObject *kwnames) {
+Entry *prepare(DispatcherObject *self, const Call &call, PyObject *const *args,
+               size_t nargs, PyObject *kwnames) {
   PyObject *tuple, *dict;
   PyObject *result = nullptr;
   if (packArgs(args, nargs, kwnames, &tuple, &dict))
-    result = PyObject_CallMethodObjArgs(self->fn, str_prepare, tuple, dict,
-                                        nullptr);
+    result =
+        PyObject_CallMethodObjArgs(self->fn, str_prepare, tuple, dict, nullptr);
   Py_XDECREF(tuple);
   Py_XDECREF(dict);
   if (!result)
@@ -397,8 +395,7 @@ bool evalGrid(DispatcherObject *self, PyObject *grid, const Call &call,
     if (!meta)
       return false;
     for (int i = 0; i < self->numParams; ++i)
-      PyDict_SetItem(meta, PyTuple_GET_ITEM(self->argNames, i),
-                     call.values[i]);
+      PyDict_SetItem(meta, PyTuple_GET_ITEM(self->argNames, i), call.values[i]);
     Py_DECREF(value);
     value = PyObject_CallOneArg(grid, meta);
     Py_DECREF(meta);
@@ -463,8 +460,8 @@ bool currentStream(DispatcherObject *self, int *device, void **stream) {
   *device = 0;
   *stream = nullptr;
   if (!self->getStream) {
-    PyObject *fns = PyObject_CallMethodNoArgs(self->launcherModule,
-                                              str_stream_functions);
+    PyObject *fns =
+        PyObject_CallMethodNoArgs(self->launcherModule, str_stream_functions);
     if (!fns)
       return false;
     if (fns == Py_None) {
@@ -535,8 +532,8 @@ bool launchCuda(DispatcherObject *self, Entry &entry, const Call &call,
     params[i] = &slots[i];
     switch (entry.signature[i]) {
     case 'p':
-      slots[i] = PyLong_Check(v) ? PyLong_AsUnsignedLongLong(v)
-                                 : call.pointers[p];
+      slots[i] =
+          PyLong_Check(v) ? PyLong_AsUnsignedLongLong(v) : call.pointers[p];
       break;
     case 'i': {
       int32_t x = static_cast<int32_t>(PyLong_AsLongLong(v));
@@ -547,8 +544,8 @@ bool launchCuda(DispatcherObject *self, Entry &entry, const Call &call,
       // i64 or u64: the bits are the same.
       int overflow = 0;
       long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
-      uint64_t bits = overflow ? PyLong_AsUnsignedLongLong(v)
-                               : static_cast<uint64_t>(x);
+      uint64_t bits =
+          overflow ? PyLong_AsUnsignedLongLong(v) : static_cast<uint64_t>(x);
       std::memcpy(&slots[i], &bits, 8);
       break;
     }
@@ -563,8 +560,10 @@ bool launchCuda(DispatcherObject *self, Entry &entry, const Call &call,
       break;
     }
     default:
-      PyErr_Format(PyExc_TypeError, "tile: parameter type '%c' cannot be "
-                   "launched", entry.signature[i]);
+      PyErr_Format(PyExc_TypeError,
+                   "tile: parameter type '%c' cannot be "
+                   "launched",
+                   entry.signature[i]);
       return false;
     }
   }
@@ -758,7 +757,8 @@ void tile::python::registerDispatcher(py::module_ &m) {
   BoundLaunchType.tp_basicsize = sizeof(BoundLaunchObject);
   BoundLaunchType.tp_dealloc = boundLaunchDealloc;
   BoundLaunchType.tp_call = PyVectorcall_Call;
-  BoundLaunchType.tp_vectorcall_offset = offsetof(BoundLaunchObject, vectorcall);
+  BoundLaunchType.tp_vectorcall_offset =
+      offsetof(BoundLaunchObject, vectorcall);
   BoundLaunchType.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL;
   BoundLaunchType.tp_doc = "kernel[grid]: call it with the kernel's arguments";
 

@@ -69,10 +69,9 @@ PYBIND11_MODULE(_C, m) {
       .def_readonly("tilegpu", &tile::CompiledKernel::tilegpu)
       .def_readonly("llir", &tile::CompiledKernel::llir)
       .def_readonly("ptx", &tile::CompiledKernel::ptx)
-      .def_property_readonly("cubin",
-                             [](const tile::CompiledKernel &k) {
-                               return py::bytes(k.cubin);
-                             })
+      .def_property_readonly(
+          "cubin",
+          [](const tile::CompiledKernel &k) { return py::bytes(k.cubin); })
       .def_readonly("shared", &tile::CompiledKernel::sharedBytes)
       .def_readonly("num_warps", &tile::CompiledKernel::numWarps)
       .def_readonly("diagnostics", &tile::CompiledKernel::diagnostics);
@@ -96,37 +95,37 @@ PYBIND11_MODULE(_C, m) {
          unsigned threads, int device) {
         tile::LoadedKernel kernel;
         std::string error;
-        if (!tile::loadKernel(std::string(cubin), name, shared, threads,
-                              device, kernel, error))
+        if (!tile::loadKernel(std::string(cubin), name, shared, threads, device,
+                              kernel, error))
           throw std::runtime_error(error);
         return kernel;
       },
-      py::arg("cubin"), py::arg("name"), py::arg("shared"),
-      py::arg("threads"), py::arg("device") = 0);
+      py::arg("cubin"), py::arg("name"), py::arg("shared"), py::arg("threads"),
+      py::arg("device") = 0);
 
   // The baseline of the launch benchmark: `repeat` back-to-back
   // cuLaunchKernel calls from C++ with packed parameters; µs per call.
-  m.def("time_raw_launches", [](const tile::LoadedKernel &kernel, unsigned gx,
-                                uintptr_t stream, std::vector<uint64_t> slots,
-                                int repeat) {
-    std::vector<void *> params;
-    for (uint64_t &slot : slots)
-      params.push_back(&slot);
-    std::string error;
-    auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < repeat; ++i)
-      if (!tile::launchKernel(kernel, gx, 1, 1,
-                              reinterpret_cast<void *>(stream), params.data(),
-                              error))
-        throw std::runtime_error(error);
-    std::chrono::duration<double, std::micro> elapsed =
-        std::chrono::steady_clock::now() - start;
-    return elapsed.count() / repeat;
-  });
+  m.def("time_raw_launches",
+        [](const tile::LoadedKernel &kernel, unsigned gx, uintptr_t stream,
+           std::vector<uint64_t> slots, int repeat) {
+          std::vector<void *> params;
+          for (uint64_t &slot : slots)
+            params.push_back(&slot);
+          std::string error;
+          auto start = std::chrono::steady_clock::now();
+          for (int i = 0; i < repeat; ++i)
+            if (!tile::launchKernel(kernel, gx, 1, 1,
+                                    reinterpret_cast<void *>(stream),
+                                    params.data(), error))
+              throw std::runtime_error(error);
+          std::chrono::duration<double, std::micro> elapsed =
+              std::chrono::steady_clock::now() - start;
+          return elapsed.count() / repeat;
+        });
 
-  m.def("launch", [](const tile::LoadedKernel &kernel, unsigned gx,
-                     unsigned gy, unsigned gz, uintptr_t stream,
-                     const std::string &sig, py::sequence args) {
+  m.def("launch", [](const tile::LoadedKernel &kernel, unsigned gx, unsigned gy,
+                     unsigned gz, uintptr_t stream, const std::string &sig,
+                     py::sequence args) {
     size_t n = sig.size();
     if (py::len(args) != n)
       throw std::invalid_argument("launch: argument count does not match "

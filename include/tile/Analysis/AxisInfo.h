@@ -19,8 +19,8 @@
 #define TILE_ANALYSIS_AXISINFO_H
 
 #include "mlir/IR/Operation.h"
-#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/IR/Value.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 

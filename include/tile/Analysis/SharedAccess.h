@@ -19,9 +19,9 @@ namespace tile {
 
 /// Where each register of a tensor lives in a buffer, in elements.
 struct SharedAccessMap {
-  SmallVector<int64_t> registerOffsets; // per register
+  SmallVector<int64_t> registerOffsets;          // per register
   SmallVector<int64_t> laneOffsets, warpOffsets; // per index bit
-  unsigned vec = 1; // registers per vector access
+  unsigned vec = 1;                              // registers per vector access
 };
 
 /// The access map of `tensorType`'s registers into a `bufferType` buffer;

@@ -7,13 +7,13 @@
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
-#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
-#include "mlir/Dialect/LLVMIR/BasicPtxBuilderInterface.h"
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Dialect/LLVMIR/BasicPtxBuilderInterface.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir {
@@ -161,9 +161,9 @@ struct FpToFpPattern : ConvertOpToLLVMPattern<FpToFpOp> {
     Value x = adaptor.getSrc();
     if (isFp8(from)) {
       Value wide = LLVM::ZExtOp::create(rewriter, loc, i16, x);
-      Value pair = emitPtx(rewriter, loc, rewriter.getI32Type(),
-                           ("cvt.rn.f16x2." + fp8Name(from) + "x2 $0, $1;").str(),
-                           "=r,h", wide);
+      Value pair = emitPtx(
+          rewriter, loc, rewriter.getI32Type(),
+          ("cvt.rn.f16x2." + fp8Name(from) + "x2 $0, $1;").str(), "=r,h", wide);
       x = LLVM::BitcastOp::create(
           rewriter, loc, f16, LLVM::TruncOp::create(rewriter, loc, i16, pair));
       from = f16;
@@ -178,12 +178,12 @@ struct FpToFpPattern : ConvertOpToLLVMPattern<FpToFpOp> {
         return op->emitError("conversions to fp8 round to nearest even only");
       if (from != f32)
         x = LLVM::FPExtOp::create(rewriter, loc, f32, x);
-      Value bytes = emitPtx(
-          rewriter, loc, i16,
-          ("{ .reg .f32 z; mov.f32 z, 0f00000000; cvt.rn.satfinite." +
-           fp8Name(to) + "x2.f32 $0, z, $1; }")
-              .str(),
-          "=h,f", x);
+      Value bytes =
+          emitPtx(rewriter, loc, i16,
+                  ("{ .reg .f32 z; mov.f32 z, 0f00000000; cvt.rn.satfinite." +
+                   fp8Name(to) + "x2.f32 $0, z, $1; }")
+                      .str(),
+                  "=h,f", x);
       rewriter.replaceOpWithNewOp<LLVM::TruncOp>(op, rewriter.getI8Type(),
                                                  bytes);
       return success();
@@ -199,18 +199,19 @@ struct FpToFpPattern : ConvertOpToLLVMPattern<FpToFpOp> {
       return success();
     }
     auto ptxType = [](Type t) -> std::string {
-      return t.isBF16() ? "bf16" : "f" + std::to_string(t.getIntOrFloatBitWidth());
+      return t.isBF16() ? "bf16"
+                        : "f" + std::to_string(t.getIntOrFloatBitWidth());
     };
     auto constraint = [](Type t) -> std::string {
-      return t.getIntOrFloatBitWidth() == 16 ? "h"
+      return t.getIntOrFloatBitWidth() == 16   ? "h"
              : t.getIntOrFloatBitWidth() == 32 ? "f"
                                                : "d";
     };
     Type resultBits = toBits == 16 ? i16 : to;
-    Value result = emitPtx(
-        rewriter, loc, resultBits,
-        "cvt.rz." + ptxType(to) + "." + ptxType(from) + " $0, $1;",
-        "=" + constraint(to) + "," + constraint(from), x);
+    Value result =
+        emitPtx(rewriter, loc, resultBits,
+                "cvt.rz." + ptxType(to) + "." + ptxType(from) + " $0, $1;",
+                "=" + constraint(to) + "," + constraint(from), x);
     if (resultBits != to)
       result = LLVM::BitcastOp::create(rewriter, loc, to, result);
     rewriter.replaceOp(op, result);

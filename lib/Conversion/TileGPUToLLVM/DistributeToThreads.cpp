@@ -56,10 +56,9 @@ struct DistributeToThreadsPass
     // Memory ops become PTX here even on scalars.
     target.addIllegalOp<LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp>();
     target.addIllegalOp<PrintOp, AssertOp>();
-    target.addIllegalOp<LocalAllocOp, LocalLoadOp, LocalStoreOp,
-                        LocalDeallocOp, WarpGroupDotOp,
-                        AsyncCopyGlobalToLocalOp, AsyncCommitGroupOp,
-                        AsyncWaitOp, FenceAsyncSharedOp>();
+    target.addIllegalOp<LocalAllocOp, LocalLoadOp, LocalStoreOp, LocalDeallocOp,
+                        WarpGroupDotOp, AsyncCopyGlobalToLocalOp,
+                        AsyncCommitGroupOp, AsyncWaitOp, FenceAsyncSharedOp>();
     RewritePatternSet patterns(context);
     populateElementwiseAndShapePatterns(converter, patterns);
     populateMemoryOpPatterns(converter, patterns, axisInfo);

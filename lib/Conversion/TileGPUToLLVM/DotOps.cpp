@@ -56,21 +56,21 @@ struct DotPattern : OpConversionPattern<DotOp> {
     ThreadId tid = getThreadId(rewriter, op);
     auto ptrType = LLVM::LLVMPointerType::get(getContext(), 3);
 
-    Value aBase =
-        getSharedPointer(rewriter, loc, op, i32Constant(rewriter, loc, *offset));
-    int64_t aBytes = aType.getNumElements() *
-                     getSharedElementBytes(aType.getElementType());
-    Value bBase = getSharedPointer(rewriter, loc, op,
-                                   i32Constant(rewriter, loc, *offset + aBytes));
+    Value aBase = getSharedPointer(rewriter, loc, op,
+                                   i32Constant(rewriter, loc, *offset));
+    int64_t aBytes =
+        aType.getNumElements() * getSharedElementBytes(aType.getElementType());
+    Value bBase = getSharedPointer(
+        rewriter, loc, op, i32Constant(rewriter, loc, *offset + aBytes));
     auto write = [&](Value base, RankedTensorType type, ValueRange values) {
       LinearLayout layout = getLinearLayout(type);
       Value owner = emitOwnerPredicate(rewriter, loc, layout, tid);
       for (auto [value, coords] :
            llvm::zip(values, emitCoordinates(rewriter, loc, layout, tid))) {
         Value index = emitLinearIndex(rewriter, loc, coords, type.getShape());
-        Value ptr = LLVM::GEPOp::create(rewriter, loc, ptrType,
-                                        type.getElementType(), base,
-                                        ValueRange{index});
+        Value ptr =
+            LLVM::GEPOp::create(rewriter, loc, ptrType, type.getElementType(),
+                                base, ValueRange{index});
         storeShared(rewriter, loc, ptr, value, owner);
       }
     };
@@ -173,7 +173,8 @@ struct MmaSyncDotPattern : OpConversionPattern<DotOp> {
     SmallVector<Value> acc(adaptor.getC().begin(), adaptor.getC().end());
     std::string type = element.isBF16() ? "bf16" : "f16";
     std::string ptx = "mma.sync.aligned.m16n8k16.row.col.f32." + type + "." +
-                      type + ".f32 {$0,$1,$2,$3}, {$8,$9,$10,$11}, "
+                      type +
+                      ".f32 {$0,$1,$2,$3}, {$8,$9,$10,$11}, "
                       "{$12,$13}, {$4,$5,$6,$7};";
     auto resultType = LLVM::LLVMStructType::getLiteral(
         getContext(), SmallVector<Type>(4, rewriter.getF32Type()));
@@ -196,8 +197,8 @@ struct MmaSyncDotPattern : OpConversionPattern<DotOp> {
               LLVM::AsmDialectAttr::get(getContext(), LLVM::AsmDialect::AD_ATT),
               ArrayAttr());
           for (int i = 0; i < 4; ++i)
-            acc[c + i] = LLVM::ExtractValueOp::create(
-                rewriter, loc, asmOp.getResult(0), i);
+            acc[c + i] = LLVM::ExtractValueOp::create(rewriter, loc,
+                                                      asmOp.getResult(0), i);
         }
       }
     rewriter.replaceOpWithMultiple(op, {acc});

@@ -27,10 +27,10 @@ bool hasTensorType(TypeRange types) {
 
 /// Ops with their own patterns below or in the other files.
 bool isSpecialOp(Operation *op) {
-  return isa<arith::ConstantOp, MakeRangeOp, SplatOp, BroadcastOp,
-             ExpandDimsOp, TransOp, ReshapeOp, ConvertLayoutOp, LoadOp,
-             StoreOp, AtomicRMWOp, AtomicCASOp, ReduceOp, ScanOp, DotOp,
-             HistogramOp, JoinOp, SplitOp, CatOp, PrintOp, AssertOp>(op) ||
+  return isa<arith::ConstantOp, MakeRangeOp, SplatOp, BroadcastOp, ExpandDimsOp,
+             TransOp, ReshapeOp, ConvertLayoutOp, LoadOp, StoreOp, AtomicRMWOp,
+             AtomicCASOp, ReduceOp, ScanOp, DotOp, HistogramOp, JoinOp, SplitOp,
+             CatOp, PrintOp, AssertOp>(op) ||
          op->getNumRegions() != 0 ||
          op->getDialect()->getNamespace() == "scf" ||
          op->getDialect()->getNamespace() == "func";
@@ -155,9 +155,9 @@ std::optional<MemDescType> scratchLayoutFor(RankedTensorType srcType,
                                           maxPhase, order);
   // Valid by construction: power-of-two dims (distributed tensors) and
   // vec * maxPhase within a row.
-  auto type = MemDescType::get(dstType.getContext(), dstType.getShape(),
-                               dstType.getElementType(),
-                               cast<SharedLayout>(encoding));
+  auto type =
+      MemDescType::get(dstType.getContext(), dstType.getShape(),
+                       dstType.getElementType(), cast<SharedLayout>(encoding));
   if (failed(composeAccessMap(srcType, type)) ||
       failed(composeAccessMap(dstType, type)))
     return std::nullopt;
@@ -165,8 +165,7 @@ std::optional<MemDescType> scratchLayoutFor(RankedTensorType srcType,
 }
 
 /// broadcast, expand_dims, trans, convert_layout and reshape.
-template <typename OpTy>
-struct RearrangePattern : OpConversionPattern<OpTy> {
+template <typename OpTy> struct RearrangePattern : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
   using OneToNOpAdaptor = typename OpConversionPattern<OpTy>::OneToNOpAdaptor;
 

@@ -23,10 +23,10 @@ namespace {
 
 /// How a group of elements travels in PTX registers.
 struct WordKind {
-  unsigned bits;        // 8, 16, 32 or 64
-  const char *ptxType;  // instruction type suffix
+  unsigned bits;       // 8, 16, 32 or 64
+  const char *ptxType; // instruction type suffix
   const char *constraint;
-  Type type;            // the LLVM type of one word
+  Type type; // the LLVM type of one word
 };
 
 WordKind wordKindFor(MLIRContext *context, Type element, unsigned totalBits) {
@@ -55,15 +55,14 @@ SmallVector<Value> packWords(OpBuilder &b, Location loc,
   auto vecType = VectorType::get({(int64_t)elements.size()}, elementType);
   Value vec = LLVM::UndefOp::create(b, loc, vecType);
   for (auto [i, e] : llvm::enumerate(elements))
-    vec = LLVM::InsertElementOp::create(b, loc, vec, e,
-                                        i32Constant(b, loc, i));
+    vec = LLVM::InsertElementOp::create(b, loc, vec, e, i32Constant(b, loc, i));
   unsigned words = totalBits / word.bits;
   auto wordsType = VectorType::get({(int64_t)words}, word.type);
   Value cast = LLVM::BitcastOp::create(b, loc, wordsType, vec);
   SmallVector<Value> result;
   for (unsigned i = 0; i < words; ++i)
-    result.push_back(LLVM::ExtractElementOp::create(b, loc, cast,
-                                                    i32Constant(b, loc, i)));
+    result.push_back(
+        LLVM::ExtractElementOp::create(b, loc, cast, i32Constant(b, loc, i)));
   return result;
 }
 
@@ -77,14 +76,13 @@ SmallVector<Value> unpackWords(OpBuilder &b, Location loc,
   auto wordsType = VectorType::get({(int64_t)words.size()}, word.type);
   Value vec = LLVM::UndefOp::create(b, loc, wordsType);
   for (auto [i, w] : llvm::enumerate(words))
-    vec = LLVM::InsertElementOp::create(b, loc, vec, w,
-                                        i32Constant(b, loc, i));
+    vec = LLVM::InsertElementOp::create(b, loc, vec, w, i32Constant(b, loc, i));
   auto elementsType = VectorType::get({(int64_t)count}, elementType);
   Value cast = LLVM::BitcastOp::create(b, loc, elementsType, vec);
   SmallVector<Value> result;
   for (unsigned i = 0; i < count; ++i)
-    result.push_back(LLVM::ExtractElementOp::create(b, loc, cast,
-                                                    i32Constant(b, loc, i)));
+    result.push_back(
+        LLVM::ExtractElementOp::create(b, loc, cast, i32Constant(b, loc, i)));
   return result;
 }
 
@@ -174,7 +172,8 @@ struct LoadPattern : OpConversionPattern<LoadOp> {
             elements.push_back(toStorage(rewriter, loc, others[start + i]));
           fill = packWords(rewriter, loc, elements, word);
         }
-        const char *movType = word.bits == 32 ? (word.type.isF32() ? "f32" : "b32") : "b16";
+        const char *movType =
+            word.bits == 32 ? (word.type.isF32() ? "f32" : "b32") : "b16";
         for (unsigned i = 0; i < numWords; ++i) {
           if (fill.empty()) {
             // PTX float immediates are spelled in hex.
@@ -201,10 +200,9 @@ struct LoadPattern : OpConversionPattern<LoadOp> {
                             word.ptxType, dests, addrIndex)
                   .str();
       Type resultType =
-          numWords == 1
-              ? word.type
-              : LLVM::LLVMStructType::getLiteral(
-                    context, SmallVector<Type>(numWords, word.type));
+          numWords == 1 ? word.type
+                        : LLVM::LLVMStructType::getLiteral(
+                              context, SmallVector<Type>(numWords, word.type));
       auto asmOp = LLVM::InlineAsmOp::create(
           rewriter, loc, resultType, operands, body, constraints,
           /*has_side_effects=*/op.getIsVolatile(), /*is_align_stack=*/false,
@@ -282,7 +280,8 @@ struct StorePattern : OpConversionPattern<StoreOp> {
       for (unsigned i = 0; i < vec; ++i)
         elements.push_back(toStorage(rewriter, loc, values[start + i]));
       std::string srcs;
-      for (auto [i, w] : llvm::enumerate(packWords(rewriter, loc, elements, word))) {
+      for (auto [i, w] :
+           llvm::enumerate(packWords(rewriter, loc, elements, word))) {
         operands.push_back(w);
         constraints += std::string(",") + word.constraint;
         srcs += llvm::formatv("{0}${1}", i ? ", " : "", next++).str();
@@ -411,7 +410,8 @@ LogicalResult lowerAtomic(Operation *op, ValueRange ptrs,
                           sem.getValue() == MemSemantic::AcqRel);
   if (isScalar && releases)
     emitBarrier(rewriter, loc);
-  Value writer = writerPredicate(rewriter, loc, op, op->getOperand(0).getType());
+  Value writer =
+      writerPredicate(rewriter, loc, op, op->getOperand(0).getType());
   const char *constraint = registerConstraint(elementType);
   Type regType = registerType(rewriter, elementType);
   SmallVector<Value> results;
@@ -461,12 +461,10 @@ struct AtomicRMWPattern : OpConversionPattern<AtomicRMWOp> {
   matchAndRewrite(AtomicRMWOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Type elementType = getElementTypeOrSelf(op.getType());
-    FailureOr<std::string> suffix =
-        atomicOpSuffix(op.getRmwOp(), elementType);
+    FailureOr<std::string> suffix = atomicOpSuffix(op.getRmwOp(), elementType);
     if (failed(suffix))
-      return op.emitError("atomic ")
-             << stringifyRMWOp(op.getRmwOp()) << " on " << elementType
-             << " is not supported";
+      return op.emitError("atomic ") << stringifyRMWOp(op.getRmwOp()) << " on "
+                                     << elementType << " is not supported";
     std::string opcode = semScope(op.getSem(), op.getScope()) + "." + *suffix;
     return lowerAtomic(op, adaptor.getPtr(), {adaptor.getVal()},
                        adaptor.getMask(), opcode, rewriter);
@@ -481,8 +479,9 @@ struct AtomicCASPattern : OpConversionPattern<AtomicCASOp> {
     Type elementType = getElementTypeOrSelf(op.getType());
     std::string opcode = semScope(op.getSem(), op.getScope()) + ".cas.b" +
                          std::to_string(getElementBitWidth(elementType));
-    return lowerAtomic(op, adaptor.getPtr(), {adaptor.getCmp(), adaptor.getVal()},
-                       ValueRange(), opcode, rewriter);
+    return lowerAtomic(op, adaptor.getPtr(),
+                       {adaptor.getCmp(), adaptor.getVal()}, ValueRange(),
+                       opcode, rewriter);
   }
 };
 

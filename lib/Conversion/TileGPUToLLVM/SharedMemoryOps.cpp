@@ -29,22 +29,20 @@ Value xorOfBits(OpBuilder &b, Location loc, Value index,
                                       i32Constant(b, loc, int64_t(1) << bit));
     Value isSet = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, set,
                                         i32Constant(b, loc, 0));
-    Value term = arith::SelectOp::create(b, loc, isSet,
-                                         i32Constant(b, loc, offset),
-                                         i32Constant(b, loc, 0));
+    Value term = arith::SelectOp::create(
+        b, loc, isSet, i32Constant(b, loc, offset), i32Constant(b, loc, 0));
     acc = arith::XOrIOp::create(b, loc, acc, term);
   }
   return acc;
 }
 
 /// Element pointers of each vector access: the first register of each run.
-SmallVector<Value> emitAccessPointers(OpBuilder &b, Location loc,
-                                      Operation *op, Value buffer,
-                                      const SharedAccessMap &map,
+SmallVector<Value> emitAccessPointers(OpBuilder &b, Location loc, Operation *op,
+                                      Value buffer, const SharedAccessMap &map,
                                       Type elementType) {
   ThreadId tid = getThreadId(b, op);
-  Value base = xorOfBits(b, loc, tid.lane, map.laneOffsets,
-                         i32Constant(b, loc, 0));
+  Value base =
+      xorOfBits(b, loc, tid.lane, map.laneOffsets, i32Constant(b, loc, 0));
   base = xorOfBits(b, loc, tid.warp, map.warpOffsets, base);
   // Register bits the thread base can never have are added rather than
   // XORed: that part becomes an immediate of the access, and only the
@@ -71,11 +69,11 @@ SmallVector<Value> emitAccessPointers(OpBuilder &b, Location loc,
                                 ValueRange{offset});
     }
     int64_t disjoint = constant & ~threadBits;
-    ptrs.push_back(disjoint == 0
-                       ? row
-                       : LLVM::GEPOp::create(b, loc, ptrType, storage, row,
-                                             ArrayRef<LLVM::GEPArg>{
-                                                 int32_t(disjoint)}));
+    ptrs.push_back(
+        disjoint == 0
+            ? row
+            : LLVM::GEPOp::create(b, loc, ptrType, storage, row,
+                                  ArrayRef<LLVM::GEPArg>{int32_t(disjoint)}));
   }
   return ptrs;
 }
@@ -153,12 +151,12 @@ struct MemDescIndexPattern : OpConversionPattern<MemDescIndexOp> {
     int64_t bytes = getSharedElementBytes(bufferType.getElementType());
     for (int64_t dim : bufferType.getShape())
       bytes *= dim;
-    Value offset = arith::MulIOp::create(rewriter, loc,
-                                         adaptor.getIndex().front(),
-                                         i32Constant(rewriter, loc, bytes));
+    Value offset =
+        arith::MulIOp::create(rewriter, loc, adaptor.getIndex().front(),
+                              i32Constant(rewriter, loc, bytes));
     Value pointer = LLVM::GEPOp::create(
-        rewriter, loc, adaptor.getSrc().front().getType(),
-        rewriter.getI8Type(), adaptor.getSrc().front(), ValueRange{offset});
+        rewriter, loc, adaptor.getSrc().front().getType(), rewriter.getI8Type(),
+        adaptor.getSrc().front(), ValueRange{offset});
     rewriter.replaceOp(op, pointer);
     return success();
   }
@@ -194,8 +192,8 @@ struct AsyncCopyPattern : OpConversionPattern<AsyncCopyGlobalToLocalOp> {
     if (failed(map))
       return op->emitError("shared layout is not a bijection");
     unsigned bytes = getSharedElementBytes(element);
-    map->vec = std::min(map->vec,
-                        vectorWidth(op.getSrc(), op.getMask(), axisInfo));
+    map->vec =
+        std::min(map->vec, vectorWidth(op.getSrc(), op.getMask(), axisInfo));
     unsigned accessBytes = map->vec * bytes;
     if (accessBytes < 4)
       return op->emitError() << "cp.async copies 4, 8 or 16 bytes, but "
@@ -221,8 +219,8 @@ struct AsyncCopyPattern : OpConversionPattern<AsyncCopyGlobalToLocalOp> {
             i32Constant(rewriter, loc, accessBytes),
             i32Constant(rewriter, loc, 0));
       NVVM::CpAsyncOp::create(rewriter, loc, dst, src,
-                              rewriter.getI32IntegerAttr(accessBytes),
-                              modifier, srcSize);
+                              rewriter.getI32IntegerAttr(accessBytes), modifier,
+                              srcSize);
     }
     rewriter.eraseOp(op);
     return success();
@@ -277,8 +275,7 @@ LogicalResult mlir::tile::storeTensor(OpBuilder &b, Location loc, Operation *op,
     Value vector = LLVM::PoisonOp::create(b, loc, vecType);
     for (auto [lane, value] : llvm::enumerate(run))
       vector = LLVM::InsertElementOp::create(
-          b, loc, vector, toStorage(b, loc, value),
-          i32Constant(b, loc, lane));
+          b, loc, vector, toStorage(b, loc, value), i32Constant(b, loc, lane));
     LLVM::StoreOp::create(b, loc, vector, ptr, map->vec * bytes);
   }
   // wgmma and TMA read through the async proxy; each writer orders its
@@ -286,7 +283,8 @@ LogicalResult mlir::tile::storeTensor(OpBuilder &b, Location loc, Operation *op,
   if (isa<NVMMASharedEncodingAttr>(bufferType.getEncoding()))
     NVVM::FenceProxyOp::create(
         b, loc, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
+        NVVM::SharedSpaceAttr::get(b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
   return success();
 }
 
@@ -306,14 +304,13 @@ mlir::tile::loadTensor(OpBuilder &b, Location loc, Operation *op,
       continue;
     }
     auto vecType = VectorType::get(map->vec, storageType(element));
-    Value vector =
-        LLVM::LoadOp::create(b, loc, vecType, ptr, map->vec * bytes);
+    Value vector = LLVM::LoadOp::create(b, loc, vecType, ptr, map->vec * bytes);
     for (unsigned lane = 0; lane < map->vec; ++lane)
-      values.push_back(fromStorage(
-          b, loc,
-          LLVM::ExtractElementOp::create(b, loc, vector,
-                                         i32Constant(b, loc, lane)),
-          element));
+      values.push_back(
+          fromStorage(b, loc,
+                      LLVM::ExtractElementOp::create(b, loc, vector,
+                                                     i32Constant(b, loc, lane)),
+                      element));
   }
   return values;
 }
@@ -322,7 +319,8 @@ void mlir::tile::populateSharedMemoryOpPatterns(
     ThreadTypeConverter &converter, RewritePatternSet &patterns,
     const AxisInfoAnalysis &axisInfo) {
   patterns.add<LocalAllocPattern, LocalStorePattern, LocalLoadPattern,
-               LocalDeallocPattern, MemDescIndexPattern, AsyncCommitGroupPattern, AsyncWaitPattern>(
+               LocalDeallocPattern, MemDescIndexPattern,
+               AsyncCommitGroupPattern, AsyncWaitPattern>(
       converter, patterns.getContext());
   patterns.add<AsyncCopyPattern>(converter, patterns.getContext(), axisInfo);
 }

@@ -14,10 +14,11 @@ using namespace mlir::tilegpu;
 static constexpr StringLiteral kSharedSymbol = "tile_shared";
 
 Value mlir::tile::packHalves(OpBuilder &b, Location loc, Value lo, Value hi) {
-  Value pair =
-      LLVM::PoisonOp::create(b, loc, VectorType::get(2, lo.getType()));
-  pair = LLVM::InsertElementOp::create(b, loc, pair, lo, i32Constant(b, loc, 0));
-  pair = LLVM::InsertElementOp::create(b, loc, pair, hi, i32Constant(b, loc, 1));
+  Value pair = LLVM::PoisonOp::create(b, loc, VectorType::get(2, lo.getType()));
+  pair =
+      LLVM::InsertElementOp::create(b, loc, pair, lo, i32Constant(b, loc, 0));
+  pair =
+      LLVM::InsertElementOp::create(b, loc, pair, hi, i32Constant(b, loc, 1));
   return LLVM::BitcastOp::create(b, loc, b.getI32Type(), pair);
 }
 
@@ -65,7 +66,8 @@ static SmallVector<Value> emitBasesSum(OpBuilder &b, Location loc,
       // ((index >> bit) & 1) * basis, as a shift: bases are powers of two
       // for every layout tile builds; multiply otherwise.
       Value set = arith::AndIOp::create(
-          b, loc, arith::ShRUIOp::create(b, loc, index, i32Constant(b, loc, bit)),
+          b, loc,
+          arith::ShRUIOp::create(b, loc, index, i32Constant(b, loc, bit)),
           i32Constant(b, loc, 1));
       Value term =
           llvm::isPowerOf2_64(basis[d])
@@ -83,10 +85,10 @@ SmallVector<SmallVector<Value>>
 mlir::tile::emitCoordinates(OpBuilder &b, Location loc,
                             const LinearLayout &layout, const ThreadId &tid) {
   unsigned rank = layout.getRank();
-  SmallVector<Value> lane = emitBasesSum(
-      b, loc, layout.getBases(LinearLayout::Lane), tid.lane, rank);
-  SmallVector<Value> warp = emitBasesSum(
-      b, loc, layout.getBases(LinearLayout::Warp), tid.warp, rank);
+  SmallVector<Value> lane =
+      emitBasesSum(b, loc, layout.getBases(LinearLayout::Lane), tid.lane, rank);
+  SmallVector<Value> warp =
+      emitBasesSum(b, loc, layout.getBases(LinearLayout::Warp), tid.warp, rank);
   SmallVector<Value> thread;
   for (unsigned d = 0; d < rank; ++d)
     thread.push_back(arith::XOrIOp::create(b, loc, lane[d], warp[d]));
@@ -111,11 +113,13 @@ Value mlir::tile::emitOwnerPredicate(OpBuilder &b, Location loc,
   auto addTerm = [&](Value index, uint64_t mask) {
     if (mask == 0)
       return;
-    Value bits = arith::AndIOp::create(b, loc, index, i32Constant(b, loc, mask));
+    Value bits =
+        arith::AndIOp::create(b, loc, index, i32Constant(b, loc, mask));
     Value zero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, bits,
                                        i32Constant(b, loc, 0));
-    predicate = predicate ? Value(arith::AndIOp::create(b, loc, predicate, zero))
-                          : zero;
+    predicate = predicate
+                    ? Value(arith::AndIOp::create(b, loc, predicate, zero))
+                    : zero;
   };
   addTerm(tid.lane, layout.getBroadcastMask(LinearLayout::Lane));
   addTerm(tid.warp, layout.getBroadcastMask(LinearLayout::Warp));
@@ -144,8 +148,8 @@ Value mlir::tile::getSharedPointer(OpBuilder &b, Location loc, Operation *op,
 }
 
 FailureOr<int64_t> mlir::tile::getScratchOffset(Operation *op) {
-  auto attr = op->getAttrOfType<IntegerAttr>(
-      TileGPUDialect::getOffsetAttrName());
+  auto attr =
+      op->getAttrOfType<IntegerAttr>(TileGPUDialect::getOffsetAttrName());
   if (!attr)
     return op->emitError("needs shared memory but has no '")
            << TileGPUDialect::getOffsetAttrName()
@@ -188,8 +192,8 @@ Value mlir::tile::fromStorage(OpBuilder &b, Location loc, Value value,
   return value;
 }
 
-void mlir::tile::storeShared(OpBuilder &b, Location loc, Value ptr,
-                             Value value, Value predicate) {
+void mlir::tile::storeShared(OpBuilder &b, Location loc, Value ptr, Value value,
+                             Value predicate) {
   Value stored = toStorage(b, loc, value);
   if (!predicate) {
     LLVM::StoreOp::create(b, loc, stored, ptr);
@@ -201,8 +205,7 @@ void mlir::tile::storeShared(OpBuilder &b, Location loc, Value ptr,
   LLVM::StoreOp::create(b, loc, stored, ptr);
 }
 
-Value mlir::tile::loadShared(OpBuilder &b, Location loc, Value ptr,
-                             Type type) {
+Value mlir::tile::loadShared(OpBuilder &b, Location loc, Value ptr, Type type) {
   Value loaded = LLVM::LoadOp::create(b, loc, storageType(type), ptr);
   return fromStorage(b, loc, loaded, type);
 }
@@ -218,9 +221,9 @@ static Value shuffle(OpBuilder &b, Location loc, Value value, Value lane,
   Type type = value.getType();
   unsigned bits = getElementBitWidth(type);
   auto shfl = [&](Value word) {
-    return NVVM::ShflOp::create(b, loc, b.getI32Type(),
-                                i32Constant(b, loc, -1), word, lane,
-                                i32Constant(b, loc, 0x1f), kind, UnitAttr());
+    return NVVM::ShflOp::create(b, loc, b.getI32Type(), i32Constant(b, loc, -1),
+                                word, lane, i32Constant(b, loc, 0x1f), kind,
+                                UnitAttr());
   };
   if (bits == 64) {
     Value asInt = value;
@@ -291,8 +294,7 @@ static Value sharedElementPtr(OpBuilder &b, Location loc, Value base,
 void mlir::tile::writeToShared(
     OpBuilder &b, Location loc, Operation *op, Value base,
     ArrayRef<Value> values, const LinearLayout &layout,
-    function_ref<Value(OpBuilder &, ArrayRef<Value>)> index,
-    Type elementType) {
+    function_ref<Value(OpBuilder &, ArrayRef<Value>)> index, Type elementType) {
   ThreadId tid = getThreadId(b, op);
   Value owner = emitOwnerPredicate(b, loc, layout, tid);
   for (auto [value, coords] :
@@ -305,8 +307,7 @@ void mlir::tile::writeToShared(
 SmallVector<Value> mlir::tile::readFromShared(
     OpBuilder &b, Location loc, Operation *op, Value base,
     const LinearLayout &layout,
-    function_ref<Value(OpBuilder &, ArrayRef<Value>)> index,
-    Type elementType) {
+    function_ref<Value(OpBuilder &, ArrayRef<Value>)> index, Type elementType) {
   ThreadId tid = getThreadId(b, op);
   SmallVector<Value> result;
   for (auto &coords : emitCoordinates(b, loc, layout, tid))
@@ -330,14 +331,15 @@ SmallVector<Value> mlir::tile::shuffleThroughShared(
 
 ThreadTypeConverter::ThreadTypeConverter() {
   addConversion([](Type type) { return type; });
-  addConversion([](RankedTensorType type, SmallVectorImpl<Type> &results)
-                    -> std::optional<LogicalResult> {
-    if (!getDistributedEncoding(type))
-      return failure();
-    results.append(getLinearLayout(type).getNumRegisters(),
-                   type.getElementType());
-    return success();
-  });
+  addConversion(
+      [](RankedTensorType type,
+         SmallVectorImpl<Type> &results) -> std::optional<LogicalResult> {
+        if (!getDistributedEncoding(type))
+          return failure();
+        results.append(getLinearLayout(type).getNumRegisters(),
+                       type.getElementType());
+        return success();
+      });
   // A shared-memory buffer is its base address.
   addConversion([](MemDescType type) -> Type {
     return LLVM::LLVMPointerType::get(type.getContext(), 3);

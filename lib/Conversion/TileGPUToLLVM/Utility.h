@@ -24,9 +24,9 @@ struct ThreadId {
 ThreadId getThreadId(OpBuilder &b, Operation *op);
 
 /// Per register of `layout`, the coordinates (i32) this thread holds.
-SmallVector<SmallVector<Value>> emitCoordinates(OpBuilder &b, Location loc,
-                                                const tilegpu::LinearLayout &layout,
-                                                const ThreadId &tid);
+SmallVector<SmallVector<Value>>
+emitCoordinates(OpBuilder &b, Location loc, const tilegpu::LinearLayout &layout,
+                const ThreadId &tid);
 
 /// True (i1) in the one thread of each group of copies: the thread whose
 /// lane and warp have no broadcast bit set. Null when no thread is a copy.
@@ -101,13 +101,14 @@ readFromShared(OpBuilder &b, Location loc, Operation *op, Value base,
 /// owning thread writes its registers at `srcIndex(coords)` elements from
 /// `base`, the CTA synchronises, and each thread reads its result registers
 /// from `dstIndex(coords)`.
-SmallVector<Value> shuffleThroughShared(
-    OpBuilder &b, Location loc, Operation *op, Value base,
-    ArrayRef<Value> srcValues, const tilegpu::LinearLayout &srcLayout,
-    function_ref<Value(OpBuilder &, ArrayRef<Value>)> srcIndex,
-    const tilegpu::LinearLayout &dstLayout,
-    function_ref<Value(OpBuilder &, ArrayRef<Value>)> dstIndex,
-    Type elementType);
+SmallVector<Value>
+shuffleThroughShared(OpBuilder &b, Location loc, Operation *op, Value base,
+                     ArrayRef<Value> srcValues,
+                     const tilegpu::LinearLayout &srcLayout,
+                     function_ref<Value(OpBuilder &, ArrayRef<Value>)> srcIndex,
+                     const tilegpu::LinearLayout &dstLayout,
+                     function_ref<Value(OpBuilder &, ArrayRef<Value>)> dstIndex,
+                     Type elementType);
 
 /// Row-major linear index of `coords` in `shape`.
 Value emitLinearIndex(OpBuilder &b, Location loc, ArrayRef<Value> coords,

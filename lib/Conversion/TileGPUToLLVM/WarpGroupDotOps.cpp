@@ -42,9 +42,9 @@ NVVM::WGMMATypes wgmmaType(Type type, InputPrecision precision) {
 /// one (16-bit B only) has rows along K and atom columns along N.
 struct OperandDescriptor {
   bool kMajor;
-  int64_t rows;      // extent of the non-contiguous dimension
-  int64_t swizzle;   // bytes
-  int64_t atomCols;  // contiguous elements per swizzle atom row
+  int64_t rows;     // extent of the non-contiguous dimension
+  int64_t swizzle;  // bytes
+  int64_t atomCols; // contiguous elements per swizzle atom row
   int64_t elementBits;
 
   int64_t byteOffset(int64_t mn, int64_t k) const {
@@ -77,8 +77,8 @@ OperandDescriptor describe(MemDescType type, unsigned kDim) {
 }
 
 /// i64 descriptor of `buffer` + `byteOffset` (i32, runtime).
-Value emitDescriptor(OpBuilder &b, Location loc, Value buffer,
-                     Value byteOffset, const OperandDescriptor &desc) {
+Value emitDescriptor(OpBuilder &b, Location loc, Value buffer, Value byteOffset,
+                     const OperandDescriptor &desc) {
   Type i64 = b.getI64Type();
   Value address = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), buffer);
   address = arith::AddIOp::create(b, loc, address, byteOffset);
@@ -114,13 +114,13 @@ Value emitRegisterA(OpBuilder &b, Location loc, LLVM::LLVMStructType accType,
   std::string type = element.isBF16() ? "bf16" : "f16";
   // Operands number outputs, then the tied inputs, then a0..a3 and B.
   auto reg = [&](unsigned i) { return "$" + std::to_string(2 * numAcc + i); };
-  std::string ptx = "{\n.reg .pred p;\nsetp.ne.b32 p, " +
-                    std::string(readAcc ? "1" : "0") + ", 0;\n"
-                    "wgmma.mma_async.sync.aligned.m64n" +
-                    std::to_string(instrN) + "k16.f32." + type + "." + type +
-                    " {" + d + "}, {" + reg(0) + "," + reg(1) + "," + reg(2) +
-                    "," + reg(3) + "}, " + reg(4) + ", p, 1, 1, " +
-                    (transposeB ? "1" : "0") + ";\n}";
+  std::string ptx =
+      "{\n.reg .pred p;\nsetp.ne.b32 p, " + std::string(readAcc ? "1" : "0") +
+      ", 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n" +
+      std::to_string(instrN) + "k16.f32." + type + "." + type + " {" + d +
+      "}, {" + reg(0) + "," + reg(1) + "," + reg(2) + "," + reg(3) + "}, " +
+      reg(4) + ", p, 1, 1, " + (transposeB ? "1" : "0") + ";\n}";
   auto asmOp = LLVM::InlineAsmOp::create(
       b, loc, accType, operands, ptx, constraints, /*has_side_effects=*/true,
       /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
@@ -170,24 +170,24 @@ struct WarpGroupDotPattern : OpConversionPattern<WarpGroupDotOp> {
       aDesc = describe(aBuffer, 1);
       aBase = emitDescriptor(
           rewriter, loc, adaptor.getA().front(),
-          arith::MulIOp::create(rewriter, loc, groupM,
-                                i32Constant(rewriter, loc,
-                                            aDesc.byteOffset(64, 0))),
+          arith::MulIOp::create(
+              rewriter, loc, groupM,
+              i32Constant(rewriter, loc, aDesc.byteOffset(64, 0))),
           aDesc);
     }
     Value bBase = emitDescriptor(
         rewriter, loc, adaptor.getB().front(),
-        arith::MulIOp::create(rewriter, loc, groupN,
-                              i32Constant(rewriter, loc,
-                                          bDesc.byteOffset(instrN, 0))),
+        arith::MulIOp::create(
+            rewriter, loc, groupN,
+            i32Constant(rewriter, loc, bDesc.byteOffset(instrN, 0))),
         bDesc);
     auto at = [&](Value base, int64_t byteOffset) -> Value {
       if (byteOffset == 0)
         return base;
       return arith::AddIOp::create(
           rewriter, loc, base,
-          arith::ConstantOp::create(rewriter, loc,
-                                    rewriter.getI64IntegerAttr(byteOffset >> 4)));
+          arith::ConstantOp::create(
+              rewriter, loc, rewriter.getI64IntegerAttr(byteOffset >> 4)));
     };
 
     auto structType = LLVM::LLVMStructType::getLiteral(
@@ -196,16 +196,17 @@ struct WarpGroupDotPattern : OpConversionPattern<WarpGroupDotOp> {
     auto typeAB = NVVM::WGMMATypesAttr::get(
         context, wgmmaType(element, op.getInputPrecision()));
     auto typeD = NVVM::WGMMATypesAttr::get(
-        context, accType.isF32() ? NVVM::WGMMATypes::f32
-                                 : NVVM::WGMMATypes::s32);
-    auto scaleIn = NVVM::WGMMAScaleInAttr::get(context, NVVM::WGMMAScaleIn::one);
+        context,
+        accType.isF32() ? NVVM::WGMMATypes::f32 : NVVM::WGMMATypes::s32);
+    auto scaleIn =
+        NVVM::WGMMAScaleInAttr::get(context, NVVM::WGMMAScaleIn::one);
     auto scaleOut =
         NVVM::WGMMAScaleOutAttr::get(context, NVVM::WGMMAScaleOut::one);
     // K-major A is "row", K-major B is "col" (not transposed); an M-major
     // A is "col" (imm-trans-a = 1) and an N-major B "row" (imm-trans-b = 1).
     auto aLayout = NVVM::MMALayoutAttr::get(
-        context, !aBuffer || aDesc.kMajor ? NVVM::MMALayout::row
-                                          : NVVM::MMALayout::col);
+        context,
+        !aBuffer || aDesc.kMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col);
     auto bLayout = NVVM::MMALayoutAttr::get(
         context, bDesc.kMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row);
 
@@ -239,8 +240,7 @@ struct WarpGroupDotPattern : OpConversionPattern<WarpGroupDotOp> {
           packed = LLVM::InsertValueOp::create(rewriter, loc, packed,
                                                acc[first + r], r);
         for (int64_t k = 0; k < K; k += instrK) {
-          Value descB =
-              at(bBase, bDesc.byteOffset(n * groupsN * instrN, k));
+          Value descB = at(bBase, bDesc.byteOffset(n * groupsN * instrN, k));
           if (!aBuffer) {
             ValueRange words = ValueRange(aWords).slice(
                 (m * (K / instrK) + k / instrK) * 4, 4);
@@ -249,13 +249,11 @@ struct WarpGroupDotPattern : OpConversionPattern<WarpGroupDotOp> {
                                    !(zeroInit && k == 0));
             continue;
           }
-          Value descA =
-              at(aBase, aDesc.byteOffset(m * groupsM * 64, k));
+          Value descA = at(aBase, aDesc.byteOffset(m * groupsM * 64, k));
           packed = NVVM::WgmmaMmaAsyncOp::create(
               rewriter, loc, structType, packed, descA, descB, shape, typeAB,
-              typeAB, typeD, zeroInit && k == 0 ? scaleZero : scaleOut,
-              scaleIn, scaleIn, aLayout, bLayout,
-              NVVM::MMAIntOverflowAttr());
+              typeAB, typeD, zeroInit && k == 0 ? scaleZero : scaleOut, scaleIn,
+              scaleIn, aLayout, bLayout, NVVM::MMAIntOverflowAttr());
         }
         for (int64_t r = 0; r < regsPerInstr; ++r)
           acc[first + r] =
@@ -299,8 +297,8 @@ struct WarpGroupDotWaitPattern : OpConversionPattern<WarpGroupDotWaitOp> {
     auto resultType = LLVM::LLVMStructType::getLiteral(getContext(), types);
     auto wait = LLVM::InlineAsmOp::create(
         rewriter, loc, resultType, registers,
-        "wgmma.wait_group.sync.aligned " +
-            std::to_string(op.getPendings()) + ";",
+        "wgmma.wait_group.sync.aligned " + std::to_string(op.getPendings()) +
+            ";",
         outputs + "," + inputs, /*has_side_effects=*/true,
         /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
         LLVM::AsmDialectAttr::get(getContext(), LLVM::AsmDialect::AD_ATT),
@@ -326,7 +324,8 @@ struct FenceAsyncSharedPattern : OpConversionPattern<FenceAsyncSharedOp> {
                   ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOpWithNewOp<NVVM::FenceProxyOp>(
         op, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(getContext(), NVVM::SharedSpace::shared_cta));
+        NVVM::SharedSpaceAttr::get(getContext(),
+                                   NVVM::SharedSpace::shared_cta));
     return success();
   }
 };

@@ -85,8 +85,8 @@ void TileGPUDialect::initialize() {
 }
 
 int TileGPUDialect::getNumWarps(Operation *op) {
-  auto module = isa<ModuleOp>(op) ? cast<ModuleOp>(op)
-                                  : op->getParentOfType<ModuleOp>();
+  auto module =
+      isa<ModuleOp>(op) ? cast<ModuleOp>(op) : op->getParentOfType<ModuleOp>();
   if (module)
     if (auto attr = module->getAttrOfType<IntegerAttr>(getNumWarpsAttrName()))
       return attr.getInt();
@@ -126,8 +126,9 @@ LogicalResult TileGPUDialect::verifyOperationAttribute(Operation *op,
 // Encodings
 //===----------------------------------------------------------------------===//
 
-static LogicalResult verifyPermutation(function_ref<InFlightDiagnostic()> emitError,
-                                       ArrayRef<unsigned> order, StringRef what) {
+static LogicalResult
+verifyPermutation(function_ref<InFlightDiagnostic()> emitError,
+                  ArrayRef<unsigned> order, StringRef what) {
   SmallVector<bool> seen(order.size(), false);
   for (unsigned d : order) {
     if (d >= order.size() || seen[d])
@@ -138,12 +139,10 @@ static LogicalResult verifyPermutation(function_ref<InFlightDiagnostic()> emitEr
   return success();
 }
 
-LogicalResult
-BlockedEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                            ArrayRef<unsigned> sizePerThread,
-                            ArrayRef<unsigned> threadsPerWarp,
-                            ArrayRef<unsigned> warpsPerCTA,
-                            ArrayRef<unsigned> order) {
+LogicalResult BlockedEncodingAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError,
+    ArrayRef<unsigned> sizePerThread, ArrayRef<unsigned> threadsPerWarp,
+    ArrayRef<unsigned> warpsPerCTA, ArrayRef<unsigned> order) {
   size_t rank = order.size();
   if (rank == 0)
     return emitError() << "blocked layout must have rank >= 1";
@@ -159,11 +158,13 @@ BlockedEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     threads *= v;
   if (threads != TileGPUDialect::kThreadsPerWarp)
     return emitError() << "threadsPerWarp must multiply to "
-                       << TileGPUDialect::kThreadsPerWarp << ", got " << threads;
+                       << TileGPUDialect::kThreadsPerWarp << ", got "
+                       << threads;
   return verifyPermutation(emitError, order, "order");
 }
 
-LinearLayout BlockedEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+LinearLayout
+BlockedEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
   return LinearLayout::blocked(shape, getSizePerThread(), getThreadsPerWarp(),
                                getWarpsPerCTA(), getOrder());
 }
@@ -250,17 +251,18 @@ Attribute SharedEncodingAttr::parse(AsmParser &parser, Type) {
   if (parser.parseLess() || parser.parseLBrace())
     return {};
   if (succeeded(parser.parseOptionalKeyword("vec"))) {
-    if (parser.parseEqual() || parser.parseInteger(vec) || parser.parseComma() ||
-        parser.parseKeyword("perPhase") || parser.parseEqual() ||
-        parser.parseInteger(perPhase) || parser.parseComma() ||
-        parser.parseKeyword("maxPhase") || parser.parseEqual() ||
-        parser.parseInteger(maxPhase) || parser.parseComma())
+    if (parser.parseEqual() || parser.parseInteger(vec) ||
+        parser.parseComma() || parser.parseKeyword("perPhase") ||
+        parser.parseEqual() || parser.parseInteger(perPhase) ||
+        parser.parseComma() || parser.parseKeyword("maxPhase") ||
+        parser.parseEqual() || parser.parseInteger(maxPhase) ||
+        parser.parseComma())
       return {};
   }
   if (parser.parseKeyword("order") || parser.parseEqual() ||
-      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
-        return parser.parseInteger(order.emplace_back());
-      }) ||
+      parser.parseCommaSeparatedList(
+          AsmParser::Delimiter::Square,
+          [&] { return parser.parseInteger(order.emplace_back()); }) ||
       parser.parseRBrace() || parser.parseGreater())
     return {};
   return parser.getChecked<SharedEncodingAttr>(parser.getContext(), vec,
@@ -299,9 +301,9 @@ SharedEncodingAttr::verifyBuffer(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-LogicalResult NVMMASharedEncodingAttr::verify(
-    function_ref<InFlightDiagnostic()> emitError, unsigned swizzle,
-    ArrayRef<unsigned> order) {
+LogicalResult
+NVMMASharedEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                unsigned swizzle, ArrayRef<unsigned> order) {
   if (swizzle != 32 && swizzle != 64 && swizzle != 128)
     return emitError() << "nvmma_shared swizzle must be 32, 64 or 128 bytes";
   if (order.size() != 2)
@@ -309,8 +311,9 @@ LogicalResult NVMMASharedEncodingAttr::verify(
   return verifyPermutation(emitError, order, "order");
 }
 
-LinearLayout NVMMASharedEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape,
-                                                     unsigned elementBits) const {
+LinearLayout
+NVMMASharedEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape,
+                                        unsigned elementBits) const {
   return LinearLayout::sharedNVMMA(shape, getOrder(), elementBits,
                                    getSwizzle());
 }
@@ -456,13 +459,12 @@ static LogicalResult verifyDistributed(Operation *op, Type type,
   if (!encoding)
     return op->emitOpError() << what << " must have a distributed layout";
   if (encoding.getRank() != tensor.getRank())
-    return op->emitOpError() << what << " has rank " << tensor.getRank()
-                             << " but its layout has rank "
-                             << encoding.getRank();
+    return op->emitOpError()
+           << what << " has rank " << tensor.getRank()
+           << " but its layout has rank " << encoding.getRank();
   for (int64_t dim : tensor.getShape())
     if (!llvm::isPowerOf2_64(dim))
-      return op->emitOpError()
-             << what << " dimensions must be powers of two";
+      return op->emitOpError() << what << " dimensions must be powers of two";
   return success();
 }
 
@@ -488,7 +490,8 @@ struct FoldConvertChain : OpRewritePattern<ConvertLayoutOp> {
     auto inner = op.getSrc().getDefiningOp<ConvertLayoutOp>();
     if (!inner)
       return failure();
-    rewriter.modifyOpInPlace(op, [&] { op.getSrcMutable().assign(inner.getSrc()); });
+    rewriter.modifyOpInPlace(
+        op, [&] { op.getSrcMutable().assign(inner.getSrc()); });
     return success();
   }
 };
@@ -509,8 +512,8 @@ struct ConvertOfSplat : OpRewritePattern<ConvertLayoutOp> {
         constant ? dyn_cast<DenseElementsAttr>(constant.getValue()) : nullptr;
     if (!dense || !dense.isSplat())
       return failure();
-    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
-        op, op.getType(), dense.reshape(op.getType()));
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, op.getType(),
+                                                   dense.reshape(op.getType()));
     return success();
   }
 };
@@ -606,7 +609,8 @@ int64_t WarpGroupDotOp::getInstrK(Type operandType) {
 
 bool WarpGroupDotOp::supportsTypes(Type operand, Type acc,
                                    tile::InputPrecision precision) {
-  if (operand.isF16() || operand.isBF16() || isa<Float8E4M3FNType, Float8E5M2Type>(operand))
+  if (operand.isF16() || operand.isBF16() ||
+      isa<Float8E4M3FNType, Float8E5M2Type>(operand))
     return acc.isF32();
   if (operand.isF32())
     return acc.isF32() && precision == tile::InputPrecision::TF32;
@@ -687,9 +691,8 @@ LogicalResult WarpGroupDotOp::verify() {
 }
 
 LogicalResult WarpGroupDotWaitOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location>, ValueRange operands,
-    DictionaryAttr, OpaqueProperties, RegionRange,
-    SmallVectorImpl<Type> &inferred) {
+    MLIRContext *, std::optional<Location>, ValueRange operands, DictionaryAttr,
+    OpaqueProperties, RegionRange, SmallVectorImpl<Type> &inferred) {
   llvm::append_range(inferred, operands.getTypes());
   return success();
 }

@@ -60,8 +60,7 @@ MmaEncodingAttr pickMmaSyncLayout(MLIRContext *context, int64_t M, int64_t N,
   int64_t warpsN = numWarps / warpsM;
   if (M % (16 * warpsM) != 0 || N % (8 * warpsN) != 0)
     return {};
-  return MmaEncodingAttr::get(context, 2,
-                              {unsigned(warpsM), unsigned(warpsN)},
+  return MmaEncodingAttr::get(context, 2, {unsigned(warpsM), unsigned(warpsN)},
                               {16, 8, 16});
 }
 
@@ -77,13 +76,14 @@ void rewriteForMmaSync(DotOp dot, MmaEncodingAttr mma) {
     return ConvertLayoutOp::create(b, loc, type.cloneWithEncoding(encoding),
                                    value);
   };
-  Value a = convert(dot.getA(), DotOperandEncodingAttr::get(context, 0, mma, 2));
+  Value a =
+      convert(dot.getA(), DotOperandEncodingAttr::get(context, 0, mma, 2));
   Value bOperand =
       convert(dot.getB(), DotOperandEncodingAttr::get(context, 1, mma, 2));
   Value c = convert(dot.getC(), mma);
-  auto mmaDot = DotOp::create(b, loc, c.getType(), a, bOperand, c,
-                              dot.getInputPrecision(),
-                              dot.getMaxNumImpreciseAcc());
+  auto mmaDot =
+      DotOp::create(b, loc, c.getType(), a, bOperand, c,
+                    dot.getInputPrecision(), dot.getMaxNumImpreciseAcc());
   Value back = ConvertLayoutOp::create(b, loc, dot.getType(), mmaDot);
   dot.replaceAllUsesWith(back);
   dot.erase();
@@ -204,9 +204,9 @@ struct AccelerateMatmulPass
       Type element = aType.getElementType();
       if (bType.getElementType() != element)
         return;
-      MmaEncodingAttr mma = pickWgmmaLayout(
-          context, M, N, K, element, cType.getElementType(),
-          dot.getInputPrecision(), numWarps);
+      MmaEncodingAttr mma =
+          pickWgmmaLayout(context, M, N, K, element, cType.getElementType(),
+                          dot.getInputPrecision(), numWarps);
       if (!mma)
         return;
       unsigned bits = getElementBitWidth(element);

@@ -51,8 +51,7 @@ struct Accesses {
     unknown |= other.unknown;
     for (SmallVector<Range> *ranges : {&reads, &writes}) {
       llvm::sort(*ranges);
-      ranges->erase(std::unique(ranges->begin(), ranges->end()),
-                    ranges->end());
+      ranges->erase(std::unique(ranges->begin(), ranges->end()), ranges->end());
     }
   }
   bool operator==(const Accesses &other) const {
@@ -70,9 +69,9 @@ bool overlaps(ArrayRef<Range> a, ArrayRef<Range> b) {
 }
 
 Range rangeOf(Operation *buffer) {
-  int64_t offset = cast<IntegerAttr>(
-                       buffer->getAttr(TileGPUDialect::getOffsetAttrName()))
-                       .getInt();
+  int64_t offset =
+      cast<IntegerAttr>(buffer->getAttr(TileGPUDialect::getOffsetAttrName()))
+          .getInt();
   return {offset, offset + tile::getScratchBytes(buffer)};
 }
 
@@ -114,8 +113,7 @@ Accesses accessesOf(Operation *op) {
 bool touchesShared(Operation *op) {
   bool found = false;
   op->walk([&](Operation *inner) {
-    if (!accessesOf(inner).empty() ||
-        isa<BarrierOp, AsyncWaitOp>(inner))
+    if (!accessesOf(inner).empty() || isa<BarrierOp, AsyncWaitOp>(inner))
       found = true;
   });
   return found;
@@ -174,8 +172,7 @@ public:
       Accesses acc = accessesOf(&op);
       if (acc.empty())
         continue;
-      bool hazard = pending.unknown ||
-                    overlaps(acc.reads, pending.writes) ||
+      bool hazard = pending.unknown || overlaps(acc.reads, pending.writes) ||
                     overlaps(acc.writes, pending.writes) ||
                     overlaps(acc.writes, pending.reads);
       if (hazard)

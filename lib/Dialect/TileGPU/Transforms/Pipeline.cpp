@@ -24,8 +24,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tile/Analysis/AxisInfo.h"
 #include "tile/Analysis/Allocation.h"
+#include "tile/Analysis/AxisInfo.h"
 #include "tile/Analysis/SharedAccess.h"
 #include "tile/Dialect/TileGPU/Transforms/Passes.h"
 
@@ -116,8 +116,8 @@ bool copiesInWords(LoadOp load, MemDescType buffer,
   FailureOr<SharedAccessMap> map = composeAccessMap(tensor, buffer);
   if (failed(map))
     return false;
-  unsigned vec = std::min(
-      map->vec, vectorWidth(load.getPtr(), load.getMask(), axisInfo));
+  unsigned vec =
+      std::min(map->vec, vectorWidth(load.getPtr(), load.getMask(), axisInfo));
   return vec * getSharedElementBytes(tensor.getElementType()) >= 4;
 }
 
@@ -278,9 +278,9 @@ private:
 
   /// The induction variable `iterations` steps after `iv`.
   Value ivAhead(Value iv, int64_t iterations) {
-    Value offset = arith::MulIOp::create(
-        rewriter, loop.getLoc(), loop.getStep(),
-        constant(iterations, loop.getStep().getType()));
+    Value offset =
+        arith::MulIOp::create(rewriter, loop.getLoc(), loop.getStep(),
+                              constant(iterations, loop.getStep().getType()));
     return arith::AddIOp::create(rewriter, loop.getLoc(), iv, offset);
   }
 
@@ -291,11 +291,11 @@ private:
     Location loc = loop.getLoc();
     for (Operation *op : plan.addressOps)
       rewriter.clone(*op, mapping);
-    Value inRange = arith::CmpIOp::create(
-        rewriter, loc,
-        loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
-                              : arith::CmpIPredicate::slt,
-        iv, loop.getUpperBound());
+    Value inRange =
+        arith::CmpIOp::create(rewriter, loc,
+                              loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
+                                                    : arith::CmpIPredicate::slt,
+                              iv, loop.getUpperBound());
     for (auto [staged, buffer] : llvm::zip(plan.loads, buffers)) {
       auto ptrType = cast<RankedTensorType>(staged.load.getPtr().getType());
       Type maskType = ptrType.clone(rewriter.getI1Type());
@@ -303,8 +303,8 @@ private:
       if (Value loadMask = staged.load.getMask())
         mask = arith::AndIOp::create(rewriter, loc,
                                      mapping.lookupOrDefault(loadMask), mask);
-      Value view = MemDescIndexOp::create(
-          rewriter, loc, staged.alloc.getType(), buffer, stage);
+      Value view = MemDescIndexOp::create(rewriter, loc, staged.alloc.getType(),
+                                          buffer, stage);
       AsyncCopyGlobalToLocalOp::create(
           rewriter, loc, mapping.lookupOrDefault(staged.load.getPtr()), view,
           mask);
@@ -345,8 +345,7 @@ private:
           b, loc, arith::CmpIPredicate::eq, plusOne,
           arith::ConstantIntOp::create(b, loc, i32, numBuffers));
       return arith::SelectOp::create(
-          b, loc, wraps, arith::ConstantIntOp::create(b, loc, i32, 0),
-          plusOne);
+          b, loc, wraps, arith::ConstantIntOp::create(b, loc, i32, 0), plusOne);
     };
     FailureOr<LoopLikeOpInterface> replaced =
         cast<LoopLikeOpInterface>(loop.getOperation())
@@ -377,12 +376,13 @@ private:
     mapping.map(loop.getInductionVar(), iv);
     emitCopies(mapping, iv, fillStage);
     for (unsigned index : plan.shiftedArgs)
-      yield->setOperand(index, mapping.lookupOrDefault(yield.getOperand(index)));
+      yield->setOperand(index,
+                        mapping.lookupOrDefault(yield.getOperand(index)));
 
     for (auto [staged, buffer] : llvm::zip(plan.loads, buffers)) {
       rewriter.setInsertionPoint(staged.alloc);
-      Value view = MemDescIndexOp::create(
-          rewriter, loc, staged.alloc.getType(), buffer, readStage);
+      Value view = MemDescIndexOp::create(rewriter, loc, staged.alloc.getType(),
+                                          buffer, readStage);
       rewriter.replaceOp(staged.alloc, view);
       rewriter.eraseOp(staged.load);
     }
@@ -392,9 +392,9 @@ private:
         // Keep one MMA in flight: the previous iteration's has finished
         // reading its buffers once this one is issued and waited down to 1.
         rewriter.setInsertionPointAfter(dot);
-        auto wait = WarpGroupDotWaitOp::create(rewriter, loc,
-                                               ValueRange{dot.getD()},
-                                               /*pendings=*/1);
+        auto wait =
+            WarpGroupDotWaitOp::create(rewriter, loc, ValueRange{dot.getD()},
+                                       /*pendings=*/1);
         dot.getD().replaceAllUsesExcept(wait.getResult(0), wait);
       } else {
         waitBeforeFirstUse(loop.getRegionIterArg(plan.accIndex));
@@ -423,11 +423,11 @@ private:
   void waitAfterGuardedLoop() {
     Location loc = loop.getLoc();
     rewriter.setInsertionPoint(loop);
-    Value ran = arith::CmpIOp::create(
-        rewriter, loc,
-        loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
-                              : arith::CmpIPredicate::slt,
-        loop.getLowerBound(), loop.getUpperBound());
+    Value ran =
+        arith::CmpIOp::create(rewriter, loc,
+                              loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
+                                                    : arith::CmpIPredicate::slt,
+                              loop.getLowerBound(), loop.getUpperBound());
     auto guard = scf::IfOp::create(rewriter, loc, loop.getResultTypes(), ran,
                                    /*withElse=*/true);
     loop->replaceAllUsesWith(guard.getResults());

@@ -83,9 +83,9 @@ bool canRematerialize(Value value, int depth = 0) {
 Operation *cloneInLayout(OpBuilder &b, Operation *op, Attribute encoding) {
   Attribute operandEncoding = encoding;
   if (auto expand = dyn_cast<ExpandDimsOp>(op))
-    operandEncoding = SliceEncodingAttr::get(
-        op->getContext(), expand.getAxis(),
-        cast<DistributedEncoding>(encoding));
+    operandEncoding =
+        SliceEncodingAttr::get(op->getContext(), expand.getAxis(),
+                               cast<DistributedEncoding>(encoding));
   SmallVector<Value> operands;
   for (Value operand : op->getOperands()) {
     auto type = dyn_cast<RankedTensorType>(operand.getType());
@@ -166,9 +166,9 @@ private:
         if (reduce.getSrcs().size() != 1)
           continue;
         for (Value result : reduce.getResult())
-          assign(result, SliceEncodingAttr::get(
-                             user->getContext(), reduce.getAxis(),
-                             cast<DistributedEncoding>(encoding)));
+          assign(result,
+                 SliceEncodingAttr::get(user->getContext(), reduce.getAxis(),
+                                        cast<DistributedEncoding>(encoding)));
       } else if (auto expand = dyn_cast<ExpandDimsOp>(user)) {
         auto slice = dyn_cast<SliceEncodingAttr>(encoding);
         if (slice && slice.getDim() == expand.getAxis())
@@ -281,8 +281,8 @@ bool backward(ConvertLayoutOp convert) {
       !isa_and_nonnull<BroadcastOp, ExpandDimsOp>(def))
     return false;
   OpBuilder b(convert);
-  Operation *clone =
-      cloneInLayout(b, def, cast<RankedTensorType>(convert.getType()).getEncoding());
+  Operation *clone = cloneInLayout(
+      b, def, cast<RankedTensorType>(convert.getType()).getEncoding());
   convert.replaceAllUsesWith(clone->getResult(0));
   convert.erase();
   return true;
@@ -314,9 +314,9 @@ bool forward(ConvertLayoutOp convert) {
       Type oldType = reduce.getResult()[0].getType();
       Type newType = oldType;
       if (auto tensor = dyn_cast<RankedTensorType>(oldType))
-        newType = tensor.cloneWithEncoding(SliceEncodingAttr::get(
-            convert.getContext(), reduce.getAxis(),
-            cast<DistributedEncoding>(encoding)));
+        newType = tensor.cloneWithEncoding(
+            SliceEncodingAttr::get(convert.getContext(), reduce.getAxis(),
+                                   cast<DistributedEncoding>(encoding)));
       reduce->replaceUsesOfWith(convert.getResult(), src);
       if (newType != oldType) {
         reduce.getResult()[0].setType(newType);
@@ -332,9 +332,8 @@ bool forward(ConvertLayoutOp convert) {
       continue;
     OpBuilder b(user);
     Operation *clone = cloneInLayout(b, user, encoding);
-    auto back = ConvertLayoutOp::create(b, user->getLoc(),
-                                        user->getResult(0).getType(),
-                                        clone->getResult(0));
+    auto back = ConvertLayoutOp::create(
+        b, user->getLoc(), user->getResult(0).getType(), clone->getResult(0));
     user->getResult(0).replaceAllUsesWith(back);
     user->erase();
     changed = true;
@@ -372,8 +371,9 @@ bool carryInConvertedLayout(scf::ForOp loop) {
     // elementwise update the rewrites can move.
     Value next = yield.getOperand(i);
     auto fromCarried = next.getDefiningOp<ConvertLayoutOp>();
-    bool nextMoves = (fromCarried && fromCarried.getSrc().getType() == carried) ||
-                     isElementwise(next.getDefiningOp());
+    bool nextMoves =
+        (fromCarried && fromCarried.getSrc().getType() == carried) ||
+        isElementwise(next.getDefiningOp());
     if (!eligible || !carried || !nextMoves)
       continue;
     OpBuilder b(loop);
@@ -424,9 +424,8 @@ struct RemoveLayoutConversionsPass
         }
         changed |= forward(convert);
       }
-      module.walk([&](scf::ForOp loop) {
-        changed |= carryInConvertedLayout(loop);
-      });
+      module.walk(
+          [&](scf::ForOp loop) { changed |= carryInConvertedLayout(loop); });
       if (!changed)
         break;
     }

@@ -16,8 +16,8 @@
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 
-#include "tile/Dialect/TileGPU/IR/TileGPUDialect.h.inc"
 #include "tile/Dialect/TileGPU/IR/TileGPUAttrInterfaces.h.inc"
+#include "tile/Dialect/TileGPU/IR/TileGPUDialect.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "tile/Dialect/TileGPU/IR/TileGPUAttrs.h.inc"
