@@ -125,3 +125,24 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
     return %d : tensor<128x128xf32, #blocked>
   }
 }
+
+// -----
+
+// A computed in registers (scaled, then rounded to f16) feeds wgmma from
+// registers: a conversion into the accumulator fragment's dot_op layout,
+// no shared-memory copy. B still comes from shared memory.
+// CHECK-DAG: #mma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+// CHECK-DAG: #[[OPA:.*]] = #tilegpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
+// CHECK-LABEL: func.func @register_a
+// CHECK-NOT: tilegpu.local_alloc %0
+// CHECK: %[[A:.*]] = tilegpu.convert_layout %{{.*}} : tensor<64x32xf16, #blocked> -> tensor<64x32xf16, #[[OPA]]>
+// CHECK: %[[B:.*]] = tilegpu.local_alloc %arg1
+// CHECK: tilegpu.warpgroup_dot %[[A]], %[[B]]
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @register_a(%x: tensor<64x32xf32, #blocked>, %b: tensor<32x64xf16, #blocked>, %c: tensor<64x64xf32, #blocked>) -> tensor<64x64xf32, #blocked> {
+    %a = arith.truncf %x : tensor<64x32xf32, #blocked> to tensor<64x32xf16, #blocked>
+    %d = tile.dot %a, %b, %c : tensor<64x32xf16, #blocked> * tensor<32x64xf16, #blocked> -> tensor<64x64xf32, #blocked>
+    return %d : tensor<64x64xf32, #blocked>
+  }
+}

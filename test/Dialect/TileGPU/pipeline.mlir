@@ -520,3 +520,119 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
   }
 }
 
+
+// -----
+
+// Attention's shape: Q*K is needed at once (synchronous); P*V only feeds
+// the next iteration's accumulator, after a rescale. It runs async and the
+// next iteration waits for it just before the rescale reads it. The loop
+// sits in `if (lower < upper)` with the final wait inside, so the path that
+// skips the loop (carrying the initial accumulator) never reaches a wait.
+// CHECK-LABEL: func.func @attn
+// CHECK-DAG: tilegpu.local_alloc : () -> !tilegpu.memdesc<4x64x64xf16, #nvmma1>
+// CHECK-DAG: tilegpu.local_alloc : () -> !tilegpu.memdesc<4x64x64xf16, #nvmma>
+// CHECK: tilegpu.async_commit_group
+// CHECK: %[[RAN:.*]] = arith.cmpi sgt, %arg4, %c0_i32
+// CHECK-NEXT: scf.if %[[RAN]] -> (tensor<64x64xf32, #mma>) {
+// CHECK: %[[LOOP:.*]]:3 = scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %{{.*}} = %c2_i32, %{{.*}} = %c0_i32)
+// CHECK: tilegpu.warpgroup_dot %{{.*}}, %{{.*}}, %{{.*}} : !tilegpu.memdesc
+// CHECK-NOT: async
+// CHECK: %[[W:.*]] = tilegpu.warpgroup_dot_wait %[[ACC]] {pendings = 0 : i32}
+// CHECK-NEXT: arith.mulf %[[W]]
+// CHECK: %[[D:.*]] = tilegpu.warpgroup_dot {{.*}} async
+// CHECK: scf.yield %[[D]]
+// CHECK: %[[DONE:.*]] = tilegpu.warpgroup_dot_wait %[[LOOP]]#0 {pendings = 0 : i32}
+// CHECK-NEXT: scf.yield %[[DONE]]
+// CHECK-NEXT: } else {
+// CHECK-NEXT: scf.yield
+// CHECK: tilegpu.async_wait {pending = 0 : i32}
+#blocked = #tilegpu.blocked<{sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
+#blocked1 = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+#blocked2 = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+#nvmma = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#nvmma1 = #tilegpu.nvmma_shared<{swizzle = 128, order = [0, 1]}>
+#dot_op = #tilegpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
+#slice = #tilegpu.slice<{dim = 1, parent = #blocked2}>
+#slice1 = #tilegpu.slice<{dim = 0, parent = #blocked2}>
+#slice2 = #tilegpu.slice<{dim = 0, parent = #blocked}>
+#slice3 = #tilegpu.slice<{dim = 1, parent = #blocked}>
+#slice4 = #tilegpu.slice<{dim = 1, parent = #blocked1}>
+#slice5 = #tilegpu.slice<{dim = 0, parent = #blocked1}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @attn(%arg0: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %arg1: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %arg2: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %arg3: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %arg4: i32 {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+    %cst = arith.constant dense<64> : tensor<1x64xi32, #blocked>
+    %cst_0 = arith.constant dense<64> : tensor<64x1xi32, #blocked1>
+    %cst_1 = arith.constant dense<64> : tensor<64x1xi32, #blocked2>
+    %cst_2 = arith.constant dense<5.000000e-01> : tensor<64x64xf32, #mma>
+    %cst_3 = arith.constant dense<0.000000e+00> : tensor<64x64xf16, #blocked2>
+    %cst_4 = arith.constant dense<0.000000e+00> : tensor<64x64xf16, #blocked>
+    %cst_5 = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+    %c0_i32 = arith.constant 0 : i32
+    %c64_i32 = arith.constant 64 : i32
+    %0 = tile.splat %arg0 : !tile.ptr<f16> -> tensor<64x1x!tile.ptr<f16>, #blocked2>
+    %1 = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #slice>
+    %2 = tile.expand_dims %1 {axis = 1 : i32} : tensor<64xi32, #slice> -> tensor<64x1xi32, #blocked2>
+    %3 = arith.muli %2, %cst_1 : tensor<64x1xi32, #blocked2>
+    %4 = tile.addptr %0, %3 : tensor<64x1x!tile.ptr<f16>, #blocked2>, tensor<64x1xi32, #blocked2>
+    %5 = tile.broadcast %4 : tensor<64x1x!tile.ptr<f16>, #blocked2> -> tensor<64x64x!tile.ptr<f16>, #blocked2>
+    %6 = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #slice1>
+    %7 = tile.expand_dims %6 {axis = 0 : i32} : tensor<64xi32, #slice1> -> tensor<1x64xi32, #blocked2>
+    %8 = tile.broadcast %7 : tensor<1x64xi32, #blocked2> -> tensor<64x64xi32, #blocked2>
+    %9 = tile.addptr %5, %8 : tensor<64x64x!tile.ptr<f16>, #blocked2>, tensor<64x64xi32, #blocked2>
+    %10 = tile.load %9 : tensor<64x64x!tile.ptr<f16>, #blocked2>
+    %11 = tilegpu.local_alloc %10 : (tensor<64x64xf16, #blocked2>) -> !tilegpu.memdesc<64x64xf16, #nvmma>
+    %12 = scf.for %arg5 = %c0_i32 to %arg4 step %c64_i32 iter_args(%arg6 = %cst_5) -> (tensor<64x64xf32, #mma>)  : i32 {
+      %24 = tile.splat %arg1 : !tile.ptr<f16> -> tensor<1x64x!tile.ptr<f16>, #blocked>
+      %25 = tile.splat %arg5 : i32 -> tensor<64xi32, #slice2>
+      %26 = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #slice2>
+      %27 = arith.addi %25, %26 : tensor<64xi32, #slice2>
+      %28 = tile.expand_dims %27 {axis = 0 : i32} : tensor<64xi32, #slice2> -> tensor<1x64xi32, #blocked>
+      %29 = arith.muli %28, %cst : tensor<1x64xi32, #blocked>
+      %30 = tile.addptr %24, %29 : tensor<1x64x!tile.ptr<f16>, #blocked>, tensor<1x64xi32, #blocked>
+      %31 = tile.broadcast %30 : tensor<1x64x!tile.ptr<f16>, #blocked> -> tensor<64x64x!tile.ptr<f16>, #blocked>
+      %32 = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #slice3>
+      %33 = tile.expand_dims %32 {axis = 1 : i32} : tensor<64xi32, #slice3> -> tensor<64x1xi32, #blocked>
+      %34 = tile.broadcast %33 : tensor<64x1xi32, #blocked> -> tensor<64x64xi32, #blocked>
+      %35 = tile.addptr %31, %34 : tensor<64x64x!tile.ptr<f16>, #blocked>, tensor<64x64xi32, #blocked>
+      %36 = tile.splat %arg4 : i32 -> tensor<1x64xi32, #blocked>
+      %37 = arith.cmpi slt, %28, %36 : tensor<1x64xi32, #blocked>
+      %38 = tile.broadcast %37 : tensor<1x64xi1, #blocked> -> tensor<64x64xi1, #blocked>
+      %39 = tile.load %35, %38, %cst_4 : tensor<64x64x!tile.ptr<f16>, #blocked>
+      %40 = tilegpu.local_alloc %39 : (tensor<64x64xf16, #blocked>) -> !tilegpu.memdesc<64x64xf16, #nvmma1>
+      %41 = tilegpu.warpgroup_dot %11, %40, %cst_5 : !tilegpu.memdesc<64x64xf16, #nvmma> * <64x64xf16, #nvmma1> -> tensor<64x64xf32, #mma>
+      %42 = arith.truncf %41 : tensor<64x64xf32, #mma> to tensor<64x64xf16, #mma>
+      %43 = tile.splat %arg2 : !tile.ptr<f16> -> tensor<64x1x!tile.ptr<f16>, #blocked2>
+      %44 = tile.splat %arg5 : i32 -> tensor<64xi32, #slice>
+      %45 = arith.addi %44, %1 : tensor<64xi32, #slice>
+      %46 = tile.expand_dims %45 {axis = 1 : i32} : tensor<64xi32, #slice> -> tensor<64x1xi32, #blocked2>
+      %47 = arith.muli %46, %cst_1 : tensor<64x1xi32, #blocked2>
+      %48 = tile.addptr %43, %47 : tensor<64x1x!tile.ptr<f16>, #blocked2>, tensor<64x1xi32, #blocked2>
+      %49 = tile.broadcast %48 : tensor<64x1x!tile.ptr<f16>, #blocked2> -> tensor<64x64x!tile.ptr<f16>, #blocked2>
+      %50 = tile.addptr %49, %8 : tensor<64x64x!tile.ptr<f16>, #blocked2>, tensor<64x64xi32, #blocked2>
+      %51 = tile.splat %arg4 : i32 -> tensor<64x1xi32, #blocked2>
+      %52 = arith.cmpi slt, %46, %51 : tensor<64x1xi32, #blocked2>
+      %53 = tile.broadcast %52 : tensor<64x1xi1, #blocked2> -> tensor<64x64xi1, #blocked2>
+      %54 = tile.load %50, %53, %cst_3 : tensor<64x64x!tile.ptr<f16>, #blocked2>
+      %55 = arith.mulf %arg6, %cst_2 : tensor<64x64xf32, #mma>
+      %56 = tilegpu.convert_layout %42 : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #dot_op>
+      %57 = tilegpu.local_alloc %54 : (tensor<64x64xf16, #blocked2>) -> !tilegpu.memdesc<64x64xf16, #nvmma>
+      %58 = tilegpu.warpgroup_dot %56, %57, %55 : tensor<64x64xf16, #dot_op> * <64x64xf16, #nvmma> -> tensor<64x64xf32, #mma>
+      scf.yield %58 : tensor<64x64xf32, #mma>
+    }
+    %13 = tile.splat %arg3 : !tile.ptr<f32> -> tensor<64x1x!tile.ptr<f32>, #blocked1>
+    %14 = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #slice4>
+    %15 = tile.expand_dims %14 {axis = 1 : i32} : tensor<64xi32, #slice4> -> tensor<64x1xi32, #blocked1>
+    %16 = arith.muli %15, %cst_0 : tensor<64x1xi32, #blocked1>
+    %17 = tile.addptr %13, %16 : tensor<64x1x!tile.ptr<f32>, #blocked1>, tensor<64x1xi32, #blocked1>
+    %18 = tile.broadcast %17 : tensor<64x1x!tile.ptr<f32>, #blocked1> -> tensor<64x64x!tile.ptr<f32>, #blocked1>
+    %19 = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #slice5>
+    %20 = tile.expand_dims %19 {axis = 0 : i32} : tensor<64xi32, #slice5> -> tensor<1x64xi32, #blocked1>
+    %21 = tile.broadcast %20 : tensor<1x64xi32, #blocked1> -> tensor<64x64xi32, #blocked1>
+    %22 = tile.addptr %18, %21 : tensor<64x64x!tile.ptr<f32>, #blocked1>, tensor<64x64xi32, #blocked1>
+    %23 = tilegpu.convert_layout %12 : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blocked1>
+    tile.store %22, %23 : tensor<64x64x!tile.ptr<f32>, #blocked1>
+    return
+  }
+}
+
