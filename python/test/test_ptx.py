@@ -70,7 +70,9 @@ CHECK: wgmma.wait_group.sync.aligned 0
 def test_matmul_pipelines_operand_loads(stages):
     # Unit-stride K (A) and N (B) with 16-byte aligned bases: the operand
     # tiles move by 16-byte cp.async, num_stages - 1 groups ahead, and the
-    # wgmma runs async with one group in flight (so one extra buffer).
+    # wgmma runs async with one group in flight (so one extra buffer). The
+    # epilogue moves the accumulator to the store layout through a buffer
+    # laid out for the store: 16-byte shared reads.
     signature = {name: ty for name, ty in _MATMUL_SIGNATURE.items()
                  if name not in ("stride_ak", "stride_bn")}
     kernel = tile.compile(
@@ -93,6 +95,9 @@ CHECK: wgmma.commit_group.sync.aligned
 CHECK: wgmma.wait_group.sync.aligned 1;
 CHECK: wgmma.wait_group.sync.aligned 0;
 CHECK: cp.async.wait_group 0;
+CHECK: st.shared
+CHECK: bar.sync
+CHECK: ld.shared.v4.b32
 """ % (stages - 2))
     assert kernel.metadata["shared"] >= (stages + 1) * (128 * 64 + 64 * 128) * 2
 
