@@ -22,6 +22,11 @@
 // (cp.async writes zeros there, as the masked load's zero `other` would).
 // Barriers are left to tilegpu-insert-barriers.
 //
+// A dot whose result is only carried to the next iteration runs async
+// (see LoopPlan::asyncDot); its operands then stay in use one iteration
+// longer, so such loops get S+1 buffers (or copies one iteration less
+// ahead when S+1 do not fit).
+//
 //===----------------------------------------------------------------------===//
 
 #include "tile/Analysis/Allocation.h"
