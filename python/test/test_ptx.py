@@ -119,12 +119,13 @@ CHECK-NOT: mma.sync
     assert len(kernel.asm["cubin"]) > 0
 
 
-def test_small_matmul_stays_on_fma():
-    # 32 rows cannot feed a 64-row warpgroup MMA.
+def test_small_matmul_uses_mma_sync():
+    # 32 rows cannot feed a 64-row warpgroup MMA; on sm_90a the dot then
+    # runs on mma.sync rather than the CUDA cores.
     kernel = tile.compile(k.matmul_kernel, signature=_MATMUL_SIGNATURE,
                           constexprs=dict(BLOCK_M=32, BLOCK_N=64, BLOCK_K=32,
                                           GROUP_M=8, ACTIVATION=""))
-    assert "fma.rn.f32" in kernel.asm["ptx"]
+    assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in kernel.asm["ptx"]
     assert "wgmma" not in kernel.asm["ptx"]
     assert len(kernel.asm["cubin"]) > 0
 
@@ -266,3 +267,22 @@ def test_bad_rounding_is_a_compilation_error(widen, message):
         tile.compile(_bad_rounding_kernel, signature=dict(x_ptr="*fp16"),
                      constexprs=dict(WIDEN=widen))
     assert "^" in str(info.value)
+
+
+@tile.jit
+def _ieee_dot_kernel(a_ptr, b_ptr, c_ptr):
+    r = tl.arange(0, 64)
+    k16 = tl.arange(0, 16)
+    a = tl.load(a_ptr + r[:, None] * 16 + k16[None, :])
+    b = tl.load(b_ptr + k16[:, None] * 64 + r[None, :])
+    tl.store(c_ptr + r[:, None] * 64 + r[None, :],
+             tl.dot(a, b, input_precision="ieee"))
+
+
+def test_ieee_fp32_dot_stays_on_fma():
+    # IEEE fp32 products have no tensor-core instruction: fma.rn per term.
+    kernel = tile.compile(_ieee_dot_kernel, signature=dict(
+        a_ptr="*fp32", b_ptr="*fp32", c_ptr="*fp32"))
+    ptx = kernel.asm["ptx"]
+    assert "fma.rn.f32" in ptx
+    assert "wgmma" not in ptx and "mma.sync" not in ptx

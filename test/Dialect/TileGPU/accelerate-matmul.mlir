@@ -41,12 +41,13 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 
 // -----
 
-// tf32 only when asked for: an IEEE fp32 dot stays on the FMA path, as does
-// a 32-row tile (a warpgroup MMA is 64 rows) and any dot off sm_90a.
+// tf32 only when asked for: an IEEE fp32 dot stays on the FMA path. A
+// 32-row fp16 tile is too small for a warpgroup MMA (64 rows) and takes
+// mma.sync instead.
 // CHECK-LABEL: func.func @stays
 // CHECK: tilegpu.warpgroup_dot {{.*}} inputPrecision = tf32
-// CHECK: tile.dot {{.*}} : tensor<64x32xf32
-// CHECK: tile.dot {{.*}} : tensor<32x32xf16
+// CHECK: tile.dot {{.*}} : tensor<64x32xf32, #blocked> * tensor<32x64xf32, #blocked>
+// CHECK: tile.dot {{.*}} : tensor<32x32xf16, #dot_op{{[0-9]*}}> * tensor<32x32xf16, #dot_op{{[0-9]*}}> -> tensor<32x32xf32, #mma{{[0-9]+}}>
 #blocked = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
   func.func @stays(%a: tensor<64x32xf32, #blocked>, %b: tensor<32x64xf32, #blocked>, %c: tensor<64x64xf32, #blocked>,

@@ -13,6 +13,8 @@
 //    registers stays there (a dot_op layout of the accumulator's mma).
 //    Copies of operands that do not change inside a loop are made before
 //    it.
+//  * sm_80 and later (and sm_90a dots too small for a warpgroup): f16/bf16
+//    into f32 on mma.sync m16n8k16 (mma version 2).
 //  * anything else: the dot stays on the CUDA cores (FMA).
 //
 // The accumulator is converted into the mma layout and the result back;
@@ -193,22 +195,31 @@ struct AccelerateMatmulPass
       }
       return;
     }
-    module.walk([&](DotOp dot) {
+    SmallVector<DotOp> dots;
+    module.walk([&](DotOp dot) { dots.push_back(dot); });
+    for (DotOp dot : dots) {
       auto aType = cast<RankedTensorType>(dot.getA().getType());
       auto bType = cast<RankedTensorType>(dot.getB().getType());
       auto cType = cast<RankedTensorType>(dot.getC().getType());
       if (cType.getRank() != 2)
-        return;
+        continue;
       int64_t M = cType.getShape()[0], N = cType.getShape()[1];
       int64_t K = aType.getShape()[1];
       Type element = aType.getElementType();
       if (bType.getElementType() != element)
-        return;
+        continue;
       MmaEncodingAttr mma =
           pickWgmmaLayout(context, M, N, K, element, cType.getElementType(),
                           dot.getInputPrecision(), numWarps);
-      if (!mma)
-        return;
+      if (!mma) {
+        // Too few rows for a warpgroup (M < 64), or warps that do not form
+        // warpgroups: mma.sync still beats the CUDA cores.
+        if (MmaEncodingAttr v2 =
+                pickMmaSyncLayout(context, M, N, K, element,
+                                  cType.getElementType(), numWarps))
+          rewriteForMmaSync(dot, v2);
+        continue;
+      }
       unsigned bits = getElementBitWidth(element);
       unsigned kSwizzle = pickSwizzle(K * bits / 8);
       // A held M-contiguous (a transposed A) is kept M-major for 16-bit
@@ -269,7 +280,7 @@ struct AccelerateMatmulPass
       Value back = ConvertLayoutOp::create(b, loc, cType, wgmma);
       dot.replaceAllUsesWith(back);
       dot.erase();
-    });
+    }
   }
 };
 
