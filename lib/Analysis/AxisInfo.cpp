@@ -377,11 +377,7 @@ unsigned mlir::tile::vectorWidth(Value ptr, Value mask,
   auto regBases = layout.getBases(LinearLayout::Register);
   if (regBases.empty())
     return 1;
-  // The dimension the first register bit moves along.
-  unsigned dim = 0;
-  for (unsigned d = 0; d < layout.getRank(); ++d)
-    if (regBases[0][d] != 0)
-      dim = d;
+  unsigned dim = layout.getFastestDim().value_or(0);
   unsigned elementBits = std::max(
       8u, getElementBitWidth(getPointeeTypeLike(type.getElementType())));
   int64_t limit = std::min<int64_t>(layout.getContiguousRegisters(dim),

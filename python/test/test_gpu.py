@@ -534,21 +534,6 @@ def test_mma_sync_dot(dtype, M, N, K, bm, bn, bk, warps, transposed):
     assert ptx and all("mma.sync.aligned.m16n8k16" in p for p in ptx)
 
 
-@tile.jit
-def fp8_roundtrip_kernel(x_ptr, y_ptr, z_ptr, t_ptr, n, BLOCK: tl.constexpr,
-                         E5M2: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    m = offs < n
-    x = tl.load(x_ptr + offs, mask=m)
-    if E5M2:
-        y = x.to(tl.float8e5)
-    else:
-        y = x.to(tl.float8e4nv)
-    tl.store(y_ptr + offs, y, mask=m)
-    tl.store(z_ptr + offs, y.to(tl.float32), mask=m)
-    tl.store(t_ptr + offs, x.to(tl.bfloat16, fp_downcast_rounding="rtz"), mask=m)
-
-
 @pytest.mark.parametrize("e5m2", [False, True])
 def test_fp8_conversions_match_torch(e5m2):
     fp8 = torch.float8_e5m2 if e5m2 else torch.float8_e4m3fn
@@ -559,7 +544,7 @@ def test_fp8_conversions_match_torch(e5m2):
     y.view(torch.uint8).fill_(0x7f)
     z = torch.full((n,), float("nan"), device="cuda")
     t = torch.full((n,), float("nan"), device="cuda", dtype=torch.bfloat16)
-    fp8_roundtrip_kernel[(triton_cdiv(n, 1024),)](x, y, z, t, n, BLOCK=1024,
+    k.fp8_roundtrip_kernel[(triton_cdiv(n, 1024),)](x, y, z, t, n, BLOCK=1024,
                                                  E5M2=e5m2)
     torch.cuda.synchronize()
     # In range: round-to-nearest-even, bit for bit as torch; out of range:

@@ -1,5 +1,7 @@
 //===- ConvertTileToLLVM.cpp - Scalar Tile IR to LLVM/NVVM ----------------===//
 
+#include "Utility.h"
+
 #include "tile/Conversion/Passes.h"
 #include "tile/Dialect/Tile/IR/Dialect.h"
 
@@ -126,17 +128,10 @@ struct BitcastPattern : ConvertOpToLLVMPattern<BitcastOp> {
 /// operands.
 Value emitPtx(OpBuilder &b, Location loc, Type result, StringRef ptx,
               StringRef constraints, ValueRange operands) {
-  return LLVM::InlineAsmOp::create(
-             b, loc, result, operands, ptx, constraints,
-             /*has_side_effects=*/false, /*is_align_stack=*/false,
-             LLVM::tailcallkind::TailCallKind::None,
-             LLVM::AsmDialectAttr::get(b.getContext(),
-                                       LLVM::AsmDialect::AD_ATT),
-             ArrayAttr())
+  return emitInlineAsm(b, loc, result, operands, ptx, constraints,
+                       /*hasSideEffects=*/false)
       .getResult(0);
 }
-
-bool isFp8(Type type) { return isa<Float8E4M3FNType, Float8E5M2Type>(type); }
 
 StringRef fp8Name(Type type) {
   return isa<Float8E4M3FNType>(type) ? "e4m3" : "e5m2";

@@ -190,12 +190,9 @@ struct MmaSyncDotPattern : OpConversionPattern<DotOp> {
           for (int i = 0; i < 2; ++i)
             operands.push_back(packHalves(rewriter, loc, bHalves[b + 2 * i],
                                           bHalves[b + 2 * i + 1]));
-          auto asmOp = LLVM::InlineAsmOp::create(
-              rewriter, loc, resultType, operands, ptx,
-              "=f,=f,=f,=f,0,1,2,3,r,r,r,r,r,r", /*has_side_effects=*/false,
-              /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
-              LLVM::AsmDialectAttr::get(getContext(), LLVM::AsmDialect::AD_ATT),
-              ArrayAttr());
+          auto asmOp = emitInlineAsm(rewriter, loc, resultType, operands, ptx,
+                                     "=f,=f,=f,=f,0,1,2,3,r,r,r,r,r,r",
+                                     /*hasSideEffects=*/false);
           for (int i = 0; i < 4; ++i)
             acc[c + i] = LLVM::ExtractValueOp::create(rewriter, loc,
                                                       asmOp.getResult(0), i);

@@ -133,12 +133,7 @@ std::optional<MemDescType> scratchLayoutFor(RankedTensorType srcType,
     return std::nullopt;
   LinearLayout layout = getLinearLayout(dstType);
   unsigned rank = dstType.getRank();
-  unsigned fast = rank - 1;
-  auto regs = layout.getBases(LinearLayout::Register);
-  if (!regs.empty())
-    for (unsigned d = 0; d < rank; ++d)
-      if (regs[0][d] != 0)
-        fast = d;
+  unsigned fast = layout.getFastestDim().value_or(rank - 1);
   SmallVector<unsigned> order{fast};
   for (int d = rank - 1; d >= 0; --d)
     if (unsigned(d) != fast)

@@ -203,12 +203,8 @@ struct LoadPattern : OpConversionPattern<LoadOp> {
           numWords == 1 ? word.type
                         : LLVM::LLVMStructType::getLiteral(
                               context, SmallVector<Type>(numWords, word.type));
-      auto asmOp = LLVM::InlineAsmOp::create(
-          rewriter, loc, resultType, operands, body, constraints,
-          /*has_side_effects=*/op.getIsVolatile(), /*is_align_stack=*/false,
-          LLVM::tailcallkind::TailCallKind::None,
-          LLVM::AsmDialectAttr::get(context, LLVM::AsmDialect::AD_ATT),
-          ArrayAttr());
+      auto asmOp = emitInlineAsm(rewriter, loc, resultType, operands, body,
+                                 constraints, op.getIsVolatile());
       SmallVector<Value> words;
       if (numWords == 1)
         words.push_back(asmOp.getResult(0));
@@ -294,12 +290,8 @@ struct StorePattern : OpConversionPattern<StoreOp> {
           llvm::formatv("{0}st.global{1}{2}.{3} [ ${4} + 0 ], {5};", predRef,
                         cache, vecSuffix, word.ptxType, addrIndex, srcs)
               .str();
-      LLVM::InlineAsmOp::create(
-          rewriter, loc, TypeRange(), operands, body, constraints,
-          /*has_side_effects=*/true, /*is_align_stack=*/false,
-          LLVM::tailcallkind::TailCallKind::None,
-          LLVM::AsmDialectAttr::get(context, LLVM::AsmDialect::AD_ATT),
-          ArrayAttr());
+      emitInlineAsm(rewriter, loc, TypeRange(), operands, body, constraints,
+                    /*hasSideEffects=*/true);
     }
     rewriter.eraseOp(op);
     return success();
@@ -430,12 +422,8 @@ LogicalResult lowerAtomic(Operation *op, ValueRange ptrs,
         llvm::formatv("mov.b{0} $0, 0;\n\t@$1 atom{1} $0, [ $2 + 0 ]{2};",
                       getElementBitWidth(elementType), opcode, args)
             .str();
-    auto asmOp = LLVM::InlineAsmOp::create(
-        rewriter, loc, regType, operands, body, constraints,
-        /*has_side_effects=*/true, false,
-        LLVM::tailcallkind::TailCallKind::None,
-        LLVM::AsmDialectAttr::get(context, LLVM::AsmDialect::AD_ATT),
-        ArrayAttr());
+    auto asmOp = emitInlineAsm(rewriter, loc, regType, operands, body,
+                               constraints, /*hasSideEffects=*/true);
     results.push_back(
         fromRegister(rewriter, loc, asmOp.getResult(0), elementType));
   }

@@ -13,6 +13,17 @@ using namespace mlir::tilegpu;
 
 static constexpr StringLiteral kSharedSymbol = "tile_shared";
 
+LLVM::InlineAsmOp
+mlir::tile::emitInlineAsm(OpBuilder &b, Location loc, TypeRange results,
+                          ValueRange operands, StringRef asmString,
+                          StringRef constraints, bool hasSideEffects) {
+  return LLVM::InlineAsmOp::create(
+      b, loc, results, operands, asmString, constraints, hasSideEffects,
+      /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      ArrayAttr());
+}
+
 Value mlir::tile::packHalves(OpBuilder &b, Location loc, Value lo, Value hi) {
   Value pair = LLVM::PoisonOp::create(b, loc, VectorType::get(2, lo.getType()));
   pair =

@@ -45,6 +45,13 @@ FailureOr<int64_t> getScratchOffset(Operation *op);
 
 Value i32Constant(OpBuilder &b, Location loc, int64_t value);
 
+/// Inline PTX (AT&T dialect) with `results` (none, one value or a struct),
+/// `operands` and LLVM constraints (outputs first, "N" ties an input to
+/// output N).
+LLVM::InlineAsmOp emitInlineAsm(OpBuilder &b, Location loc, TypeRange results,
+                                ValueRange operands, StringRef asmString,
+                                StringRef constraints, bool hasSideEffects);
+
 /// Two 16-bit values as one i32 (`lo` in the low half): the register form
 /// of an mma operand pair.
 Value packHalves(OpBuilder &b, Location loc, Value lo, Value hi);

@@ -121,12 +121,9 @@ Value emitRegisterA(OpBuilder &b, Location loc, LLVM::LLVMStructType accType,
       std::to_string(instrN) + "k16.f32." + type + "." + type + " {" + d +
       "}, {" + reg(0) + "," + reg(1) + "," + reg(2) + "," + reg(3) + "}, " +
       reg(4) + ", p, 1, 1, " + (transposeB ? "1" : "0") + ";\n}";
-  auto asmOp = LLVM::InlineAsmOp::create(
-      b, loc, accType, operands, ptx, constraints, /*has_side_effects=*/true,
-      /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
-      LLVM::AsmDialectAttr::get(context, LLVM::AsmDialect::AD_ATT),
-      ArrayAttr());
-  return asmOp.getResult(0);
+  return emitInlineAsm(b, loc, accType, operands, ptx, constraints,
+                       /*hasSideEffects=*/true)
+      .getResult(0);
 }
 
 struct WarpGroupDotPattern : OpConversionPattern<WarpGroupDotOp> {
@@ -295,14 +292,10 @@ struct WarpGroupDotWaitPattern : OpConversionPattern<WarpGroupDotWaitOp> {
         types.push_back(type);
       }
     auto resultType = LLVM::LLVMStructType::getLiteral(getContext(), types);
-    auto wait = LLVM::InlineAsmOp::create(
-        rewriter, loc, resultType, registers,
-        "wgmma.wait_group.sync.aligned " + std::to_string(op.getPendings()) +
-            ";",
-        outputs + "," + inputs, /*has_side_effects=*/true,
-        /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
-        LLVM::AsmDialectAttr::get(getContext(), LLVM::AsmDialect::AD_ATT),
-        ArrayAttr());
+    auto wait = emitInlineAsm(rewriter, loc, resultType, registers,
+                              "wgmma.wait_group.sync.aligned " +
+                                  std::to_string(op.getPendings()) + ";",
+                              outputs + "," + inputs, /*hasSideEffects=*/true);
     SmallVector<SmallVector<Value>> results;
     int64_t next = 0;
     for (ValueRange values : adaptor.getInputs()) {

@@ -326,3 +326,19 @@ def assert_kernel(x_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offs)
     tl.device_assert(x >= 0, "x must be non-negative")
+
+
+@tile.jit
+def fp8_roundtrip_kernel(x_ptr, y_ptr, z_ptr, t_ptr, n, BLOCK: tl.constexpr,
+                         E5M2: tl.constexpr):
+    """x to fp8 (y) and back to fp32 (z); x to bf16 rounding toward zero (t)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    if E5M2:
+        y = x.to(tl.float8e5)
+    else:
+        y = x.to(tl.float8e4nv)
+    tl.store(y_ptr + offs, y, mask=m)
+    tl.store(z_ptr + offs, y.to(tl.float32), mask=m)
+    tl.store(t_ptr + offs, x.to(tl.bfloat16, fp_downcast_rounding="rtz"), mask=m)

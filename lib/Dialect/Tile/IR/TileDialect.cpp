@@ -61,6 +61,10 @@ Type mlir::tile::getI1TypeLike(Type type) {
   return i1;
 }
 
+bool mlir::tile::isFp8(Type type) {
+  return isa<Float8E4M3FNType, Float8E5M2Type>(type);
+}
+
 unsigned mlir::tile::getElementBitWidth(Type type) {
   Type element = getElementTypeOrSelf(type);
   if (isa<PointerType>(element))
@@ -121,8 +125,8 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
   if (name == getNumStagesAttrName()) {
     auto stages = dyn_cast<IntegerAttr>(attr.getValue());
     if (!stages || stages.getInt() < 1)
-      return op->emitError() << "'" << name
-                             << "' must be a positive integer attribute";
+      return op->emitError()
+             << "'" << name << "' must be a positive integer attribute";
     if (!isa<scf::ForOp>(op))
       return op->emitError() << "'" << name << "' only applies to scf.for";
     return success();

@@ -353,8 +353,6 @@ LogicalResult AtomicCASOp::verify() {
 // dot
 //===----------------------------------------------------------------------===//
 
-static bool isFp8(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); }
-
 LogicalResult DotOp::verify() {
   auto aType = cast<RankedTensorType>(getA().getType());
   auto bType = cast<RankedTensorType>(getB().getType());
@@ -475,7 +473,8 @@ LogicalResult ReduceOp::verify() {
             : Type(RankedTensorType::get(shape, srcType.getElementType()));
     // Layout encodings (TileGPU) may differ; shape and element type may not.
     auto resultTensor = dyn_cast<RankedTensorType>(result.getType());
-    if (resultTensor && !shape.empty() && resultTensor.getShape() == ArrayRef<int64_t>(shape) &&
+    if (resultTensor && !shape.empty() &&
+        resultTensor.getShape() == ArrayRef<int64_t>(shape) &&
         resultTensor.getElementType() == srcType.getElementType())
       continue;
     if (result.getType() != expected)

@@ -164,8 +164,8 @@ LinearLayout LinearLayout::sharedNVMMA(ArrayRef<int64_t> shape,
                                        unsigned swizzleBytes) {
   BasisBuilder b{shape, {}};
   unsigned col = order[0], row = order[1];
-  int64_t atomCols = std::min<int64_t>(swizzleBytes * 8 / elementBits,
-                                       shape[col]);
+  int64_t atomCols =
+      std::min<int64_t>(swizzleBytes * 8 / elementBits, shape[col]);
   for (int64_t c = 1; c < atomCols; c *= 2)
     b.add(Register, col, c);
   unsigned rowBits = llvm::Log2_32(swizzleBytes);
@@ -202,9 +202,8 @@ LinearLayout::invertOffsets() const {
     rows.push_back({image, uint64_t(1) << i});
   }
   for (unsigned bit = 0; bit < totalBits; ++bit) {
-    auto pivot = llvm::find_if(llvm::drop_begin(rows, bit), [&](auto &r) {
-      return (r.first >> bit) & 1;
-    });
+    auto pivot = llvm::find_if(llvm::drop_begin(rows, bit),
+                               [&](auto &r) { return (r.first >> bit) & 1; });
     if (pivot == rows.end())
       return std::nullopt;
     std::swap(rows[bit], *pivot);
@@ -218,8 +217,8 @@ LinearLayout::invertOffsets() const {
   SmallVector<SmallVector<int64_t>> result;
   for (unsigned d = 0; d < shape.size(); ++d) {
     SmallVector<int64_t> perBit;
-    for (unsigned bit = firstBit[d], e = bit + llvm::Log2_64(shape[d]);
-         bit < e; ++bit)
+    for (unsigned bit = firstBit[d], e = bit + llvm::Log2_64(shape[d]); bit < e;
+         ++bit)
       perBit.push_back(int64_t(rows[bit].second));
     result.push_back(std::move(perBit));
   }
@@ -322,6 +321,15 @@ unsigned LinearLayout::getContiguousRegisters(unsigned dim) const {
     count *= 2;
   }
   return count;
+}
+
+std::optional<unsigned> LinearLayout::getFastestDim() const {
+  if (bases[Register].empty())
+    return std::nullopt;
+  for (unsigned d = 0; d < shape.size(); ++d)
+    if (bases[Register][0][d] != 0)
+      return d;
+  return std::nullopt;
 }
 
 int64_t LinearLayout::linearIndex(ArrayRef<int64_t> coords) const {

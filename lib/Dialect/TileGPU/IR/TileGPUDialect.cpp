@@ -609,8 +609,7 @@ int64_t WarpGroupDotOp::getInstrK(Type operandType) {
 
 bool WarpGroupDotOp::supportsTypes(Type operand, Type acc,
                                    tile::InputPrecision precision) {
-  if (operand.isF16() || operand.isBF16() ||
-      isa<Float8E4M3FNType, Float8E5M2Type>(operand))
+  if (operand.isF16() || operand.isBF16() || tile::isFp8(operand))
     return acc.isF32();
   if (operand.isF32())
     return acc.isF32() && precision == tile::InputPrecision::TF32;

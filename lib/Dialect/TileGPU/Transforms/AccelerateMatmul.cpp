@@ -120,17 +120,19 @@ MmaEncodingAttr pickWgmmaLayout(MLIRContext *context, int64_t M, int64_t N,
                               {16, unsigned(instrN), unsigned(instrK)});
 }
 
-/// The dimension of `type` along which a thread's registers are
-/// contiguous (where its first register bit moves), if any.
-std::optional<unsigned> fastestDim(RankedTensorType type) {
-  LinearLayout layout = getLinearLayout(type);
-  ArrayRef<LinearLayout::Basis> regs = layout.getBases(LinearLayout::Register);
-  if (regs.empty())
-    return std::nullopt;
-  for (unsigned d = 0; d < layout.getRank(); ++d)
-    if (regs[0][d] != 0)
-      return d;
-  return std::nullopt;
+/// A dot operand as it arrives: a conversion's source, which the buffer
+/// fill (or the register conversion) takes directly.
+Value arrivingOperand(Value operand) {
+  if (auto convert = operand.getDefiningOp<ConvertLayoutOp>())
+    return convert.getSrc();
+  return operand;
+}
+
+/// Whether `operand` arrives with each thread's elements contiguous along
+/// `dim`.
+bool arrivesContiguousAlong(Value operand, unsigned dim) {
+  auto type = cast<RankedTensorType>(arrivingOperand(operand).getType());
+  return getLinearLayout(type).getFastestDim() == dim;
 }
 
 /// Where a dot operand's shared copy is made: just before the outermost
@@ -156,9 +158,7 @@ bool takesRegisterA(Value a, int64_t K) {
   auto type = cast<RankedTensorType>(a.getType());
   if (getElementBitWidth(type.getElementType()) != 16 || K % 16 != 0)
     return false;
-  if (auto convert = a.getDefiningOp<ConvertLayoutOp>())
-    a = convert.getSrc();
-  Operation *def = a.getDefiningOp();
+  Operation *def = arrivingOperand(a).getDefiningOp();
   return def && !isa<LoadOp>(def);
 }
 
@@ -214,9 +214,8 @@ struct AccelerateMatmulPass
       if (!mma) {
         // Too few rows for a warpgroup (M < 64), or warps that do not form
         // warpgroups: mma.sync still beats the CUDA cores.
-        if (MmaEncodingAttr v2 =
-                pickMmaSyncLayout(context, M, N, K, element,
-                                  cType.getElementType(), numWarps))
+        if (MmaEncodingAttr v2 = pickMmaSyncLayout(
+                context, M, N, K, element, cType.getElementType(), numWarps))
           rewriteForMmaSync(dot, v2);
         continue;
       }
@@ -225,13 +224,9 @@ struct AccelerateMatmulPass
       // A held M-contiguous (a transposed A) is kept M-major for 16-bit
       // types, as loaded; wgmma transposes it. Each warpgroup's 64-row
       // slab is then a whole number of swizzle atoms.
-      Value aSource = dot.getA();
-      if (auto convert = aSource.getDefiningOp<ConvertLayoutOp>())
-        aSource = convert.getSrc();
       unsigned mSwizzle = pickSwizzle(64 * bits / 8);
       bool aMContiguous =
-          bits == 16 && mSwizzle != 0 &&
-          fastestDim(cast<RankedTensorType>(aSource.getType())) == 0u;
+          bits == 16 && mSwizzle != 0 && arrivesContiguousAlong(dot.getA(), 0);
       auto aLayout =
           aMContiguous
               ? NVMMASharedEncodingAttr::get(context, mSwizzle, {0, 1})
@@ -242,13 +237,7 @@ struct AccelerateMatmulPass
       // types are K-major.
       int64_t instrN = mma.getInstrShape()[1];
       unsigned nSwizzle = pickSwizzle(instrN * bits / 8);
-      // (As it comes from memory: look through a conversion, which the
-      // buffer's fill will skip.)
-      Value bSource = dot.getB();
-      if (auto convert = bSource.getDefiningOp<ConvertLayoutOp>())
-        bSource = convert.getSrc();
-      bool bKContiguous =
-          fastestDim(cast<RankedTensorType>(bSource.getType())) == 0u;
+      bool bKContiguous = arrivesContiguousAlong(dot.getB(), 0);
       auto bLayout =
           bits == 16 && nSwizzle != 0 && !bKContiguous
               ? NVMMASharedEncodingAttr::get(context, nSwizzle, {1, 0})

@@ -44,6 +44,9 @@ Type getI1TypeLike(Type type);
 /// Number of bits of a scalar element; pointers are 64 bits wide.
 unsigned getElementBitWidth(Type type);
 
+/// The fp8 formats tile supports (e4m3fn, e5m2).
+bool isFp8(Type type);
+
 /// True when `value` is a constant (or a splat of one) whose elements are
 /// all zero; +0.0 and -0.0 both count.
 bool isZeroConstant(Value value);

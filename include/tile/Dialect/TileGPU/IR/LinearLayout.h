@@ -139,6 +139,10 @@ public:
   /// starting at register 0: the widest vector a thread can access.
   unsigned getContiguousRegisters(unsigned dim) const;
 
+  /// The dimension register 1 moves along from register 0: where a
+  /// thread's elements are contiguous. None without registers.
+  std::optional<unsigned> getFastestDim() const;
+
   /// Row-major linear index of `coords` in a tensor of this shape.
   int64_t linearIndex(llvm::ArrayRef<int64_t> coords) const;
 
