@@ -181,6 +181,26 @@ def test_launch_argument_errors():
     with pytest.raises(ValueError, match="num_warps must be a power of two"):
         tile.compile(k, signature={"x_ptr": "*fp32", "n": "i32"},
                      constexprs={"BLOCK": 4}, num_warps=3)
+    with pytest.raises(ValueError, match="num_stages must be a positive integer"):
+        tile.compile(k, signature={"x_ptr": "*fp32", "n": "i32"},
+                     constexprs={"BLOCK": 4}, num_stages=0)
+    with pytest.raises(TypeError, match="enable_fp_fusion must be True or False"):
+        tile.compile(k, signature={"x_ptr": "*fp32", "n": "i32"},
+                     constexprs={"BLOCK": 4}, enable_fp_fusion="yes")
+
+
+def test_bad_launch_option_names_it():
+    from tile.runtime.launcher import use_launcher
+    from launch_helpers import FakeTensor, Recorder
+
+    @tile.jit
+    def k(x_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+    with use_launcher(Recorder()):
+        with pytest.raises(TypeError, match="enable_fp_fusion must be True or False"):
+            k[(1,)](FakeTensor(64), 10, BLOCK=64, enable_fp_fusion=1)
 
 
 def test_calling_a_kernel_directly_is_an_error():

@@ -194,9 +194,21 @@ _SIG_LETTERS = {"*": "p", "i32": "i", "i64": "l", "u64": "l", "fp32": "f",
                 "i1": "b"}
 
 
+def _check_options(num_warps, num_stages, fp_fusion):
+    """The launch options, checked before anything is compiled."""
+    if (not isinstance(num_warps, int) or isinstance(num_warps, bool) or
+            num_warps <= 0 or num_warps & (num_warps - 1)):
+        raise ValueError("num_warps must be a power of two, got %r" % (num_warps,))
+    if not isinstance(num_stages, int) or isinstance(num_stages, bool) or num_stages < 1:
+        raise ValueError("num_stages must be a positive integer, got %r" % (num_stages,))
+    if not isinstance(fp_fusion, bool):
+        raise TypeError("enable_fp_fusion must be True or False, got %r" % (fp_fusion,))
+
+
 def compile_to_gpu(fn, params, ir, num_warps, num_stages, target,
                    emit_cubin=True, fp_fusion=True):
     """Tile IR to TileGPU, LLVM IR, PTX and a cubin, in libtile."""
+    _check_options(num_warps, num_stages, fp_fusion)
     options = _C.CompileOptions()
     options.num_warps = num_warps
     options.num_stages = num_stages
@@ -528,8 +540,7 @@ def compile(fn, signature, constexprs=None, num_warps=4, num_stages=3,
             raise TypeError("divisibility names '%s', which is not a runtime "
                             "parameter" % name)
         arg_attrs[name] = "tile.divisibility = 16 : i32"
-    if not isinstance(num_warps, int) or num_warps <= 0 or num_warps & (num_warps - 1):
-        raise ValueError("num_warps must be a power of two, got %r" % (num_warps,))
+    _check_options(num_warps, num_stages, enable_fp_fusion)
     ir = lower_to_tile_ir(fn, params, arg_attrs)
     return compile_to_gpu(fn, params, ir, num_warps, num_stages, target,
                           fp_fusion=enable_fp_fusion)
