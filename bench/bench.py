@@ -21,6 +21,7 @@ def load(flavor):
     if flavor == "triton":
         text = text.replace("import tile as jit_module", "import triton as jit_module")
         text = text.replace("import tile.language as tl", "import triton.language as tl")
+        text = text.replace("from tile.tools.", "from triton.tools.")
     path = os.path.join(tempfile.mkdtemp(), "kernels_%s.py" % flavor)
     with open(path, "w") as f:
         f.write(text)
@@ -126,6 +127,24 @@ def bench_matmul(mods, sizes=(4096, 8192)):
             assert err < 1e-2, (name, "persistent", err)
             ms = gpu_time_ms(persistent, reps=50)
             rows.append(("matmul fp16 %d^3 persist." % size, name,
+                         flops / ms / 1e9, cold))
+            # The same tiles through host tensor descriptors (TMA).
+            c.fill_(float("nan"))
+            descs = (m.TensorDescriptor.from_tensor(a, [128, 64]),
+                     m.TensorDescriptor.from_tensor(b, [64, 256]),
+                     m.TensorDescriptor.from_tensor(c, [128, 256]))
+
+            def tma():
+                m.matmul_tma_kernel[grid](*descs, M, N, K, num_warps=8,
+                                          num_stages=4, **config)
+            t = time.perf_counter()
+            tma()
+            torch.cuda.synchronize()
+            cold = (time.perf_counter() - t) * 1e3
+            err = ((c.float() - ref).norm() / ref.norm()).item()
+            assert err < 1e-2, (name, "tma", err)
+            ms = gpu_time_ms(tma, reps=50)
+            rows.append(("matmul fp16 %d^3 TMA" % size, name,
                          flops / ms / 1e9, cold))
         ms = gpu_time_ms(lambda: torch.matmul(a, b), reps=50)
         rows.append(("matmul fp16 %d^3" % size, "cuBLAS", flops / ms / 1e9, float("nan")))

@@ -2,6 +2,7 @@
 # (tile) and once with these two import lines switched to Triton's.
 import tile as jit_module
 import tile.language as tl
+from tile.tools.tensor_descriptor import TensorDescriptor
 
 
 @jit_module.jit
@@ -63,6 +64,31 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
     c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
     c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
     tl.store(c_ptrs, c, mask=c_mask)
+
+
+@jit_module.jit
+def matmul_tma_kernel(a_desc, b_desc, c_desc, M, N, K, BLOCK_M: tl.constexpr,
+                      BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                      GROUP_M: tl.constexpr):
+    # Host tensor descriptors: A is MxK, B is KxN, C is MxN, all row-major;
+    # the TMA unit fetches the tiles and zero-fills the edges.
+    pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    num_pid_in_group = GROUP_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+    offs_am = pid_m * BLOCK_M
+    offs_bn = pid_n * BLOCK_N
+    accumulator = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = a_desc.load([offs_am, k * BLOCK_K])
+        b = b_desc.load([k * BLOCK_K, offs_bn])
+        accumulator = tl.dot(a, b, accumulator)
+    c_desc.store([offs_am, offs_bn], accumulator.to(tl.float16))
 
 
 @jit_module.jit

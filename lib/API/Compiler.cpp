@@ -186,6 +186,7 @@ CompiledKernel compileKernel(const std::string &tileIR,
   pipeline.numStages = options.numStages;
   layouts.addPass(tilegpu::createTileGPUPipeline(pipeline));
   layouts.addPass(createCanonicalizerPass());
+  layouts.addPass(tilegpu::createTileGPULowerTMA());
   layouts.addPass(tilegpu::createTileGPUAllocateSharedMemory());
   layouts.addPass(tilegpu::createTileGPUInsertBarriers());
   if (failed(layouts.run(*module)))

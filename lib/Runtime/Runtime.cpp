@@ -2,6 +2,8 @@
 
 #include "tile/Runtime/Runtime.h"
 
+#include "tile/Dialect/TileGPU/IR/TMA.h"
+
 #include <dlfcn.h>
 #include <mutex>
 
@@ -14,7 +16,8 @@ using CUmodule = void *;
 using CUfunction = void *;
 using CUstream = void *;
 
-constexpr int kMaxDynamicSharedAttr = 8; // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+constexpr int kMaxDynamicSharedAttr =
+    8; // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 
 struct Driver {
   CUresult (*cuInit)(unsigned);
@@ -26,10 +29,14 @@ struct Driver {
   CUresult (*cuModuleLoadData)(CUmodule *, const void *);
   CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
   CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
-  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
-                             unsigned, unsigned, unsigned, unsigned, CUstream,
-                             void **, void **);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, CUstream, void **,
+                             void **);
   CUresult (*cuGetErrorString)(CUresult, const char **);
+  CUresult (*cuTensorMapEncodeTiled)(void *, int, uint32_t, void *,
+                                     const uint64_t *, const uint64_t *,
+                                     const uint32_t *, const uint32_t *, int,
+                                     int, int, int);
   std::string error;
   bool ok = false;
 };
@@ -48,17 +55,19 @@ Driver &driver() {
       d.error = std::string("cannot load libcuda.so.1: ") + dlerror();
       return;
     }
-    bool all = bind(lib, "cuInit", d.cuInit) &&
-               bind(lib, "cuCtxGetCurrent", d.cuCtxGetCurrent) &&
-               bind(lib, "cuCtxGetDevice", d.cuCtxGetDevice) &&
-               bind(lib, "cuCtxSetCurrent", d.cuCtxSetCurrent) &&
-               bind(lib, "cuDeviceGet", d.cuDeviceGet) &&
-               bind(lib, "cuDevicePrimaryCtxRetain", d.cuDevicePrimaryCtxRetain) &&
-               bind(lib, "cuModuleLoadData", d.cuModuleLoadData) &&
-               bind(lib, "cuModuleGetFunction", d.cuModuleGetFunction) &&
-               bind(lib, "cuFuncSetAttribute", d.cuFuncSetAttribute) &&
-               bind(lib, "cuLaunchKernel", d.cuLaunchKernel) &&
-               bind(lib, "cuGetErrorString", d.cuGetErrorString);
+    bool all =
+        bind(lib, "cuInit", d.cuInit) &&
+        bind(lib, "cuCtxGetCurrent", d.cuCtxGetCurrent) &&
+        bind(lib, "cuCtxGetDevice", d.cuCtxGetDevice) &&
+        bind(lib, "cuCtxSetCurrent", d.cuCtxSetCurrent) &&
+        bind(lib, "cuDeviceGet", d.cuDeviceGet) &&
+        bind(lib, "cuDevicePrimaryCtxRetain", d.cuDevicePrimaryCtxRetain) &&
+        bind(lib, "cuModuleLoadData", d.cuModuleLoadData) &&
+        bind(lib, "cuModuleGetFunction", d.cuModuleGetFunction) &&
+        bind(lib, "cuFuncSetAttribute", d.cuFuncSetAttribute) &&
+        bind(lib, "cuLaunchKernel", d.cuLaunchKernel) &&
+        bind(lib, "cuGetErrorString", d.cuGetErrorString) &&
+        bind(lib, "cuTensorMapEncodeTiled", d.cuTensorMapEncodeTiled);
     if (!all) {
       d.error = "libcuda.so.1 lacks a driver API function tile needs";
       return;
@@ -154,11 +163,86 @@ bool launchKernel(const LoadedKernel &kernel, unsigned gridX, unsigned gridY,
                   unsigned gridZ, void *stream, void **params,
                   std::string &error) {
   Driver &d = driver();
-  CUresult rc = d.cuLaunchKernel(kernel.function, gridX, gridY, gridZ,
-                                 kernel.threads, 1, 1, kernel.sharedBytes,
-                                 stream, params, nullptr);
+  CUresult rc =
+      d.cuLaunchKernel(kernel.function, gridX, gridY, gridZ, kernel.threads, 1,
+                       1, kernel.sharedBytes, stream, params, nullptr);
   if (rc != 0) {
     error = "cuLaunchKernel: " + describe(d, rc);
+    return false;
+  }
+  return true;
+}
+
+bool encodeTensorMap(void *map, int dataType, unsigned elementBytes,
+                     uint64_t address, const std::vector<int64_t> &shape,
+                     const std::vector<int64_t> &strides,
+                     const std::vector<int64_t> &blockShape,
+                     std::string &error) {
+  size_t rank = shape.size();
+  if (rank < 1 || rank > 5 || strides.size() != rank ||
+      blockShape.size() != rank) {
+    error = "a tensor map has rank 1 to 5, with as many strides and block "
+            "dimensions as dimensions";
+    return false;
+  }
+  if (address % 16 != 0) {
+    error = "a tensor map's base address must be 16-byte aligned";
+    return false;
+  }
+  // The driver takes dimensions innermost first and strides (in bytes) of
+  // all but the innermost dimension.
+  uint64_t dims[5], byteStrides[5];
+  uint32_t box[5], elementStrides[5];
+  for (size_t i = 0; i < rank; ++i) {
+    size_t d = rank - 1 - i;
+    if (shape[d] <= 0 || shape[d] > (int64_t(1) << 32)) {
+      error = "tensor map dimension " + std::to_string(d) + " is " +
+              std::to_string(shape[d]) + ", outside 1 .. 2^32";
+      return false;
+    }
+    dims[i] = uint64_t(shape[d]);
+    box[i] = uint32_t(blockShape[d]);
+    elementStrides[i] = 1;
+    if (i > 0) {
+      uint64_t bytes = uint64_t(strides[d]) * elementBytes;
+      if (strides[d] <= 0 || bytes % 16 != 0) {
+        error = "tensor map stride " + std::to_string(strides[d]) +
+                " of dimension " + std::to_string(d) +
+                " is not a positive multiple of 16 bytes";
+        return false;
+      }
+      byteStrides[i - 1] = bytes;
+    }
+  }
+  if (strides[rank - 1] != 1) {
+    error = "a tensor map's innermost dimension must be contiguous";
+    return false;
+  }
+  // The box and swizzle the compiler's shared layout expects (TMA.h).
+  int64_t rowBytes = blockShape[rank - 1] * elementBytes;
+  unsigned swizzle = mlir::tilegpu::getNVMMASwizzleBytes(rowBytes);
+  box[0] = uint32_t(
+      mlir::tilegpu::getTMABoxInner(blockShape[rank - 1], elementBytes));
+  for (size_t i = 1; i < rank; ++i)
+    if (box[i] > 256) {
+      error = "a block dimension is larger than the 256 a TMA box allows";
+      return false;
+    }
+  int swizzleMode = swizzle == 128  ? 3
+                    : swizzle == 64 ? 2
+                    : swizzle == 32 ? 1
+                                    : 0;
+  Driver &d = driver();
+  if (!d.ok) {
+    error = d.error;
+    return false;
+  }
+  CUresult rc = d.cuTensorMapEncodeTiled(
+      map, dataType, uint32_t(rank), reinterpret_cast<void *>(address), dims,
+      byteStrides, box, elementStrides, /*interleave=*/0, swizzleMode,
+      /*l2Promotion: 128B=*/2, /*oobFill: zeros=*/0);
+  if (rc != 0) {
+    error = "cuTensorMapEncodeTiled: " + describe(d, rc);
     return false;
   }
   return true;

@@ -16,6 +16,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -123,6 +124,18 @@ PYBIND11_MODULE(_C, m) {
           return elapsed.count() / repeat;
         });
 
+  m.def("encode_tensor_map",
+        [](int dataType, unsigned elementBytes, uint64_t address,
+           std::vector<int64_t> shape, std::vector<int64_t> strides,
+           std::vector<int64_t> blockShape) {
+          alignas(64) unsigned char map[128];
+          std::string error;
+          if (!tile::encodeTensorMap(map, dataType, elementBytes, address,
+                                     shape, strides, blockShape, error))
+            throw std::invalid_argument(error);
+          return py::bytes(reinterpret_cast<const char *>(map), sizeof(map));
+        });
+
   m.def("launch", [](const tile::LoadedKernel &kernel, unsigned gx, unsigned gy,
                      unsigned gz, uintptr_t stream, const std::string &sig,
                      py::sequence args) {
@@ -132,6 +145,12 @@ PYBIND11_MODULE(_C, m) {
                                   "the kernel signature");
     uint64_t slots[64];
     void *params[64];
+    // CUtensorMaps are 64-byte aligned 128-byte parameters.
+    struct alignas(64) TensorMap {
+      unsigned char bytes[128];
+    };
+    std::vector<TensorMap> maps(std::count(sig.begin(), sig.end(), 'd'));
+    size_t nextMap = 0;
     if (n > 64)
       throw std::invalid_argument("launch: more than 64 arguments");
     for (size_t i = 0; i < n; ++i) {
@@ -161,6 +180,14 @@ PYBIND11_MODULE(_C, m) {
       case 'b': {
         uint8_t v = arg.cast<bool>() ? 1 : 0;
         std::memcpy(&slots[i], &v, 1);
+        break;
+      }
+      case 'd': {
+        std::string map = arg.cast<py::bytes>();
+        if (map.size() != sizeof(TensorMap))
+          throw std::invalid_argument("launch: a tensor map has 128 bytes");
+        std::memcpy(maps[nextMap].bytes, map.data(), map.size());
+        params[i] = maps[nextMap++].bytes;
         break;
       }
       default:

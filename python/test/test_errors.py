@@ -237,3 +237,27 @@ def calls_returns_a_dtype(x_ptr):
 def test_returning_a_non_value_is_a_compilation_error():
     with pytest.raises(tile.CompilationError, match="returns_a_dtype cannot return it"):
         tile.compile(calls_returns_a_dtype, signature={"x_ptr": "*fp32"})
+
+
+@tile.jit
+def descriptor_offsets_kernel(desc):
+    x = desc.load([0])
+    desc.store([0, 0], x)
+
+
+def test_descriptor_offset_count_is_a_compilation_error():
+    with pytest.raises(tile.CompilationError) as info:
+        tile.compile(descriptor_offsets_kernel, {"desc": "tensordesc<fp16[64,64]>"})
+    text = str(info.value)
+    assert "needs 2 offsets, got 1" in text
+    assert "x = desc.load([0])" in text and "^" in text
+
+
+@tile.jit
+def narrow_descriptor_kernel(desc):
+    desc.store([0, 0], desc.load([0, 0]))
+
+
+def test_descriptor_rows_too_narrow_for_tma():
+    with pytest.raises(tile.CompilationError, match="rows of a multiple of 32 bytes"):
+        tile.compile(narrow_descriptor_kernel, {"desc": "tensordesc<fp16[64,8]>"})

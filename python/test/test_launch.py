@@ -153,3 +153,55 @@ def test_keyword_arguments_in_any_order_and_defaults(recorder):
     assert len(with_default.cache) == 2
     assert [args for _, _, args in recorder.launches] == [
         [x, 5, 2.0], [x, 5, 2.0], [x, 5, 3.0]]
+
+
+@tile.jit
+def descriptor_scale_kernel(in_desc, out_desc, BM: tl.constexpr):
+    pid = tl.program_id(0)
+    out_desc.store([pid * BM, 0], in_desc.load([pid * BM, 0]) * 2)
+
+
+def test_tensor_descriptor_arguments(recorder):
+    # A host descriptor specialises on its dtype and block shape (not its
+    # address or extent) and travels as a 128-byte parameter ('d').
+    kernel = fresh(descriptor_scale_kernel)
+    x, y = FakeTensor(4096, "torch.float16"), FakeTensor(8192, "torch.float16")
+    a = tile.TensorDescriptor(x, [256, 64], [64, 1], [64, 64])
+    b = tile.TensorDescriptor(y, [300, 64], [64, 1], [64, 64])
+    kernel[(4,)](a, b, BM=64)
+    kernel[(5,)](b, a, BM=64)
+    assert len(kernel.cache) == 1
+    compiled, grid, args = recorder.launches[-1]
+    assert compiled.signature == "dd" and args == [b, a]
+    assert "!tile.tensordesc<tensor<64x64xf16>>" in compiled.asm["tile"]
+    kernel[(4,)](tile.TensorDescriptor(x, [256, 32], [64, 1], [64, 32]),
+                 tile.TensorDescriptor(y, [256, 32], [64, 1], [64, 32]), BM=64)
+    assert len(kernel.cache) == 2
+
+
+@pytest.mark.parametrize("make, error, message", [
+    (lambda x: tile.TensorDescriptor(x, [64, 60], [60, 1], [64, 64]),
+     ValueError, "argument 'in_desc': descriptor strides must be multiples of 16 bytes"),
+    (lambda x: tile.TensorDescriptor(FakeTensor(4100, "torch.float16"), [64, 64],
+                                     [64, 1], [64, 64]),
+     ValueError, "argument 'in_desc': a descriptor's base address must be 16-byte aligned"),
+    (lambda x: tile.TensorDescriptor(FakeTensor(4096, "torch.complex64"), [64, 64],
+                                     [64, 1], [64, 64]),
+     TypeError, "argument 'in_desc': TMA cannot copy torch.complex64 elements"),
+])
+def test_bad_descriptor_arguments_name_the_argument(recorder, make, error, message):
+    kernel = fresh(descriptor_scale_kernel)
+    x = FakeTensor(4096, "torch.float16")
+    good = tile.TensorDescriptor(x, [64, 64], [64, 1], [64, 64])
+    with pytest.raises(error, match=message):
+        kernel[(1,)](make(x), good, BM=64)
+
+
+@pytest.mark.parametrize("args, message", [
+    (([64, 64], [1, 64], [64, 64]), "last dimension must be contiguous"),
+    (([64, 64], [64, 1], [64, 48]), "block dimensions must be powers of two"),
+    (([64, 64], [64, 1], [64]), "must have the same length"),
+])
+def test_tensor_descriptor_checks_its_shape(args, message):
+    with pytest.raises(ValueError, match=message):
+        tile.TensorDescriptor(FakeTensor(4096, "torch.float16"), *args)

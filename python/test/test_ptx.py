@@ -263,3 +263,45 @@ def test_ieee_fp32_dot_stays_on_fma():
     ptx = kernel.asm["ptx"]
     assert "fma.rn.f32" in ptx
     assert "wgmma" not in ptx and "mma.sync" not in ptx
+
+
+@tile.jit
+def tma_dot_kernel(a_desc, b_desc, c_desc, K, BM: tl.constexpr, BN: tl.constexpr,
+                   BK: tl.constexpr):
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        acc = tl.dot(a_desc.load([0, k * BK]), b_desc.load([k * BK, 0]), acc)
+    c_desc.store([0, 0], acc.to(tl.float16))
+
+
+@pytest.mark.parametrize("stages", [3, 4])
+def test_descriptor_matmul_pipelines_tma_copies(stages):
+    # One mbarrier per buffer (stages + 1: the async wgmma keeps one
+    # buffer busy), stages - 1 iterations of copies in the prologue, two box
+    # copies per iteration (A's 64x64 tile, B's 64x128 tile in two 64-column
+    # swizzle atoms make three), the result stored by TMA.
+    kernel = tile.compile(tma_dot_kernel, {
+        "a_desc": "tensordesc<fp16[128,64]>", "b_desc": "tensordesc<fp16[64,128]>",
+        "c_desc": "tensordesc<fp16[128,128]>", "K": "i32"},
+        {"BM": 128, "BN": 128, "BK": 64}, num_warps=4, num_stages=stages)
+    ptx = kernel.asm["ptx"]
+    copy = "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+    inits = "\n".join(["CHECK: mbarrier.init.shared::cta.b64"] * (stages + 1))
+    prologue = "\n".join(["CHECK: %s" % copy] * (3 * (stages - 1)))
+    filecheck(ptx, r"""
+CHECK: .entry tma_dot_kernel
+CHECK-NEXT: .param .align 64 .b8 tma_dot_kernel_param_0[128]
+%s
+CHECK: mbarrier.arrive.expect_tx.shared::cta.b64 _, [{{.*}}], 32768;
+%s
+CHECK: mbarrier.try_wait.parity.shared::cta.b64
+CHECK: %s
+CHECK: %s
+CHECK: %s
+CHECK: wgmma.mma_async
+CHECK: mbarrier.inval.shared::cta.b64
+CHECK: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
+CHECK: cp.async.bulk.commit_group
+CHECK: cp.async.bulk.wait_group.read 0
+""" % (inits, prologue, copy, copy, copy))
+    assert len(kernel.asm["cubin"]) > 0

@@ -10,6 +10,7 @@ from tile.compiler.errors import CompilationError
 from tile.compiler.ir import IRError, verify_ir, run_pipeline
 from tile.runtime.jit import JITFunction, jit, compile
 from tile.runtime.autotuner import Config, autotune, heuristics
+from tile.tools.tensor_descriptor import TensorDescriptor
 from tile import testing
 from tile import language
 
@@ -25,7 +26,8 @@ def next_power_of_2(n):
     return 1 if n <= 1 else 1 << (n - 1).bit_length()
 
 
-__all__ = ["CompilationError", "Config", "IRError", "JITFunction", "autotune",
+__all__ = ["CompilationError", "Config", "IRError", "JITFunction",
+           "TensorDescriptor", "autotune",
            "cdiv", "compile", "heuristics", "testing",
            "jit", "language", "next_power_of_2", "run_pipeline", "verify_ir",
            "__version__"]

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tile {
 
@@ -38,6 +39,17 @@ TILE_API bool loadKernel(const std::string &cubin, const std::string &name,
 TILE_API bool launchKernel(const LoadedKernel &kernel, unsigned gridX,
                            unsigned gridY, unsigned gridZ, void *stream,
                            void **params, std::string &error);
+
+/// Encodes the 128-byte CUtensorMap of a tensor at `address` with `shape`
+/// and `strides` (in elements, outermost first, the last stride 1) read in
+/// blocks of `blockShape`, with the swizzle and box the compiler's TMA
+/// copies expect. `dataType` is a CUtensorMapDataType.
+TILE_API bool encodeTensorMap(void *map, int dataType, unsigned elementBytes,
+                              uint64_t address,
+                              const std::vector<int64_t> &shape,
+                              const std::vector<int64_t> &strides,
+                              const std::vector<int64_t> &blockShape,
+                              std::string &error);
 
 } // namespace tile
 

@@ -323,6 +323,15 @@ struct ConvertTileToLLVMPass
       for (unsigned i = 0; i < function.getNumArguments(); ++i) {
         function.removeArgAttr(i, TileDialect::getDivisibilityAttrName());
         function.removeArgAttr(i, TileDialect::getContiguityAttrName());
+        // A tensor descriptor is the 128-byte CUtensorMap passed by value;
+        // the TMA instructions read it in place in parameter space.
+        if (isa<TensorDescType>(function.getArgumentTypes()[i])) {
+          function.setArgAttr(i, "llvm.byval",
+                              TypeAttr::get(LLVM::LLVMArrayType::get(
+                                  IntegerType::get(context, 8), 128)));
+          function.setArgAttr(i, "llvm.align", b.getI64IntegerAttr(64));
+          function.setArgAttr(i, "nvvm.grid_constant", b.getUnitAttr());
+        }
       }
     });
 
@@ -331,6 +340,9 @@ struct ConvertTileToLLVMPass
     LLVMTypeConverter converter(context, options);
     converter.addConversion([&](PointerType type) -> Type {
       return LLVM::LLVMPointerType::get(context, type.getAddressSpace());
+    });
+    converter.addConversion([&](TensorDescType) -> Type {
+      return LLVM::LLVMPointerType::get(context);
     });
     RewritePatternSet patterns(context);
     patterns.add<ProgramIdPattern, NumProgramsPattern, AddPtrPattern,

@@ -58,7 +58,8 @@ struct DistributeToThreadsPass
     target.addIllegalOp<PrintOp, AssertOp>();
     target.addIllegalOp<LocalAllocOp, LocalLoadOp, LocalStoreOp, LocalDeallocOp,
                         WarpGroupDotOp, AsyncCopyGlobalToLocalOp,
-                        AsyncCommitGroupOp, AsyncWaitOp, FenceAsyncSharedOp>();
+                        AsyncCommitGroupOp, AsyncWaitOp, FenceAsyncSharedOp,
+                        AsyncTMAStoreWaitOp>();
     RewritePatternSet patterns(context);
     populateElementwiseAndShapePatterns(converter, patterns);
     populateMemoryOpPatterns(converter, patterns, axisInfo);
@@ -68,6 +69,7 @@ struct DistributeToThreadsPass
     populateDotPatterns(converter, patterns);
     populateSharedMemoryOpPatterns(converter, patterns, axisInfo);
     populateWarpGroupDotPatterns(converter, patterns);
+    populateTMAPatterns(converter, patterns);
     patterns.add<BarrierPattern>(converter, context);
     scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                          target);

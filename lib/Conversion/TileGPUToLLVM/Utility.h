@@ -138,6 +138,8 @@ void populateCombinePatterns(ThreadTypeConverter &converter,
                              RewritePatternSet &patterns);
 void populateDebugPatterns(ThreadTypeConverter &converter,
                            RewritePatternSet &patterns);
+void populateTMAPatterns(ThreadTypeConverter &converter,
+                         RewritePatternSet &patterns);
 void populateDotPatterns(ThreadTypeConverter &converter,
                          RewritePatternSet &patterns);
 void populateSharedMemoryOpPatterns(ThreadTypeConverter &converter,

@@ -225,6 +225,51 @@ class tensor:
         return min(self, axis, keep_dims=keep_dims)
 
 
+class tensor_descriptor(tensor):
+    """A kernel's handle on a host `tile.TensorDescriptor`: blocks of it
+    are loaded and stored by the TMA unit (sm_90)."""
+
+    @property
+    def block_type(self):
+        return self.type.block_type
+
+    @property
+    def block_shape(self):
+        return [constexpr(s) for s in self.type.block_type.shape]
+
+    @property
+    def dtype(self):
+        return self.type.block_type.element_ty
+
+    @property
+    def shape(self):
+        return []
+
+    def __repr__(self):
+        return "tensor_descriptor(%s, %r)" % (self.handle.name, self.type)
+
+    @builtin
+    def load(self, offsets):
+        """The block whose first element is at `offsets`; elements outside
+        the tensor read as zero."""
+        return tensor(sem.descriptor_load(current_builder(), self.handle,
+                                          [_raw(o) for o in _unwrap(offsets)]))
+
+    @builtin
+    def store(self, offsets, value):
+        """Writes `value` as the block at `offsets`; elements outside the
+        tensor are dropped."""
+        sem.descriptor_store(current_builder(), self.handle,
+                             [_raw(o) for o in _unwrap(offsets)], _raw(value))
+
+
+def _wrap_param(value):
+    """A kernel or function parameter of IR value `value`."""
+    if isinstance(value.type, d.tensor_descriptor_type):
+        return tensor_descriptor(value)
+    return tensor(value)
+
+
 def _shape_args(shape):
     if len(shape) == 1 and isinstance(_unwrap(shape[0]), (tuple, list)):
         shape = _unwrap(shape[0])

@@ -165,6 +165,47 @@ class block_type(dtype):
         return "<%s, %r>" % ("x".join(map(str, self.shape)), self.element_ty)
 
 
+class tensor_descriptor_type(dtype):
+    """A TMA tensor descriptor whose blocks are ``block_type``s."""
+
+    def __init__(self, block_type):
+        self.block_type = block_type
+        self.name = "tensordesc"
+
+    @property
+    def element_ty(self):
+        return self.block_type.element_ty
+
+    def is_block(self):
+        return False
+
+    @property
+    def scalar(self):
+        return self
+
+    @property
+    def primitive_bitwidth(self):
+        return 1024
+
+    def to_ir(self):
+        return "!tile.tensordesc<%s>" % self.block_type.to_ir()
+
+    @property
+    def short_name(self):
+        return "tensordesc<%s%s>" % (self.element_ty.short_name,
+                                     list(self.block_type.shape))
+
+    def __eq__(self, other):
+        return (isinstance(other, tensor_descriptor_type) and
+                other.block_type == self.block_type)
+
+    def __hash__(self):
+        return hash(("tensordesc", self.block_type))
+
+    def __repr__(self):
+        return "tensor_descriptor<%r>" % (self.block_type,)
+
+
 int1 = dtype("int1")
 int8 = dtype("int8")
 int16 = dtype("int16")
@@ -194,6 +235,18 @@ _BY_SHORT.update({"fp8e4m3": float8e4nv, "fp8e5m2": float8e5, "f16": float16,
 def parse_signature_type(text):
     """Triton's signature strings: '*fp16', 'i32', 'fp32', ...; None if unknown."""
     text = text.strip()
+    if text.startswith("tensordesc<") and text.endswith(">"):
+        # 'tensordesc<fp16[64, 64]>', Triton's spelling.
+        inner = text[len("tensordesc<"):-1]
+        element, _, shape = inner.partition("[")
+        element = _BY_SHORT.get(element.strip())
+        try:
+            dims = [int(x) for x in shape.rstrip("]").split(",")]
+        except ValueError:
+            return None
+        if element is None or not shape.endswith("]") or not dims:
+            return None
+        return tensor_descriptor_type(block_type(element, dims))
     if text.startswith("*"):
         inner = parse_signature_type(text[1:])
         return pointer_type(inner) if inner is not None else None

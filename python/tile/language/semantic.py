@@ -565,6 +565,43 @@ def store(b, ptr, value, mask, cache, evict):
                                      _memory_attrs(cache, evict), ptr.type.to_ir()))
 
 
+def _descriptor_indices(b, desc, offsets):
+    block = desc.type.block_type
+    offsets = list(offsets) if isinstance(offsets, (list, tuple)) else [offsets]
+    if len(offsets) != len(block.shape):
+        raise SemanticError("a descriptor with %d-d blocks needs %d offsets, got %d"
+                            % (len(block.shape), len(block.shape), len(offsets)))
+    values = []
+    for x in offsets:
+        v = lift(b, x, d.int32)
+        if v.type.is_block() or not v.type.is_int() or v.type.is_bool():
+            raise SemanticError("descriptor offsets must be integer scalars, got %r"
+                                % (v.type,))
+        values.append(cast(b, v, d.int32))
+    return values
+
+
+def descriptor_load(b, desc, offsets):
+    block = desc.type.block_type
+    indices = _descriptor_indices(b, desc, offsets)
+    return b.op(block, "tile.descriptor_load %s[%s] : %s -> %s" % (
+        desc.name, ", ".join(v.name for v in indices), desc.type.to_ir(),
+        block.to_ir()))
+
+
+def descriptor_store(b, desc, offsets, value):
+    block = desc.type.block_type
+    indices = _descriptor_indices(b, desc, offsets)
+    value = lift(b, value, block.element_ty)
+    if value.type.is_block() and tuple(value.type.shape) != block.shape:
+        raise SemanticError("cannot store a %s block through a descriptor of %s "
+                            "blocks" % (list(value.type.shape), list(block.shape)))
+    value = cast(b, broadcast_to(b, value, block.shape), block.element_ty)
+    b.emit("tile.descriptor_store %s[%s], %s : %s, %s" % (
+        desc.name, ", ".join(v.name for v in indices), value.name,
+        desc.type.to_ir(), block.to_ir()))
+
+
 _SEM = {None: "acq_rel", "acq_rel": "acq_rel", "acquire": "acquire",
         "release": "release", "relaxed": "relaxed"}
 _SCOPE = {None: "gpu", "gpu": "gpu", "cta": "cta", "sys": "sys"}

@@ -14,6 +14,7 @@ from tile.language import core as tl
 from tile.language import dtypes as d
 from tile.language import semantic as sem
 from tile.runtime import cache, launcher
+from tile.tools.tensor_descriptor import TensorDescriptor
 
 
 class JITFunction:
@@ -143,7 +144,8 @@ class JITFunction:
                                     target, fp_fusion=fp_fusion)
             cache.store(disk_key, kernel)
         kernel.signature = "".join(
-            _SIG_LETTERS.get(spec[0][:1] if spec[0].startswith("*") else spec[0], "?")
+            _SIG_LETTERS.get(spec[0][:1] if spec[0].startswith("*") else
+                             spec[0].partition("<")[0], "?")
             for spec in key[0] if spec[0] not in ("constexpr", "one"))
         return kernel
 
@@ -191,7 +193,7 @@ _ARRAY_TYPESTRS = {"|b1": "i1", "|i1": "i8", "<i2": "i16", "<i4": "i32",
 
 
 _SIG_LETTERS = {"*": "p", "i32": "i", "i64": "l", "u64": "l", "fp32": "f",
-                "i1": "b"}
+                "i1": "b", "tensordesc": "d"}
 
 
 def _check_options(num_warps, num_stages, fp_fusion):
@@ -277,6 +279,8 @@ def _spec_key(name, value, is_constexpr, specialize=True):
     parameters in `do_not_specialize` get neither that nor divisibility."""
     if is_constexpr:
         return ("constexpr", repr(value))
+    if isinstance(value, TensorDescriptor):
+        return (value.signature(name), False)
     if hasattr(value, "data_ptr"):
         if getattr(value, "is_cuda", True) is False:
             raise ValueError("argument '%s' is a tensor on %s; tile kernels take "
@@ -347,7 +351,7 @@ class Module:
                 scope[name] = value
                 continue
             v = b.fresh(value)
-            scope[name] = tl.tensor(v)
+            scope[name] = tl._wrap_param(v)
             attrs = arg_attrs.get(name)
             b.set_location(arg_node.lineno + fn.line_offset,
                            arg_node.col_offset + fn.indent)

@@ -30,6 +30,9 @@ class CUDALauncher:
         args = [a if hasattr(a, "data_ptr") or not hasattr(
                     a, "__cuda_array_interface__")
                 else a.__cuda_array_interface__["data"][0] for a in args]
+        # Tensor descriptors travel as their encoded CUtensorMap.
+        args = [a.encode() if sig == "d" else a
+                for a, sig in zip(args, kernel.signature)]
         _C.launch(load(kernel, device), grid[0], grid[1], grid[2], stream,
                   kernel.signature, args)
 

@@ -841,3 +841,34 @@ func.func @num_stages_zero(%n: i32) {
 func.func @num_stages_on_func() attributes {tile.num_stages = 2 : i32} {
   return
 }
+
+// -----
+
+// expected-error @+1 {{descriptor block dimensions must be powers of two, got 48}}
+func.func @desc_not_pow2(%d: !tile.tensordesc<tensor<48x64xf16>>)
+
+// -----
+
+// expected-error @+1 {{descriptor block dimension 0 is 512, more than the 256 a TMA box allows}}
+func.func @desc_box_too_tall(%d: !tile.tensordesc<tensor<512x64xf16>>)
+
+// -----
+
+// expected-error @+1 {{descriptor elements must be integers or floats}}
+func.func @desc_of_pointers(%d: !tile.tensordesc<tensor<64x!tile.ptr<f16>>>)
+
+// -----
+
+func.func @desc_load_indices(%d: !tile.tensordesc<tensor<64x64xf16>>, %i: i32) {
+  // expected-error @+1 {{needs 2 indices for a rank-2 descriptor, got 1}}
+  %v = tile.descriptor_load %d[%i] : !tile.tensordesc<tensor<64x64xf16>> -> tensor<64x64xf16>
+  return
+}
+
+// -----
+
+func.func @desc_store_type(%d: !tile.tensordesc<tensor<64x64xf16>>, %i: i32, %v: tensor<64x64xf32>) {
+  // expected-error @+1 {{tensor type 'tensor<64x64xf32>' does not match the descriptor's block 'tensor<64x64xf16>'}}
+  tile.descriptor_store %d[%i, %i], %v : !tile.tensordesc<tensor<64x64xf16>>, tensor<64x64xf32>
+  return
+}

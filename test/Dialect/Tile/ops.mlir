@@ -232,3 +232,14 @@ func.func @pipelined_loop(%n: i32) {
   } {tile.num_stages = 3 : i32}
   return
 }
+
+// CHECK-LABEL: func @descriptors
+// CHECK: %[[V:.*]] = tile.descriptor_load %arg0[%arg2, %arg3] : !tile.tensordesc<tensor<64x32xf16>> -> tensor<64x32xf16>
+// CHECK: tile.descriptor_store %arg1[%arg3, %arg2], %[[V]] : !tile.tensordesc<tensor<64x32xf16>>, tensor<64x32xf16>
+func.func @descriptors(%in: !tile.tensordesc<tensor<64x32xf16>>,
+                       %out: !tile.tensordesc<tensor<64x32xf16>>,
+                       %i: i32, %j: i32) {
+  %v = tile.descriptor_load %in[%i, %j] : !tile.tensordesc<tensor<64x32xf16>> -> tensor<64x32xf16>
+  tile.descriptor_store %out[%j, %i], %v : !tile.tensordesc<tensor<64x32xf16>>, tensor<64x32xf16>
+  return
+}

@@ -174,3 +174,53 @@ module attributes {tilegpu.num_warps = 4 : i32} {
     return
   }
 }
+
+// -----
+
+#s = #tilegpu.shared<{order = [0]}>
+func.func @bad_barrier(%b: !tilegpu.memdesc<2xi64, #s>, %phase: i32) {
+  // expected-error @+1 {{barrier must be a memdesc<1xi64>, got '!tilegpu.memdesc<2xi64, #tilegpu.shared<{order = [0]}>>'}}
+  tilegpu.wait_barrier %b, %phase : !tilegpu.memdesc<2xi64, #s>
+  return
+}
+
+// -----
+
+#s = #tilegpu.shared<{order = [0]}>
+func.func @bad_barrier_array(%b: !tilegpu.memdesc<2x2xi64, #s>) {
+  // expected-error @+1 {{barrier must be a memdesc<1xi64> or memdesc<Nx1xi64>}}
+  tilegpu.init_barrier %b, 1 : !tilegpu.memdesc<2x2xi64, #s>
+  return
+}
+
+// -----
+
+// The TMA copy writes the descriptor's swizzle (128 bytes for 64 f16
+// columns), row-major.
+#s = #tilegpu.shared<{order = [0]}>
+#n = #tilegpu.nvmma_shared<{swizzle = 64, order = [1, 0]}>
+func.func @tma_wrong_layout(%d: !tile.tensordesc<tensor<64x64xf16>>, %buf: !tilegpu.memdesc<64x64xf16, #n>,
+                            %bar: !tilegpu.memdesc<1xi64, #s>, %i: i32, %p: i1) {
+  // expected-error @+1 {{buffer layout must be #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}> for TMA copies of this descriptor}}
+  tilegpu.async_tma_copy_global_to_local %d[%i, %i] %buf, %bar, %p : !tile.tensordesc<tensor<64x64xf16>>, !tilegpu.memdesc<64x64xf16, #n>, !tilegpu.memdesc<1xi64, #s>
+  return
+}
+
+// -----
+
+#n = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+func.func @tma_wrong_shape(%d: !tile.tensordesc<tensor<64x64xf16>>, %buf: !tilegpu.memdesc<64x128xf16, #n>, %i: i32) {
+  // expected-error @+1 {{buffer '!tilegpu.memdesc<64x128xf16, #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>>' does not hold a block of '!tile.tensordesc<tensor<64x64xf16>>'}}
+  tilegpu.async_tma_copy_local_to_global %d[%i, %i] %buf : !tile.tensordesc<tensor<64x64xf16>>, !tilegpu.memdesc<64x128xf16, #n>
+  return
+}
+
+// -----
+
+// Rows of 16 bytes have no NVMMA swizzle.
+#n = #tilegpu.shared<{order = [1, 0]}>
+func.func @tma_narrow(%d: !tile.tensordesc<tensor<64x8xf16>>, %buf: !tilegpu.memdesc<64x8xf16, #n>, %i: i32) {
+  // expected-error @+1 {{TMA copies of 'tensor<64x8xf16>' blocks are not supported}}
+  tilegpu.async_tma_copy_local_to_global %d[%i, %i] %buf : !tile.tensordesc<tensor<64x8xf16>>, !tilegpu.memdesc<64x8xf16, #n>
+  return
+}

@@ -7,6 +7,7 @@
 #nvmma_b = #tilegpu.nvmma_shared<{swizzle = 64, order = [0, 1]}>
 #swizzled = #tilegpu.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
 #plain = #tilegpu.shared<{order = [0]}>
+#bar = #tilegpu.shared<{order = [0]}>
 
 // CHECK-DAG: #[[MMA:.*]] = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
 // CHECK-DAG: #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
@@ -88,5 +89,27 @@ module attributes {tilegpu.num_warps = 4 : i32} {
     %buf = tilegpu.local_alloc : () -> !tilegpu.memdesc<3x64x64xf16, #nvmma_a>
     %one = tilegpu.memdesc_index %buf[%i] : !tilegpu.memdesc<3x64x64xf16, #nvmma_a> -> !tilegpu.memdesc<64x64xf16, #nvmma_a>
     return %one : !tilegpu.memdesc<64x64xf16, #nvmma_a>
+  }
+  // mbarriers and TMA copies.
+  // CHECK-LABEL: func.func @tma
+  // CHECK: tilegpu.init_barrier %{{.*}}, 1 : <2x1xi64, #shared{{.*}}>
+  // CHECK: tilegpu.barrier_expect %{{.*}}, 8192, %{{.*}} : <1xi64, #shared{{.*}}>
+  // CHECK: tilegpu.async_tma_copy_global_to_local %arg0[%arg1, %arg1] %{{.*}}, %{{.*}}, %{{.*}} : !tile.tensordesc<tensor<64x64xf16>>, <64x64xf16, #nvmma{{.*}}>, <1xi64, #shared{{.*}}>
+  // CHECK: tilegpu.wait_barrier %{{.*}}, %arg1 : <1xi64, #shared{{.*}}>
+  // CHECK: tilegpu.async_tma_copy_local_to_global %arg0[%arg1, %arg1] %{{.*}} : !tile.tensordesc<tensor<64x64xf16>>, <64x64xf16, #nvmma{{.*}}>
+  // CHECK: tilegpu.async_tma_store_wait {pending = 0 : i32}
+  // CHECK: tilegpu.inval_barrier %{{.*}} : <2x1xi64, #shared{{.*}}>
+  func.func @tma(%d: !tile.tensordesc<tensor<64x64xf16>>, %i: i32, %p: i1) {
+    %buf = tilegpu.local_alloc : () -> !tilegpu.memdesc<64x64xf16, #nvmma_a>
+    %bars = tilegpu.local_alloc : () -> !tilegpu.memdesc<2x1xi64, #bar>
+    %bar = tilegpu.memdesc_index %bars[%i] : !tilegpu.memdesc<2x1xi64, #bar> -> !tilegpu.memdesc<1xi64, #bar>
+    tilegpu.init_barrier %bars, 1 : !tilegpu.memdesc<2x1xi64, #bar>
+    tilegpu.barrier_expect %bar, 8192, %p : !tilegpu.memdesc<1xi64, #bar>
+    tilegpu.async_tma_copy_global_to_local %d[%i, %i] %buf, %bar, %p : !tile.tensordesc<tensor<64x64xf16>>, !tilegpu.memdesc<64x64xf16, #nvmma_a>, !tilegpu.memdesc<1xi64, #bar>
+    tilegpu.wait_barrier %bar, %i : !tilegpu.memdesc<1xi64, #bar>
+    tilegpu.async_tma_copy_local_to_global %d[%i, %i] %buf : !tile.tensordesc<tensor<64x64xf16>>, !tilegpu.memdesc<64x64xf16, #nvmma_a>
+    tilegpu.async_tma_store_wait {pending = 0 : i32}
+    tilegpu.inval_barrier %bars : !tilegpu.memdesc<2x1xi64, #bar>
+    return
   }
 }

@@ -636,3 +636,62 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
   }
 }
 
+
+// -----
+
+// Descriptor loads feeding the dot become TMA copies into the stage
+// buffers, one mbarrier per buffer: the prologue arms stages 0 and 1 with
+// both tiles' bytes (for iterations that exist), each iteration waits on
+// its buffer's barrier at the current phase parity, then arms and fills
+// the buffer two iterations on. The parity flips when the read index
+// wraps. No cp.async group or proxy fence is needed, and the barriers are
+// invalidated after the loop.
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+#nvmma = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+// CHECK-LABEL: func.func @tma_mm
+// CHECK-DAG: %[[A:.*]] = tilegpu.local_alloc : () -> !tilegpu.memdesc<4x64x64xf16, #nvmma>
+// CHECK-DAG: %[[B:.*]] = tilegpu.local_alloc : () -> !tilegpu.memdesc<4x64x64xf16, #nvmma>
+// CHECK: %[[BARS:.*]] = tilegpu.local_alloc : () -> !tilegpu.memdesc<4x1xi64, #shared>
+// CHECK: tilegpu.init_barrier %[[BARS]], 1
+// CHECK: %[[RUN0:.*]] = arith.cmpi sgt, %arg3, %c0_i32
+// CHECK: %[[BAR0:.*]] = tilegpu.memdesc_index %[[BARS]][%c0_i32]
+// CHECK: tilegpu.barrier_expect %[[BAR0]], 16384, %[[RUN0]]
+// CHECK: tilegpu.async_tma_copy_global_to_local %arg0[%arg4, %c0_i32] %{{.*}}, %{{.*}}, %[[RUN0]]
+// CHECK: tilegpu.async_tma_copy_global_to_local %arg1[%c0_i32, %arg4] %{{.*}}, %{{.*}}, %[[RUN0]]
+// CHECK: tilegpu.barrier_expect %{{.*}}, 16384
+// CHECK: tilegpu.async_tma_copy_global_to_local %arg0[%arg4, %c64_i32]
+// CHECK: scf.for %[[IV:.*]] = %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[FILL:.*]] = %c2_i32, %[[READ:.*]] = %c0_i32, %[[PHASE:.*]] = %c0_i32)
+// CHECK-NOT: tilegpu.async_wait
+// CHECK: %[[RBAR:.*]] = tilegpu.memdesc_index %[[BARS]][%[[READ]]]
+// CHECK-NEXT: tilegpu.wait_barrier %[[RBAR]], %[[PHASE]]
+// CHECK: %[[FBAR:.*]] = tilegpu.memdesc_index %[[BARS]][%[[FILL]]]
+// CHECK: tilegpu.barrier_expect %[[FBAR]], 16384
+// CHECK: tilegpu.async_tma_copy_global_to_local %arg0
+// CHECK: tilegpu.async_tma_copy_global_to_local %arg1
+// CHECK-NOT: tilegpu.async_commit_group
+// CHECK: tilegpu.warpgroup_dot %{{.*}}, %{{.*}}, %[[ACC]] async
+// CHECK: %[[LAST:.*]] = arith.cmpi eq, %[[READ]], %c3_i32
+// CHECK: %[[FLIP:.*]] = arith.xori %[[PHASE]], %c1_i32
+// CHECK: %[[NEXT:.*]] = arith.select %[[LAST]], %[[FLIP]], %[[PHASE]]
+// CHECK: scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %[[NEXT]]
+// CHECK: tilegpu.inval_barrier %[[BARS]]
+// CHECK-NOT: tilegpu.async_wait
+func.func @tma_mm(%ad: !tile.tensordesc<tensor<64x64xf16>>, %bd: !tile.tensordesc<tensor<64x64xf16>>,
+                  %acc0: tensor<64x64xf32, #mma>, %n: i32, %m: i32) -> tensor<64x64xf32, #mma> {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %acc0) -> (tensor<64x64xf32, #mma>) : i32 {
+    %k = arith.muli %i, %c64 : i32
+    %a = tile.descriptor_load %ad[%m, %k] : !tile.tensordesc<tensor<64x64xf16>> -> tensor<64x64xf16, #blocked>
+    %b = tile.descriptor_load %bd[%k, %m] : !tile.tensordesc<tensor<64x64xf16>> -> tensor<64x64xf16, #blocked>
+    %as = tilegpu.local_alloc %a : (tensor<64x64xf16, #blocked>) -> !tilegpu.memdesc<64x64xf16, #nvmma>
+    %bs = tilegpu.local_alloc %b : (tensor<64x64xf16, #blocked>) -> !tilegpu.memdesc<64x64xf16, #nvmma>
+    %d = tilegpu.warpgroup_dot %as, %bs, %acc : !tilegpu.memdesc<64x64xf16, #nvmma> * !tilegpu.memdesc<64x64xf16, #nvmma> -> tensor<64x64xf32, #mma>
+    scf.yield %d : tensor<64x64xf32, #mma>
+  }
+  return %r : tensor<64x64xf32, #mma>
+}
+}

@@ -42,6 +42,31 @@ LogicalResult PointerType::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+LogicalResult
+TensorDescType::verify(function_ref<InFlightDiagnostic()> emitError,
+                       RankedTensorType blockType) {
+  if (blockType.getEncoding())
+    return emitError() << "a descriptor's block type has no layout";
+  if (!isa<FloatType, IntegerType>(blockType.getElementType()))
+    return emitError() << "descriptor elements must be integers or floats, got "
+                       << blockType.getElementType();
+  if (blockType.getRank() < 1 || blockType.getRank() > 5)
+    return emitError() << "descriptor blocks have rank 1 to 5, got "
+                       << blockType.getRank();
+  for (auto [i, dim] : llvm::enumerate(blockType.getShape())) {
+    if (dim <= 0 || !llvm::isPowerOf2_64(dim))
+      return emitError() << "descriptor block dimensions must be powers of "
+                            "two, got "
+                         << dim;
+    // The TMA box limit; the innermost dimension is copied in swizzle-wide
+    // pieces, so only the outer ones are bounded.
+    if (i + 1 < size_t(blockType.getRank()) && dim > 256)
+      return emitError() << "descriptor block dimension " << i << " is " << dim
+                         << ", more than the 256 a TMA box allows";
+  }
+  return success();
+}
+
 Type mlir::tile::getPointeeTypeLike(Type type) {
   if (auto tensor = dyn_cast<RankedTensorType>(type)) {
     Type pointee = getPointeeTypeLike(tensor.getElementType());

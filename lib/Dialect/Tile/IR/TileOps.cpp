@@ -296,6 +296,33 @@ void LoadOp::getEffects(
     effects.emplace_back(MemoryEffects::Write::get(), GlobalMemory::get());
 }
 
+/// `indices` address a block of `desc`, and `value` (the loaded or
+/// stored tensor) has the block's shape and element type.
+static LogicalResult verifyDescriptorAccess(Operation *op, TensorDescType desc,
+                                            ValueRange indices,
+                                            RankedTensorType value) {
+  RankedTensorType block = desc.getBlockType();
+  if (indices.size() != size_t(block.getRank()))
+    return op->emitOpError("needs ")
+           << block.getRank() << " indices for a rank-" << block.getRank()
+           << " descriptor, got " << indices.size();
+  if (value.getShape() != block.getShape() ||
+      value.getElementType() != block.getElementType())
+    return op->emitOpError("tensor type ")
+           << value << " does not match the descriptor's block " << block;
+  return success();
+}
+
+LogicalResult DescriptorLoadOp::verify() {
+  return verifyDescriptorAccess(*this, getDesc().getType(), getIndices(),
+                                getType());
+}
+
+LogicalResult DescriptorStoreOp::verify() {
+  return verifyDescriptorAccess(*this, getDesc().getType(), getIndices(),
+                                getSrc().getType());
+}
+
 static LogicalResult verifyAtomicElementType(Operation *op, RMWOp kind,
                                              Type element) {
   switch (kind) {

@@ -1,6 +1,7 @@
 //===- TileGPUDialect.cpp - TileGPU dialect, attributes, types, ops -------===//
 
 #include "tile/Dialect/TileGPU/IR/Dialect.h"
+#include "tile/Dialect/TileGPU/IR/TMA.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -581,7 +582,13 @@ LogicalResult MemDescIndexOp::verify() {
       std::max(1u, tile::getElementBitWidth(result.getElementType()) / 8);
   for (int64_t dim : result.getShape())
     bytes *= dim;
-  if (bytes % result.getEncoding().getAlignment() != 0)
+  // Single-element buffers (an array of mbarriers) are never accessed in
+  // vectors wider than themselves, so they need only pack evenly.
+  int64_t alignment = result.getEncoding().getAlignment();
+  bool single =
+      llvm::all_of(result.getShape(), [](int64_t d) { return d == 1; });
+  if (single && bytes < alignment ? alignment % bytes != 0
+                                  : bytes % alignment != 0)
     return emitOpError() << "buffers of " << bytes
                          << " bytes break the layout's "
                          << result.getEncoding().getAlignment()
@@ -722,4 +729,99 @@ LogicalResult AsyncCopyGlobalToLocalOp::verify() {
       cast<RankedTensorType>(getMask().getType()).getShape() != src.getShape())
     return emitOpError("mask must have the source's shape");
   return verifyDistributed(*this, src, "source");
+}
+
+//===----------------------------------------------------------------------===//
+// mbarriers and TMA copies
+//===----------------------------------------------------------------------===//
+
+NVMMASharedEncodingAttr
+mlir::tilegpu::getTMASharedEncoding(tile::TensorDescType desc) {
+  RankedTensorType block = desc.getBlockType();
+  if (block.getRank() != 2 || block.getShape()[0] % 8 != 0)
+    return {};
+  unsigned bits = block.getElementType().getIntOrFloatBitWidth();
+  if (bits < 8)
+    return {};
+  unsigned swizzle = getNVMMASwizzleBytes(block.getShape()[1] * bits / 8);
+  if (swizzle == 0)
+    return {};
+  return NVMMASharedEncodingAttr::get(desc.getContext(), swizzle, {1, 0});
+}
+
+std::string mlir::tilegpu::describeTMALimits(tile::TensorDescType desc) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "TMA copies of '" << desc.getBlockType()
+     << "' blocks are not supported: blocks must have rank 2, a multiple of 8 "
+        "rows and rows of a multiple of 32 bytes";
+  return text;
+}
+
+/// An mbarrier operand is one 8-byte word of shared memory.
+static LogicalResult verifyBarrier(Operation *op, MemDescType barrier) {
+  if (barrier.getShape() != ArrayRef<int64_t>{1} ||
+      !barrier.getElementType().isInteger(64))
+    return op->emitOpError("barrier must be a memdesc<1xi64>, got ")
+           << Type(barrier);
+  return success();
+}
+
+/// One mbarrier or an array of them (memdesc<Nx1xi64>).
+static LogicalResult verifyBarrierArray(Operation *op, MemDescType barrier) {
+  ArrayRef<int64_t> shape = barrier.getShape();
+  if (shape.size() > 2 || shape.back() != 1 ||
+      !barrier.getElementType().isInteger(64))
+    return op->emitOpError("barrier must be a memdesc<1xi64> or "
+                           "memdesc<Nx1xi64>, got ")
+           << Type(barrier);
+  return success();
+}
+
+LogicalResult InitBarrierOp::verify() {
+  return verifyBarrierArray(*this, getBarrier().getType());
+}
+
+LogicalResult InvalBarrierOp::verify() {
+  return verifyBarrierArray(*this, getBarrier().getType());
+}
+
+LogicalResult BarrierExpectOp::verify() {
+  return verifyBarrier(*this, getBarrier().getType());
+}
+
+LogicalResult WaitBarrierOp::verify() {
+  return verifyBarrier(*this, getBarrier().getType());
+}
+
+/// `buffer` holds one block of `desc` in the layout TMA copies use.
+static LogicalResult verifyTMABuffer(Operation *op, tile::TensorDescType desc,
+                                     size_t numIndices, MemDescType buffer) {
+  RankedTensorType block = desc.getBlockType();
+  if (numIndices != size_t(block.getRank()))
+    return op->emitOpError("needs ")
+           << block.getRank() << " indices, got " << numIndices;
+  if (buffer.getShape() != block.getShape() ||
+      buffer.getElementType() != block.getElementType())
+    return op->emitOpError("buffer ")
+           << Type(buffer) << " does not hold a block of " << Type(desc);
+  NVMMASharedEncodingAttr expected = getTMASharedEncoding(desc);
+  if (!expected)
+    return op->emitOpError(describeTMALimits(desc));
+  if (buffer.getEncoding() != expected)
+    return op->emitOpError("buffer layout must be ")
+           << Attribute(expected) << " for TMA copies of this descriptor";
+  return success();
+}
+
+LogicalResult AsyncTMACopyGlobalToLocalOp::verify() {
+  if (failed(verifyBarrier(*this, getBarrier().getType())))
+    return failure();
+  return verifyTMABuffer(*this, getDesc().getType(), getIndices().size(),
+                         getResult().getType());
+}
+
+LogicalResult AsyncTMACopyLocalToGlobalOp::verify() {
+  return verifyTMABuffer(*this, getDesc().getType(), getIndices().size(),
+                         getSrc().getType());
 }

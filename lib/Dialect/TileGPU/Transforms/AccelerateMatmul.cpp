@@ -22,6 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tile/Dialect/TileGPU/IR/TMA.h"
 #include "tile/Dialect/TileGPU/Transforms/Passes.h"
 
 #include "mlir/Interfaces/LoopLikeInterface.h"
@@ -91,12 +92,10 @@ void rewriteForMmaSync(DotOp dot, MmaEncodingAttr mma) {
   dot.erase();
 }
 
-/// The widest NVMMA swizzle that divides rows of `rowBytes`.
+/// The widest NVMMA swizzle that divides rows of `rowBytes` (TMA copies
+/// pick the same one, so their buffers can feed the dot directly).
 unsigned pickSwizzle(int64_t rowBytes) {
-  for (unsigned swizzle : {128u, 64u, 32u})
-    if (rowBytes % swizzle == 0)
-      return swizzle;
-  return 0;
+  return getNVMMASwizzleBytes(rowBytes);
 }
 
 /// The wgmma accumulator layout for an MxN dot over `numWarps`, if any.
@@ -131,6 +130,10 @@ Value arrivingOperand(Value operand) {
 /// Whether `operand` arrives with each thread's elements contiguous along
 /// `dim`.
 bool arrivesContiguousAlong(Value operand, unsigned dim) {
+  // A TMA copy lands row-major in shared memory whatever the register
+  // layout of the loaded value.
+  if (arrivingOperand(operand).getDefiningOp<DescriptorLoadOp>())
+    return dim == 1;
   auto type = cast<RankedTensorType>(arrivingOperand(operand).getType());
   return getLinearLayout(type).getFastestDim() == dim;
 }
@@ -159,7 +162,7 @@ bool takesRegisterA(Value a, int64_t K) {
   if (getElementBitWidth(type.getElementType()) != 16 || K % 16 != 0)
     return false;
   Operation *def = arrivingOperand(a).getDefiningOp();
-  return def && !isa<LoadOp>(def);
+  return def && !isa<LoadOp, DescriptorLoadOp>(def);
 }
 
 struct AccelerateMatmulPass

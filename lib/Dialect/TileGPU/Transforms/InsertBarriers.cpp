@@ -9,9 +9,13 @@
 //
 // An async copy's data lands when a later async_wait returns, so the copy
 // is checked as a write against earlier reads and writes, and the wait
-// then counts as writing every buffer async copies fill. Loop bodies start
-// with what is pending before the loop merged with what is pending at the
-// body's end (iterated to a fixed point), so a loop whose body already
+// then counts as writing every buffer async copies fill. A TMA copy is
+// checked the same way but leaves nothing pending: the mbarrier wait that
+// every thread makes publishes its data. mbarrier init/inval write the
+// barrier; arrivals, waits and TMA signals only read it (they are atomic).
+// A TMA store reads its buffer when issued (its wait follows at once). Loop
+// bodies start with what is pending before the loop merged with what is pending
+// at the body's end (iterated to a fixed point), so a loop whose body already
 // synchronises needs no barrier of its own at the top.
 //
 //===----------------------------------------------------------------------===//
@@ -89,6 +93,29 @@ Operation *allocationOf(Value buffer) {
 /// async_wait's (see BarrierInserter).
 Accesses accessesOf(Operation *op) {
   Accesses acc;
+  auto add = [&](SmallVector<Range> &ranges, Value buffer) {
+    if (Operation *alloc = allocationOf(buffer))
+      ranges.push_back(rangeOf(alloc));
+  };
+  // mbarrier arrivals and waits are atomic: only the init (and the inval)
+  // must be ordered against them by a CTA barrier.
+  if (isa<InitBarrierOp, InvalBarrierOp>(op)) {
+    add(acc.writes, op->getOperand(0));
+    return acc;
+  }
+  if (isa<BarrierExpectOp, WaitBarrierOp>(op)) {
+    add(acc.reads, op->getOperand(0));
+    return acc;
+  }
+  if (auto copy = dyn_cast<AsyncTMACopyGlobalToLocalOp>(op)) {
+    add(acc.reads, copy.getBarrier());
+    add(acc.writes, copy.getResult());
+    return acc;
+  }
+  if (auto copy = dyn_cast<AsyncTMACopyLocalToGlobalOp>(op)) {
+    add(acc.reads, copy.getSrc());
+    return acc;
+  }
   bool reads = isa<LocalLoadOp, WarpGroupDotOp>(op);
   if (reads || isa<LocalStoreOp, AsyncCopyGlobalToLocalOp>(op)) {
     for (Value operand : op->getOperands())
@@ -178,8 +205,9 @@ public:
       if (hazard)
         barrierBefore(&op, pending, insert);
       pending.reads.append(acc.reads);
-      // An async copy's writes become pending at the async_wait.
-      if (!isa<AsyncCopyGlobalToLocalOp>(op))
+      // A cp.async's writes become pending at the async_wait; a TMA copy's
+      // are visible to every thread once its mbarrier wait returns.
+      if (!isa<AsyncCopyGlobalToLocalOp, AsyncTMACopyGlobalToLocalOp>(op))
         pending.writes.append(acc.writes);
     }
   }

@@ -54,10 +54,12 @@ using namespace mlir::tilegpu;
 
 namespace {
 
-/// A global load whose only use fills a shared buffer that only dots read.
+/// A global load (a tile.load, or a descriptor load copied by TMA) whose
+/// only use fills a shared buffer that only dots read.
 struct StagedLoad {
-  LoadOp load;
+  Operation *load;
   LocalAllocOp alloc;
+  bool isTMA() const { return isa<DescriptorLoadOp>(load); }
 };
 
 int64_t bufferBytes(MemDescType type) {
@@ -126,18 +128,39 @@ bool copiesInWords(LoadOp load, MemDescType buffer,
   return vec * getSharedElementBytes(tensor.getElementType()) >= 4;
 }
 
-std::optional<StagedLoad> matchStagedLoad(LoadOp load, Block *body,
-                                          const AxisInfoAnalysis &axisInfo) {
-  if (load->getBlock() != body || load.getIsVolatile() ||
-      !isZeroOrAbsent(load.getOther()) || !load->hasOneUse())
-    return std::nullopt;
+/// The local_alloc in `body` that `load` only fills, when only dots in
+/// `body` read it.
+LocalAllocOp matchDotStaging(Operation *load, Block *body) {
+  if (load->getBlock() != body || !load->hasOneUse())
+    return {};
   auto alloc = dyn_cast<LocalAllocOp>(*load->user_begin());
   if (!alloc || alloc->getBlock() != body || alloc.getResult().use_empty())
-    return std::nullopt;
+    return {};
   for (Operation *user : alloc->getUsers())
     if (!isa<WarpGroupDotOp>(user) || user->getBlock() != body)
+      return {};
+  return alloc;
+}
+
+std::optional<StagedLoad> matchStagedLoad(Operation *op, Block *body,
+                                          const AxisInfoAnalysis &axisInfo) {
+  if (auto load = dyn_cast<DescriptorLoadOp>(op)) {
+    // The TMA copy must be able to write the dot's buffer as it is.
+    LocalAllocOp alloc = matchDotStaging(load, body);
+    if (!alloc || !getTMASharedEncoding(load.getDesc().getType()) ||
+        alloc.getType().getEncoding() !=
+            getTMASharedEncoding(load.getDesc().getType()))
       return std::nullopt;
-  if (!copiesInWords(load, alloc.getType(), axisInfo))
+    if (Operation *def = load.getDesc().getDefiningOp())
+      if (def->getBlock() == body)
+        return std::nullopt;
+    return StagedLoad{load, alloc};
+  }
+  auto load = dyn_cast<LoadOp>(op);
+  if (!load || load.getIsVolatile() || !isZeroOrAbsent(load.getOther()))
+    return std::nullopt;
+  LocalAllocOp alloc = matchDotStaging(load, body);
+  if (!alloc || !copiesInWords(load, alloc.getType(), axisInfo))
     return std::nullopt;
   return StagedLoad{load, alloc};
 }
@@ -151,9 +174,14 @@ LogicalResult collectAddressOps(scf::ForOp loop, LoopPlan &plan) {
   llvm::SmallSetVector<unsigned, 4> args;
   SmallVector<Value> worklist;
   for (StagedLoad &staged : plan.loads) {
-    worklist.push_back(staged.load.getPtr());
-    if (Value mask = staged.load.getMask())
-      worklist.push_back(mask);
+    if (auto load = dyn_cast<LoadOp>(staged.load)) {
+      worklist.push_back(load.getPtr());
+      if (Value mask = load.getMask())
+        worklist.push_back(mask);
+    } else {
+      llvm::append_range(worklist,
+                         cast<DescriptorLoadOp>(staged.load).getIndices());
+    }
   }
   auto yield = cast<scf::YieldOp>(body->getTerminator());
   while (!worklist.empty()) {
@@ -214,9 +242,8 @@ std::optional<LoopPlan> planLoop(scf::ForOp loop,
     return std::nullopt;
   LoopPlan plan;
   for (Operation &op : *loop.getBody())
-    if (auto load = dyn_cast<LoadOp>(op))
-      if (auto staged = matchStagedLoad(load, loop.getBody(), axisInfo))
-        plan.loads.push_back(*staged);
+    if (auto staged = matchStagedLoad(&op, loop.getBody(), axisInfo))
+      plan.loads.push_back(*staged);
   if (plan.loads.empty() || failed(collectAddressOps(loop, plan)))
     return std::nullopt;
   std::tie(plan.asyncDot, plan.accIndex, plan.chained) = matchCarriedDot(loop);
@@ -260,6 +287,16 @@ public:
                            single.getEncoding()),
           Value()));
     }
+    if (hasTMA()) {
+      // One mbarrier per buffer, armed by each copy into it.
+      barriers = LocalAllocOp::create(
+          rewriter, loc,
+          MemDescType::get(loop.getContext(), {numBuffers, 1},
+                           rewriter.getI64Type(),
+                           SharedEncodingAttr::get(loop.getContext(), {0})),
+          Value());
+      InitBarrierOp::create(rewriter, loc, barriers, 1);
+    }
     emitPrologue();
     addStageIndices();
     rewriteBody();
@@ -270,12 +307,38 @@ public:
       else
         waitAfterGuardedLoop();
     }
-    AsyncWaitOp::create(rewriter, loc, 0);
+    if (hasCpAsync())
+      AsyncWaitOp::create(rewriter, loc, 0);
+    if (hasTMA()) {
+      // Copies past the loop's end were never issued, so none is in
+      // flight here.
+      InvalBarrierOp::create(rewriter, loc, barriers);
+      LocalDeallocOp::create(rewriter, loc, barriers);
+    }
     for (Value buffer : buffers)
       LocalDeallocOp::create(rewriter, loc, buffer);
   }
 
 private:
+  bool hasTMA() const {
+    return llvm::any_of(plan.loads,
+                        [](const StagedLoad &l) { return l.isTMA(); });
+  }
+  bool hasCpAsync() const {
+    return llvm::any_of(plan.loads,
+                        [](const StagedLoad &l) { return !l.isTMA(); });
+  }
+
+  /// The mbarrier of buffer `stage` (i32).
+  Value barrierOf(Value stage) {
+    auto type = cast<MemDescType>(barriers.getType());
+    return MemDescIndexOp::create(rewriter, loop.getLoc(),
+                                  MemDescType::get(loop.getContext(), {1},
+                                                   type.getElementType(),
+                                                   type.getEncoding()),
+                                  barriers, stage);
+  }
+
   Value constant(int64_t value, Type type) {
     return arith::ConstantOp::create(rewriter, loop.getLoc(), type,
                                      rewriter.getIntegerAttr(type, value));
@@ -301,20 +364,40 @@ private:
                               loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
                                                     : arith::CmpIPredicate::slt,
                               iv, loop.getUpperBound());
+    if (hasTMA()) {
+      int64_t bytes = 0;
+      for (StagedLoad &staged : plan.loads)
+        if (staged.isTMA())
+          bytes += bufferBytes(staged.alloc.getType());
+      BarrierExpectOp::create(rewriter, loc, barrierOf(stage), bytes, inRange);
+    }
     for (auto [staged, buffer] : llvm::zip(plan.loads, buffers)) {
-      auto ptrType = cast<RankedTensorType>(staged.load.getPtr().getType());
+      auto viewOf = [&, buffer = buffer, type = staged.alloc.getType()] {
+        return MemDescIndexOp::create(rewriter, loc, type, buffer, stage);
+      };
+      if (auto load = dyn_cast<DescriptorLoadOp>(staged.load)) {
+        Value view = viewOf();
+        SmallVector<Value> indices;
+        for (Value index : load.getIndices())
+          indices.push_back(mapping.lookupOrDefault(index));
+        AsyncTMACopyGlobalToLocalOp::create(rewriter, loc, load.getDesc(),
+                                            indices, view, barrierOf(stage),
+                                            inRange);
+        continue;
+      }
+      auto load = cast<LoadOp>(staged.load);
+      auto ptrType = cast<RankedTensorType>(load.getPtr().getType());
       Type maskType = ptrType.clone(rewriter.getI1Type());
       Value mask = SplatOp::create(rewriter, loc, maskType, inRange);
-      if (Value loadMask = staged.load.getMask())
+      if (Value loadMask = load.getMask())
         mask = arith::AndIOp::create(rewriter, loc,
                                      mapping.lookupOrDefault(loadMask), mask);
-      Value view = MemDescIndexOp::create(rewriter, loc, staged.alloc.getType(),
-                                          buffer, stage);
-      AsyncCopyGlobalToLocalOp::create(
-          rewriter, loc, mapping.lookupOrDefault(staged.load.getPtr()), view,
-          mask);
+      AsyncCopyGlobalToLocalOp::create(rewriter, loc,
+                                       mapping.lookupOrDefault(load.getPtr()),
+                                       viewOf(), mask);
     }
-    AsyncCommitGroupOp::create(rewriter, loc);
+    if (hasCpAsync())
+      AsyncCommitGroupOp::create(rewriter, loc);
   }
 
   void emitPrologue() {
@@ -339,7 +422,9 @@ private:
   }
 
   /// Two i32 iter args: the buffer the next copy fills (starting at
-  /// `distance`) and the one this iteration's dots read (starting at 0).
+  /// `distance`) and the one this iteration's dots read (starting at 0);
+  /// with TMA copies a third, the parity of the mbarrier phase this
+  /// iteration waits for, which flips each time the read index wraps.
   void addStageIndices() {
     Type i32 = rewriter.getI32Type();
     Value first = constant(distance, i32), zero = constant(0, i32);
@@ -352,19 +437,39 @@ private:
       return arith::SelectOp::create(
           b, loc, wraps, arith::ConstantIntOp::create(b, loc, i32, 0), plusOne);
     };
+    auto nextPhase = [&](OpBuilder &b, Location loc, Value read,
+                         Value phase) -> Value {
+      Value last = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::eq, read,
+          arith::ConstantIntOp::create(b, loc, i32, numBuffers - 1));
+      Value flipped = arith::XOrIOp::create(
+          b, loc, phase, arith::ConstantIntOp::create(b, loc, i32, 1));
+      return arith::SelectOp::create(b, loc, last, flipped, phase);
+    };
+    bool tma = hasTMA();
+    SmallVector<Value> inits{first, zero};
+    if (tma)
+      inits.push_back(zero);
     FailureOr<LoopLikeOpInterface> replaced =
         cast<LoopLikeOpInterface>(loop.getOperation())
             .replaceWithAdditionalYields(
-                rewriter, ValueRange{first, zero},
+                rewriter, inits,
                 /*replaceInitOperandUsesInLoop=*/false,
                 [&](OpBuilder &b, Location loc,
                     ArrayRef<BlockArgument> args) -> SmallVector<Value> {
-                  return {next(b, loc, args[0]), next(b, loc, args[1])};
+                  SmallVector<Value> yields{next(b, loc, args[0]),
+                                            next(b, loc, args[1])};
+                  if (tma)
+                    yields.push_back(nextPhase(b, loc, args[1], args[2]));
+                  return yields;
                 });
     loop = cast<scf::ForOp>(replaced->getOperation());
     unsigned numArgs = loop.getRegionIterArgs().size();
-    fillStage = loop.getRegionIterArg(numArgs - 2);
-    readStage = loop.getRegionIterArg(numArgs - 1);
+    unsigned base = numArgs - (tma ? 3 : 2);
+    fillStage = loop.getRegionIterArg(base);
+    readStage = loop.getRegionIterArg(base + 1);
+    if (tma)
+      phase = loop.getRegionIterArg(base + 2);
   }
 
   void rewriteBody() {
@@ -373,9 +478,13 @@ private:
     Location loc = loop.getLoc();
     rewriter.setInsertionPointToStart(body);
     // This iteration's copies have landed; wgmma reads them through the
-    // async proxy.
-    AsyncWaitOp::create(rewriter, loc, distance - 1);
-    FenceAsyncSharedOp::create(rewriter, loc);
+    // async proxy (TMA writes through it already).
+    if (hasCpAsync()) {
+      AsyncWaitOp::create(rewriter, loc, distance - 1);
+      FenceAsyncSharedOp::create(rewriter, loc);
+    }
+    if (hasTMA())
+      WaitBarrierOp::create(rewriter, loc, barrierOf(readStage), phase);
     IRMapping mapping;
     Value iv = ivAhead(loop.getInductionVar(), distance);
     mapping.map(loop.getInductionVar(), iv);
@@ -480,7 +589,8 @@ private:
   int distance;
   IRRewriter rewriter;
   SmallVector<Value> buffers;
-  Value fillStage, readStage;
+  Value barriers;
+  Value fillStage, readStage, phase;
 };
 
 struct PipelinePass : tilegpu::impl::TileGPUPipelineBase<PipelinePass> {

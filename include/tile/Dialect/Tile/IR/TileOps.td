@@ -270,6 +270,44 @@ def Tile_StoreOp : Tile_Op<"store", [
   let hasCanonicalizer = 1;
 }
 
+def Tile_DescriptorLoadOp : Tile_Op<"descriptor_load", [
+    MemoryEffects<[MemRead<Tile_GlobalMemory>]>]> {
+  let summary = "Reads one block of a tensor descriptor";
+  let description = [{
+    The block whose first element is at `indices` (one per dimension,
+    counted in elements); elements outside the tensor read as zero.
+
+    ```mlir
+    %a = tile.descriptor_load %desc[%m, %k] : !tile.tensordesc<tensor<128x64xf16>> -> tensor<128x64xf16>
+    ```
+  }];
+  let arguments = (ins Tile_TensorDescType:$desc, Variadic<I32>:$indices);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $desc `[` $indices `]` attr-dict `:` qualified(type($desc)) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_DescriptorStoreOp : Tile_Op<"descriptor_store", [
+    MemoryEffects<[MemWrite<Tile_GlobalMemory>]>]> {
+  let summary = "Writes one block of a tensor descriptor";
+  let description = [{
+    Writes `src` as the block whose first element is at `indices`;
+    elements outside the tensor are dropped.
+
+    ```mlir
+    tile.descriptor_store %desc[%m, %n], %c : !tile.tensordesc<tensor<128x128xf16>>, tensor<128x128xf16>
+    ```
+  }];
+  let arguments = (ins Tile_TensorDescType:$desc, Variadic<I32>:$indices,
+                       Tile_Tensor:$src);
+  let assemblyFormat = [{
+    $desc `[` $indices `]` `,` $src attr-dict `:` qualified(type($desc)) `,` type($src)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [
     MemoryEffects<[MemRead<Tile_GlobalMemory>, MemWrite<Tile_GlobalMemory>]>,
     TypesMatchWith<"result is the pointee of ptr", "ptr", "result", PointeeOf>,

@@ -36,6 +36,24 @@ def Tile_PtrType : Tile_TypeDef<"Pointer", "ptr"> {
   let genVerifyDecl = 1;
 }
 
+def Tile_TensorDescType : Tile_TypeDef<"TensorDesc", "tensordesc"> {
+  let summary = "A TMA tensor descriptor: a global tensor read in blocks";
+  let description = [{
+    Names a global tensor (base, shape and strides, fixed at launch) that
+    is read and written one block of `blockType`'s shape at a time by the
+    Hopper tensor memory accelerator. Out-of-bounds elements of a block
+    read as zero and are not written. At launch it is a 128-byte
+    CUtensorMap passed by value.
+
+    ```mlir
+    !tile.tensordesc<tensor<128x64xf16>>
+    ```
+  }];
+  let parameters = (ins "RankedTensorType":$blockType);
+  let assemblyFormat = "`<` $blockType `>`";
+  let genVerifyDecl = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Type constraints. Tile values are scalars or ranked tensors of scalars, and
 // the same op usually accepts both ("-like").

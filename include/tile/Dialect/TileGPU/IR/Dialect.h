@@ -43,6 +43,15 @@ LogicalResult verifyTensorsHaveLayouts(Operation *root);
 /// The linear layout of a tensor type with a distributed encoding.
 LinearLayout getLinearLayout(RankedTensorType type);
 
+/// The NVMMA layout TMA copies of `desc`'s blocks use in shared memory
+/// (row-major, the swizzle of tile/Dialect/TileGPU/IR/TMA.h), or null when
+/// such blocks cannot be copied: TMA lowering handles rank-2 blocks whose
+/// rows are a multiple of 32 bytes, in a multiple of 8 rows.
+NVMMASharedEncodingAttr getTMASharedEncoding(tile::TensorDescType desc);
+
+/// Why `desc`'s blocks cannot be copied, for diagnostics.
+std::string describeTMALimits(tile::TensorDescType desc);
+
 } // namespace tilegpu
 } // namespace mlir
 

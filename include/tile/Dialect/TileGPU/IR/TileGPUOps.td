@@ -8,6 +8,8 @@ include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def TileGPU_SharedMemory : Resource<"::mlir::tilegpu::SharedMemory">;
+// The Tile dialect's global-memory resource, for the TMA copies.
+def TileGPU_GlobalMemory : Resource<"::mlir::tile::GlobalMemory">;
 
 def TileGPU_ConvertLayoutOp : TileGPU_Op<"convert_layout",
     [Pure, SameOperandsAndResultShape, SameOperandsAndResultElementType]> {
@@ -209,6 +211,131 @@ def TileGPU_AsyncWaitOp : TileGPU_Op<"async_wait"> {
     tilegpu.async_wait {pending = 1 : i32}
     ```
   }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$pending);
+  let assemblyFormat = "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// mbarriers and TMA copies (sm_90)
+//===----------------------------------------------------------------------===//
+
+def TileGPU_InitBarrierOp : TileGPU_Op<"init_barrier",
+    [MemoryEffects<[MemWrite<TileGPU_SharedMemory>]>]> {
+  let summary = "Initialises mbarriers expecting `count` arrivals each";
+  let description = [{
+    One thread initialises the 8-byte mbarrier `barrier` (a
+    `memdesc<1xi64>`, or each of an array of them, `memdesc<Nx1xi64>`);
+    the others may use it after a CTA barrier. The write is modelled as
+    also reading, so that the op is never erased.
+
+    ```mlir
+    tilegpu.init_barrier %bar, 1 : !tilegpu.memdesc<1xi64, #shared>
+    ```
+  }];
+  let arguments = (ins TileGPU_MemDescType:$barrier,
+                       ConfinedAttr<I32Attr, [IntPositive]>:$count);
+  let assemblyFormat = "$barrier `,` $count attr-dict `:` type($barrier)";
+  let hasVerifier = 1;
+}
+
+def TileGPU_InvalBarrierOp : TileGPU_Op<"inval_barrier",
+    [MemoryEffects<[MemWrite<TileGPU_SharedMemory>]>]> {
+  let summary = "Ends mbarriers' use, so their bytes may hold other data";
+  let arguments = (ins TileGPU_MemDescType:$barrier);
+  let assemblyFormat = "$barrier attr-dict `:` type($barrier)";
+  let hasVerifier = 1;
+}
+
+def TileGPU_BarrierExpectOp : TileGPU_Op<"barrier_expect",
+    [MemoryEffects<[MemWrite<TileGPU_SharedMemory>]>]> {
+  let summary = "Arrives on an mbarrier, expecting `bytes` more to land";
+  let description = [{
+    One thread (where `pred` holds) arrives and adds `bytes` to the
+    transaction count that the TMA copies signalling this barrier pay off;
+    the phase completes when both reach zero.
+
+    ```mlir
+    tilegpu.barrier_expect %bar, 16384, %true : !tilegpu.memdesc<1xi64, #shared>
+    ```
+  }];
+  let arguments = (ins TileGPU_MemDescType:$barrier,
+                       ConfinedAttr<I32Attr, [IntPositive]>:$bytes, I1:$pred);
+  let assemblyFormat = "$barrier `,` $bytes `,` $pred attr-dict `:` type($barrier)";
+  let hasVerifier = 1;
+}
+
+def TileGPU_WaitBarrierOp : TileGPU_Op<"wait_barrier",
+    [MemoryEffects<[MemRead<TileGPU_SharedMemory>,
+                    MemWrite<TileGPU_SharedMemory>]>]> {
+  let summary = "Waits until an mbarrier's phase of parity `phase` completes";
+  let description = [{
+    Every thread waits; afterwards the data of the TMA copies that
+    signalled this phase is visible to all of them, with no CTA barrier.
+
+    ```mlir
+    tilegpu.wait_barrier %bar, %phase : !tilegpu.memdesc<1xi64, #shared>
+    ```
+  }];
+  let arguments = (ins TileGPU_MemDescType:$barrier, I32:$phase);
+  let assemblyFormat = "$barrier `,` $phase attr-dict `:` type($barrier)";
+  let hasVerifier = 1;
+}
+
+def TileGPU_AsyncTMACopyGlobalToLocalOp
+    : TileGPU_Op<"async_tma_copy_global_to_local",
+                 [MemoryEffects<[MemRead<TileGPU_GlobalMemory>,
+                                 MemWrite<TileGPU_SharedMemory>]>]> {
+  let summary = "Starts a TMA copy of a descriptor block into shared memory";
+  let description = [{
+    One thread (where `pred` holds) asks the tensor memory accelerator for
+    the block of `desc` at `indices`; it lands in `result` in the NVMMA
+    layout the descriptor's swizzle names (one copy per swizzle atom) and
+    pays its bytes off `barrier`'s transaction count. Elements outside the
+    tensor are written as zero.
+
+    ```mlir
+    tilegpu.async_tma_copy_global_to_local %desc[%m, %k] %buf, %bar, %true
+        : !tile.tensordesc<tensor<128x64xf16>>, !tilegpu.memdesc<128x64xf16, #nvmma>,
+          !tilegpu.memdesc<1xi64, #shared>
+    ```
+  }];
+  let arguments = (ins Tile_TensorDescType:$desc, Variadic<I32>:$indices,
+                       TileGPU_MemDescType:$result,
+                       TileGPU_MemDescType:$barrier, I1:$pred);
+  let assemblyFormat = [{
+    $desc `[` $indices `]` $result `,` $barrier `,` $pred attr-dict `:`
+    qualified(type($desc)) `,` type($result) `,` type($barrier)
+  }];
+  let hasVerifier = 1;
+}
+
+def TileGPU_AsyncTMACopyLocalToGlobalOp
+    : TileGPU_Op<"async_tma_copy_local_to_global",
+                 [MemoryEffects<[MemRead<TileGPU_SharedMemory>,
+                                 MemWrite<TileGPU_GlobalMemory>]>]> {
+  let summary = "Starts a TMA copy of a shared buffer into a descriptor block";
+  let description = [{
+    One thread writes `src` (in the descriptor's NVMMA layout) as the block
+    at `indices`; elements outside the tensor are dropped. The buffer's
+    writers must have fenced their writes for the async proxy
+    (`fence_async_shared`) before a CTA barrier. `src` is read until
+    `async_tma_store_wait` returns.
+
+    ```mlir
+    tilegpu.async_tma_copy_local_to_global %desc[%m, %n] %buf
+        : !tile.tensordesc<tensor<128x128xf16>>, !tilegpu.memdesc<128x128xf16, #nvmma>
+    ```
+  }];
+  let arguments = (ins Tile_TensorDescType:$desc, Variadic<I32>:$indices,
+                       TileGPU_MemDescType:$src);
+  let assemblyFormat = [{
+    $desc `[` $indices `]` $src attr-dict `:` qualified(type($desc)) `,` type($src)
+  }];
+  let hasVerifier = 1;
+}
+
+def TileGPU_AsyncTMAStoreWaitOp : TileGPU_Op<"async_tma_store_wait"> {
+  let summary = "Waits until at most `pending` TMA stores still read shared memory";
   let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$pending);
   let assemblyFormat = "attr-dict";
 }

@@ -57,6 +57,22 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
 
+def TileGPULowerTMA : Pass<"tilegpu-lower-tma", "mlir::ModuleOp"> {
+  let summary = "Descriptor loads and stores become TMA copies through shared memory";
+  let description = [{
+    Each `tile.descriptor_load` the pipeliner left becomes a TMA copy into
+    a buffer in the descriptor's NVMMA layout, signalled on an mbarrier
+    that every thread waits on; when its only user stages it in shared
+    memory in that very layout (a dot operand), the copy fills that buffer
+    and the value never visits registers, otherwise a `local_load` brings
+    it into the result's layout. Each `tile.descriptor_store` writes its
+    value into such a buffer, fences it for the async proxy and has one
+    thread copy it out, waiting before the buffer is reused. Blocks TMA
+    cannot copy (see getTMASharedEncoding) are an error.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 def TileGPURemoveLayoutConversions
     : Pass<"tilegpu-remove-layout-conversions", "mlir::ModuleOp"> {
   let summary = "Remove layout conversions by recomputing values in place";

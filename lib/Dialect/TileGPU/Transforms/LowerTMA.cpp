@@ -1,0 +1,138 @@
+//===- LowerTMA.cpp - Descriptor loads and stores as TMA copies -----------===//
+//
+// A descriptor load outside a pipelined loop runs start to finish in
+// place:
+//
+//   buffer  = local_alloc              (the descriptor's NVMMA layout)
+//   barrier = local_alloc : memdesc<1xi64>
+//   init_barrier barrier, 1            (one arrival: the expect below)
+//   barrier_expect barrier, <block bytes>
+//   async_tma_copy_global_to_local desc[indices] buffer, barrier
+//   wait_barrier barrier, 0            (every thread)
+//   inval_barrier barrier
+//   result = local_load buffer         (unless a dot reads the buffer)
+//
+// The CTA barriers these need (after the init, before the inval) come
+// from tilegpu-insert-barriers, which knows the mbarrier ops' accesses.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Analysis/Allocation.h"
+#include "tile/Dialect/TileGPU/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+namespace mlir {
+namespace tilegpu {
+#define GEN_PASS_DEF_TILEGPULOWERTMA
+#include "tile/Dialect/TileGPU/Transforms/Passes.h.inc"
+} // namespace tilegpu
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tilegpu;
+
+namespace {
+
+MemDescType blockBufferType(TensorDescType desc) {
+  RankedTensorType block = desc.getBlockType();
+  return MemDescType::get(desc.getContext(), block.getShape(),
+                          block.getElementType(), getTMASharedEncoding(desc));
+}
+
+int64_t blockBytes(TensorDescType desc) {
+  RankedTensorType block = desc.getBlockType();
+  return block.getNumElements() * getSharedElementBytes(block.getElementType());
+}
+
+void lowerLoad(DescriptorLoadOp load) {
+  OpBuilder b(load);
+  Location loc = load.getLoc();
+  TensorDescType desc = load.getDesc().getType();
+  MemDescType bufferType = blockBufferType(desc);
+  // A dot operand staged in exactly the layout the copy writes takes the
+  // copy directly.
+  LocalAllocOp staging;
+  if (load->hasOneUse())
+    if (auto alloc = dyn_cast<LocalAllocOp>(*load->user_begin()))
+      if (alloc.getType() == bufferType)
+        staging = alloc;
+  if (staging)
+    b.setInsertionPoint(staging);
+  Value buffer = LocalAllocOp::create(b, loc, bufferType, Value());
+  Value barrier = LocalAllocOp::create(
+      b, loc,
+      MemDescType::get(b.getContext(), {1}, b.getI64Type(),
+                       SharedEncodingAttr::get(b.getContext(), {0})),
+      Value());
+  Value always = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+  InitBarrierOp::create(b, loc, barrier, 1);
+  BarrierExpectOp::create(b, loc, barrier, blockBytes(desc), always);
+  AsyncTMACopyGlobalToLocalOp::create(b, loc, load.getDesc(), load.getIndices(),
+                                      buffer, barrier, always);
+  WaitBarrierOp::create(b, loc, barrier,
+                        arith::ConstantIntOp::create(b, loc, 0, 32));
+  InvalBarrierOp::create(b, loc, barrier);
+  LocalDeallocOp::create(b, loc, barrier);
+  if (staging) {
+    staging.replaceAllUsesWith(buffer);
+    staging.erase();
+    load.erase();
+    return;
+  }
+  Value value = LocalLoadOp::create(b, loc, load.getType(), buffer);
+  LocalDeallocOp::create(b, loc, buffer);
+  load.replaceAllUsesWith(value);
+  load.erase();
+}
+
+void lowerStore(DescriptorStoreOp store) {
+  OpBuilder b(store);
+  Location loc = store.getLoc();
+  // The buffer fill takes any layout: skip a conversion into the store's.
+  Value src = store.getSrc();
+  if (auto convert = src.getDefiningOp<ConvertLayoutOp>())
+    src = convert.getSrc();
+  Value buffer = LocalAllocOp::create(
+      b, loc, blockBufferType(store.getDesc().getType()), src);
+  // The threads' generic-proxy writes become visible to the TMA unit.
+  FenceAsyncSharedOp::create(b, loc);
+  AsyncTMACopyLocalToGlobalOp::create(b, loc, store.getDesc(),
+                                      store.getIndices(), buffer);
+  AsyncTMAStoreWaitOp::create(b, loc, 0);
+  LocalDeallocOp::create(b, loc, buffer);
+  Value original = store.getSrc();
+  store.erase();
+  if (Operation *def = original.getDefiningOp())
+    if (isa<ConvertLayoutOp>(def) && def->use_empty())
+      def->erase();
+}
+
+struct LowerTMAPass : tilegpu::impl::TileGPULowerTMABase<LowerTMAPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<Operation *> ops;
+    bool ok = true;
+    module.walk([&](Operation *op) {
+      if (!isa<DescriptorLoadOp, DescriptorStoreOp>(op))
+        return;
+      auto desc = cast<TensorDescType>(op->getOperand(0).getType());
+      if (!getTMASharedEncoding(desc)) {
+        op->emitError(describeTMALimits(desc));
+        ok = false;
+      }
+      ops.push_back(op);
+    });
+    if (!ok)
+      return signalPassFailure();
+    for (Operation *op : ops) {
+      if (auto load = dyn_cast<DescriptorLoadOp>(op))
+        lowerLoad(load);
+      else
+        lowerStore(cast<DescriptorStoreOp>(op));
+    }
+  }
+};
+
+} // namespace

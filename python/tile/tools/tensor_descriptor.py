@@ -1,0 +1,88 @@
+"""Host tensor descriptors: a tensor that a kernel reads and writes in blocks
+through the TMA unit (sm_90). The same class as Triton's
+``triton.tools.tensor_descriptor.TensorDescriptor``."""
+
+# Element size in bytes and CUtensorMapDataType of each torch dtype.
+_TMA_TYPES = {
+    "torch.uint8": (1, 0), "torch.int8": (1, 0), "torch.float8_e4m3fn": (1, 0),
+    "torch.float8_e5m2": (1, 0), "torch.bool": (1, 0),
+    "torch.int16": (2, 1), "torch.uint16": (2, 1), "torch.float16": (2, 6),
+    "torch.bfloat16": (2, 9), "torch.int32": (4, 3), "torch.uint32": (4, 2),
+    "torch.float32": (4, 7), "torch.int64": (8, 5), "torch.uint64": (8, 4),
+    "torch.float64": (8, 8),
+}
+
+
+class TensorDescriptor:
+    """`base` (a CUDA tensor) seen as a tensor of `shape` and `strides` (in
+    elements, the last one 1), loaded and stored in blocks of
+    `block_shape`. Out-of-bounds elements of a block read as zero and are
+    not written."""
+
+    def __init__(self, base, shape, strides, block_shape, padding="zero"):
+        self.base = base
+        self.shape = [int(s) for s in shape]
+        self.strides = [int(s) for s in strides]
+        self.block_shape = [int(b) for b in block_shape]
+        self.padding = padding
+        rank = len(self.shape)
+        if not 1 <= rank <= 5:
+            raise ValueError("TensorDescriptor: rank must be 1 to 5, got %d" % rank)
+        if len(self.strides) != rank or len(self.block_shape) != rank:
+            raise ValueError("TensorDescriptor: shape, strides and block_shape "
+                             "must have the same length (%d, %d, %d)"
+                             % (rank, len(self.strides), len(self.block_shape)))
+        if self.strides[-1] != 1:
+            raise ValueError("TensorDescriptor: the last dimension must be "
+                             "contiguous (stride 1), got strides %s" % self.strides)
+        for b in self.block_shape:
+            if b <= 0 or b & (b - 1):
+                raise ValueError("TensorDescriptor: block dimensions must be "
+                                 "powers of two, got %s" % self.block_shape)
+        if padding != "zero":
+            raise ValueError("TensorDescriptor: only padding='zero' is "
+                             "supported, got %r" % (padding,))
+
+    @staticmethod
+    def from_tensor(tensor, block_shape):
+        return TensorDescriptor(tensor, tensor.shape, tensor.stride(), block_shape)
+
+    @property
+    def dtype(self):
+        return self.base.dtype
+
+    def signature(self, name):
+        """The kernel signature type of this argument ('tensordesc<fp16[64,
+        64]>'), after checking what TMA requires of it; errors name the
+        argument `name`."""
+        from tile.runtime.jit import _TORCH_DTYPES
+        dtype = str(self.base.dtype)
+        if dtype not in _TMA_TYPES or dtype not in _TORCH_DTYPES:
+            raise TypeError("argument '%s': TMA cannot copy %s elements"
+                            % (name, self.base.dtype))
+        if getattr(self.base, "is_cuda", True) is False:
+            raise ValueError("argument '%s' is a descriptor of a tensor on %s; "
+                             "tile kernels take CUDA tensors"
+                             % (name, getattr(self.base, "device", "the CPU")))
+        size = _TMA_TYPES[dtype][0]
+        if self.base.data_ptr() % 16:
+            raise ValueError("argument '%s': a descriptor's base address must be "
+                             "16-byte aligned" % name)
+        for s in self.strides[:-1]:
+            if s * size % 16:
+                raise ValueError("argument '%s': descriptor strides must be "
+                                 "multiples of 16 bytes, got %s (elements of %d "
+                                 "bytes)" % (name, self.strides, size))
+        return "tensordesc<%s%s>" % (_TORCH_DTYPES[dtype],
+                                     str(self.block_shape).replace(" ", ""))
+
+    def encode(self):
+        """The 128-byte CUtensorMap (bytes) the kernel receives."""
+        from tile import _C
+        size, code = _TMA_TYPES[str(self.base.dtype)]
+        return _C.encode_tensor_map(code, size, self.base.data_ptr(),
+                                    self.shape, self.strides, self.block_shape)
+
+    def __repr__(self):
+        return "TensorDescriptor(shape=%s, strides=%s, block_shape=%s, dtype=%s)" % (
+            self.shape, self.strides, self.block_shape, self.base.dtype)
