@@ -60,19 +60,26 @@ void emitPredicated(OpBuilder &b, Location loc, StringRef ptx,
                 /*hasSideEffects=*/true);
 }
 
+/// `@p <instruction> [barrier]<suffix>;` in thread 0 for each mbarrier of a
+/// memdesc<1xi64> or memdesc<Nx1xi64>.
+void emitPerBarrier(OpBuilder &b, Operation *op, Value barrier,
+                    MemDescType type, StringRef instruction, StringRef suffix) {
+  Location loc = op->getLoc();
+  Value base = sharedAddress(b, loc, barrier);
+  Value pred = electedThread(b, loc, op);
+  std::string ptx = ("@$0 " + instruction + " [$1]" + suffix + ";").str();
+  for (int64_t i = 0; i < barrierCount(type); ++i)
+    emitPredicated(b, loc, ptx, "b,r", {pred, offsetBy(b, loc, base, 8 * i)});
+}
+
 struct InitBarrierPattern : OpConversionPattern<InitBarrierOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(InitBarrierOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value base = sharedAddress(rewriter, loc, adaptor.getBarrier().front());
-    Value pred = electedThread(rewriter, loc, op);
-    for (int64_t i = 0; i < barrierCount(op.getBarrier().getType()); ++i)
-      emitPredicated(rewriter, loc,
-                     "@$0 mbarrier.init.shared::cta.b64 [$1], " +
-                         std::to_string(op.getCount()) + ";",
-                     "b,r", {pred, offsetBy(rewriter, loc, base, 8 * i)});
+    emitPerBarrier(rewriter, op, adaptor.getBarrier().front(),
+                   op.getBarrier().getType(), "mbarrier.init.shared::cta.b64",
+                   ", " + std::to_string(op.getCount()));
     rewriter.eraseOp(op);
     return success();
   }
@@ -83,12 +90,9 @@ struct InvalBarrierPattern : OpConversionPattern<InvalBarrierOp> {
   LogicalResult
   matchAndRewrite(InvalBarrierOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value base = sharedAddress(rewriter, loc, adaptor.getBarrier().front());
-    Value pred = electedThread(rewriter, loc, op);
-    for (int64_t i = 0; i < barrierCount(op.getBarrier().getType()); ++i)
-      emitPredicated(rewriter, loc, "@$0 mbarrier.inval.shared::cta.b64 [$1];",
-                     "b,r", {pred, offsetBy(rewriter, loc, base, 8 * i)});
+    emitPerBarrier(rewriter, op, adaptor.getBarrier().front(),
+                   op.getBarrier().getType(), "mbarrier.inval.shared::cta.b64",
+                   "");
     rewriter.eraseOp(op);
     return success();
   }
@@ -133,16 +137,27 @@ struct WaitBarrierPattern : OpConversionPattern<WaitBarrierOp> {
   }
 };
 
-/// The box copies of one block: per swizzle atom along the rows, the
-/// byte offset in the buffer and the element offset along dimension 1.
-SmallVector<std::pair<int64_t, int64_t>> atomCopies(TensorDescType desc) {
+/// The box copies of one block, one per swizzle atom along the rows: the
+/// atom's place in the buffer at `base` and its first column, `col` on.
+SmallVector<std::pair<Value, Value>> atomCopies(OpBuilder &b, Location loc,
+                                                TensorDescType desc, Value base,
+                                                Value col) {
   RankedTensorType block = desc.getBlockType();
   unsigned bytes = getSharedElementBytes(block.getElementType());
   int64_t rows = block.getShape()[0], cols = block.getShape()[1];
   int64_t boxCols = getTMABoxInner(cols, bytes);
-  SmallVector<std::pair<int64_t, int64_t>> copies;
-  for (int64_t col = 0; col < cols; col += boxCols)
-    copies.push_back({col * rows * bytes, col});
+  SmallVector<std::pair<Value, Value>> copies;
+  for (int64_t c = 0; c < cols; c += boxCols) {
+    Value atom = c == 0
+                     ? base
+                     : LLVM::GEPOp::create(
+                           b, loc, base.getType(), b.getI8Type(), base,
+                           ArrayRef<LLVM::GEPArg>{int32_t(c * rows * bytes)});
+    Value atomCol =
+        c == 0 ? col
+               : arith::AddIOp::create(b, loc, col, i32Constant(b, loc, c));
+    copies.push_back({atom, atomCol});
+  }
   return copies;
 }
 
@@ -156,18 +171,10 @@ struct TMALoadPattern : OpConversionPattern<AsyncTMACopyGlobalToLocalOp> {
     Value desc = descriptorAddress(rewriter, loc, adaptor.getDesc().front());
     Value bar = sharedAddress(rewriter, loc, adaptor.getBarrier().front());
     Value pred = electedThread(rewriter, loc, op, adaptor.getPred().front());
-    Value base = adaptor.getResult().front();
     Value row = adaptor.getIndices()[0].front();
-    Value col = adaptor.getIndices()[1].front();
-    for (auto [byteOffset, colOffset] : atomCopies(descType)) {
-      Value dst = LLVM::GEPOp::create(
-          rewriter, loc, base.getType(), rewriter.getI8Type(), base,
-          ArrayRef<LLVM::GEPArg>{int32_t(byteOffset)});
-      Value atomCol =
-          colOffset == 0
-              ? col
-              : arith::AddIOp::create(rewriter, loc, col,
-                                      i32Constant(rewriter, loc, colOffset));
+    for (auto [dst, atomCol] :
+         atomCopies(rewriter, loc, descType, adaptor.getResult().front(),
+                    adaptor.getIndices()[1].front())) {
       // Coordinates go innermost first.
       emitPredicated(
           rewriter, loc,
@@ -189,18 +196,10 @@ struct TMAStorePattern : OpConversionPattern<AsyncTMACopyLocalToGlobalOp> {
     Location loc = op.getLoc();
     Value desc = descriptorAddress(rewriter, loc, adaptor.getDesc().front());
     Value pred = electedThread(rewriter, loc, op);
-    Value base = adaptor.getSrc().front();
     Value row = adaptor.getIndices()[0].front();
-    Value col = adaptor.getIndices()[1].front();
-    for (auto [byteOffset, colOffset] : atomCopies(op.getDesc().getType())) {
-      Value src = LLVM::GEPOp::create(
-          rewriter, loc, base.getType(), rewriter.getI8Type(), base,
-          ArrayRef<LLVM::GEPArg>{int32_t(byteOffset)});
-      Value atomCol =
-          colOffset == 0
-              ? col
-              : arith::AddIOp::create(rewriter, loc, col,
-                                      i32Constant(rewriter, loc, colOffset));
+    for (auto [src, atomCol] : atomCopies(rewriter, loc, op.getDesc().getType(),
+                                          adaptor.getSrc().front(),
+                                          adaptor.getIndices()[1].front())) {
       emitPredicated(
           rewriter, loc,
           "@$0 cp.async.bulk.tensor.2d.global.shared::cta."
