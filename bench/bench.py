@@ -109,43 +109,36 @@ def bench_matmul(mods, sizes=(4096, 8192)):
                 a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
                 c.stride(0), c.stride(1), num_warps=8, num_stages=3, **config), reps=50)
             rows.append(("matmul fp16 %d^3" % size, name, flops / ms / 1e9, cold))
-            # The same tiles from one program per SM.
             sms = torch.cuda.get_device_properties(0).multi_processor_count
             tiles = grid[0]
-            c.fill_(float("nan"))
 
-            def persistent():
-                m.matmul_persistent_kernel[(min(sms, tiles),)](
-                    a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0),
-                    b.stride(1), c.stride(0), c.stride(1), NUM_SMS=sms,
-                    num_warps=8, num_stages=3, **config)
-            t = time.perf_counter()
-            persistent()
-            torch.cuda.synchronize()
-            cold = (time.perf_counter() - t) * 1e3
-            err = ((c.float() - ref).norm() / ref.norm()).item()
-            assert err < 1e-2, (name, "persistent", err)
-            ms = gpu_time_ms(persistent, reps=50)
-            rows.append(("matmul fp16 %d^3 persist." % size, name,
-                         flops / ms / 1e9, cold))
+            def measure(label, launch):
+                c.fill_(float("nan"))
+                t = time.perf_counter()
+                launch()
+                torch.cuda.synchronize()
+                cold = (time.perf_counter() - t) * 1e3
+                err = ((c.float() - ref).norm() / ref.norm()).item()
+                assert err < 1e-2, (name, label, err)
+                ms = gpu_time_ms(launch, reps=50)
+                rows.append(("matmul fp16 %d^3%s" % (size, label), name,
+                             flops / ms / 1e9, cold))
+
+            # The same tiles from one program per SM.
+            measure(" persist.", lambda: m.matmul_persistent_kernel[(min(sms, tiles),)](
+                a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0),
+                b.stride(1), c.stride(0), c.stride(1), NUM_SMS=sms,
+                num_warps=8, num_stages=3, **config))
             # The same tiles through host tensor descriptors (TMA).
-            c.fill_(float("nan"))
             descs = (m.TensorDescriptor.from_tensor(a, [128, 64]),
                      m.TensorDescriptor.from_tensor(b, [64, 256]),
                      m.TensorDescriptor.from_tensor(c, [128, 256]))
-
-            def tma():
-                m.matmul_tma_kernel[grid](*descs, M, N, K, num_warps=8,
-                                          num_stages=4, **config)
-            t = time.perf_counter()
-            tma()
-            torch.cuda.synchronize()
-            cold = (time.perf_counter() - t) * 1e3
-            err = ((c.float() - ref).norm() / ref.norm()).item()
-            assert err < 1e-2, (name, "tma", err)
-            ms = gpu_time_ms(tma, reps=50)
-            rows.append(("matmul fp16 %d^3 TMA" % size, name,
-                         flops / ms / 1e9, cold))
+            measure(" TMA", lambda: m.matmul_tma_kernel[grid](
+                *descs, M, N, K, num_warps=8, num_stages=4, **config))
+            # Descriptors made in the kernel (Triton builds them on the
+            # device in a global scratch buffer; tile encodes them at launch).
+            measure(" TMA in-kernel", lambda: m.matmul_make_desc_kernel[grid](
+                a, b, c, M, N, K, num_warps=8, num_stages=4, **config))
         ms = gpu_time_ms(lambda: torch.matmul(a, b), reps=50)
         rows.append(("matmul fp16 %d^3" % size, "cuBLAS", flops / ms / 1e9, float("nan")))
     print("%-26s %-7s %10s %16s" % ("kernel", "impl", "TFLOPS", "cold compile ms"))
@@ -195,8 +188,19 @@ def triton_cdiv(a, b):
     return (a + b - 1) // b
 
 
+def triton_scratch_allocator():
+    """Triton builds in-kernel descriptors in global scratch memory that it
+    asks the program for."""
+    import triton
+
+    def alloc(size, alignment, stream):
+        return torch.empty(size, device="cuda", dtype=torch.int8)
+    triton.set_allocator(alloc)
+
+
 def main():
     mods = {name: load(name) for name in ("tile", "triton")}
+    triton_scratch_allocator()
     sections = os.environ.get("BENCH", "memory matmul attention").split()
     if "matmul" in sections:
         bench_matmul(mods)

@@ -45,6 +45,9 @@ struct Entry {
   std::string signature;                  // one letter per runtime parameter
   std::vector<PyObject *> constexprs;     // owned; compared on every hit
   std::vector<tile::LoadedKernel> loaded; // one per device it ran on
+  // The kernel takes parameters that are not call arguments (descriptors
+  // made in the kernel, encoded by the Python launcher).
+  bool pythonOnly = false;
 };
 
 /// How the dispatcher treats objects of one Python type.
@@ -364,6 +367,7 @@ Entry *prepare(DispatcherObject *self, const Call &call, PyObject *const *args,
     entry.runtimeParams.push_back(
         static_cast<int>(PyLong_AsLong(PyList_GetItem(indices, i))));
   Py_DECREF(result);
+  entry.pythonOnly = entry.signature.size() != entry.runtimeParams.size();
   for (int i = 0; i < self->numParams; ++i)
     if ((*self->isConstexpr)[i]) {
       Py_INCREF(call.values[i]);
@@ -597,6 +601,8 @@ PyObject *boundLaunchCall(PyObject *callable, PyObject *const *args,
     entry = &it->second;
   else if (!(entry = prepare(self, call, args, nargs, kwnames)))
     return nullptr;
+  if (entry->pythonOnly)
+    return pythonRun(self, bound->grid, args, nargs, kwnames);
   unsigned dims[3];
   if (!evalGrid(self, bound->grid, call, dims))
     return nullptr;

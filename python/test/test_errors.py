@@ -261,3 +261,36 @@ def narrow_descriptor_kernel(desc):
 def test_descriptor_rows_too_narrow_for_tma():
     with pytest.raises(tile.CompilationError, match="rows of a multiple of 32 bytes"):
         tile.compile(narrow_descriptor_kernel, {"desc": "tensordesc<fp16[64,8]>"})
+
+
+@tile.jit
+def per_program_descriptor_kernel(x_ptr, M, N, KIND: tl.constexpr):
+    pid = tl.program_id(0)
+    if KIND == 0:
+        desc = tl.make_tensor_descriptor(x_ptr + pid * N, [M, N], [N, 1], [64, 64])
+    elif KIND == 1:
+        desc = tl.make_tensor_descriptor(x_ptr, [M, tl.load(x_ptr).to(tl.int32)],
+                                         [N, 1], [64, 64])
+    elif KIND == 2:
+        desc = tl.make_tensor_descriptor(x_ptr, [M, N], [N, 2], [64, 64])
+    elif KIND == 3:
+        desc = tl.make_tensor_descriptor(x_ptr, [M, N], [N, 1], [64, 48])
+    else:
+        desc = tl.make_tensor_descriptor(x_ptr, [M, N], [N, 1], [64])
+    desc.store([0, 0], desc.load([0, 0]))
+
+
+@pytest.mark.parametrize("kind, message", [
+    (0, "make_tensor_descriptor: base is computed in the kernel; tile encodes"),
+    (1, r"make_tensor_descriptor: shape\[1\] is computed in the kernel"),
+    (2, r"the last dimension must be contiguous \(stride 1\), got 2"),
+    (3, r"block dimensions must be powers of two, got \[64, 48\]"),
+    (4, "need the same rank"),
+])
+def test_descriptors_made_in_the_kernel_need_host_values(kind, message):
+    with pytest.raises(tile.CompilationError, match=message) as info:
+        tile.compile(per_program_descriptor_kernel, {"x_ptr": "*fp16", "M": "i32",
+                                                     "N": "i32"},
+                     constexprs={"KIND": kind})
+    text = str(info.value)
+    assert "desc = tl.make_tensor_descriptor(" in text and "^" in text

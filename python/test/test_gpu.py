@@ -670,6 +670,60 @@ def test_descriptor_matmul(dtype, stages):
     assert rel_err(c, a.double() @ b.double()) < 5e-3
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("stages", [1, 4])
+def test_make_tensor_descriptor_matmul(dtype, stages):
+    # The TMA matmul with its descriptors made in the kernel from pointers
+    # and sizes (encoded at launch); masked edges come from zero fill.
+    m = _bench_kernels()
+    M, N, K = 700, 600, 1000
+    a = torch.randn(M, K, device="cuda", dtype=dtype)
+    b = torch.randn(K, N, device="cuda", dtype=dtype)
+    c = torch.full((M, N), float("nan"), device="cuda", dtype=dtype)
+    BM, BN, BK = 128, 128, 64
+    grid = (triton_cdiv(M, BM) * triton_cdiv(N, BN),)
+    m.matmul_make_desc_kernel[grid](a, b, c, M, N, K, BLOCK_M=BM, BLOCK_N=BN,
+                                    BLOCK_K=BK, GROUP_M=4, num_warps=8,
+                                    num_stages=stages)
+    torch.cuda.synchronize()
+    assert rel_err(c, a.double() @ b.double()) < 5e-3
+    # Other operands with the same specialization get their own encodings.
+    a2, b2 = torch.randn_like(a), torch.randn_like(b)
+    c.fill_(float("nan"))
+    m.matmul_make_desc_kernel[grid](a2, b2, c, M, N, K, BLOCK_M=BM, BLOCK_N=BN,
+                                    BLOCK_K=BK, GROUP_M=4, num_warps=8,
+                                    num_stages=stages)
+    torch.cuda.synchronize()
+    assert rel_err(c, a2.double() @ b2.double()) < 5e-3
+
+
+@tile.jit
+def descriptor_window_kernel(x_ptr, y_ptr, M, N, ld, row0, col0,
+                             BM: tl.constexpr, BN: tl.constexpr):
+    # A window of a padded matrix: the base, extent and row stride are
+    # arithmetic on the parameters, recomputed by the launcher.
+    src = tl.make_tensor_descriptor(x_ptr + row0 * ld + col0,
+                                    [M - row0, N - col0], [ld, 1], [BM, BN])
+    dst = tl.make_tensor_descriptor(y_ptr, [M - row0, N - col0],
+                                    [N - col0, 1], [BM, BN])
+    pm, pn = tl.program_id(0), tl.program_id(1)
+    dst.store([pm * BM, pn * BN], src.load([pm * BM, pn * BN]) * 3)
+
+
+def test_make_tensor_descriptor_window():
+    M, N, ld, row0, col0 = 300, 200, 264, 7, 40
+    big = torch.randn(M, ld, device="cuda", dtype=torch.float16)
+    y = torch.full((M - row0, N - col0), float("nan"), device="cuda",
+                   dtype=torch.float16)
+    grid = (triton_cdiv(M - row0, 64), triton_cdiv(N - col0, 64))
+    descriptor_window_kernel[grid](big, y, M, N, ld, row0, col0, BM=64, BN=64)
+    torch.cuda.synchronize()
+    assert torch.equal(y, (big[row0:M, col0:N].double() * 3).half())
+    # An unaligned window is an error naming the base's parameter.
+    with pytest.raises(ValueError, match="argument 'x_ptr'.*16-byte aligned"):
+        descriptor_window_kernel[grid](big, y, M, N, ld, row0, 41, BM=64, BN=64)
+
+
 def test_descriptor_matmul_ptx_has_bulk_tensor_copies():
     m = _bench_kernels()
     sig = {"a_desc": "tensordesc<fp16[128,64]>", "b_desc": "tensordesc<fp16[64,256]>",

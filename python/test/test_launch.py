@@ -205,3 +205,70 @@ def test_bad_descriptor_arguments_name_the_argument(recorder, make, error, messa
 def test_tensor_descriptor_checks_its_shape(args, message):
     with pytest.raises(ValueError, match=message):
         tile.TensorDescriptor(FakeTensor(4096, "torch.float16"), *args)
+
+
+@tile.jit
+def made_descriptor_kernel(x_ptr, y_ptr, M, N, row0, BM: tl.constexpr,
+                           BN: tl.constexpr):
+    # Descriptors made in the kernel from parameters and constants: the
+    # launcher encodes them (the second one reads rows from `row0` on, so
+    # its base and extent are arithmetic on the parameters).
+    src = tl.make_tensor_descriptor(x_ptr, shape=[M, N], strides=[N, 1],
+                                    block_shape=[BM, BN])
+    dst = tl.make_tensor_descriptor(y_ptr + row0 * N, [M - row0, N], [N, 1],
+                                    [BM, BN])
+    again = tl.make_tensor_descriptor(x_ptr, [M, N], [N, 1], [BM, BN])
+    pid = tl.program_id(0)
+    dst.store([pid * BM, 0], src.load([pid * BM, 0]) + again.load([0, 0]))
+
+
+def test_descriptors_made_in_the_kernel_are_trailing_parameters(recorder):
+    from tile.runtime.host_values import KernelDescriptor
+    kernel = fresh(made_descriptor_kernel)
+    x, y = FakeTensor(4096, "torch.float16"), FakeTensor(1 << 20, "torch.float16")
+    kernel[(4,)](x, y, 300, 64, 10, BM=64, BN=64)
+    compiled, _, args = recorder.launches[-1]
+    # The same recipe twice is one parameter.
+    assert compiled.signature == "ppiiidd"
+    assert len(compiled.metadata["host_descriptors"]) == 2
+    assert compiled.asm["tile"].count("!tile.tensordesc<tensor<64x64xf16>> loc") == 2
+    assert args[:5] == [x, y, 300, 64, 10]
+    src, dst = args[5:]
+    assert isinstance(src, KernelDescriptor) and isinstance(dst, KernelDescriptor)
+    assert (src.address, src.shape, src.strides, src.block_shape, src.dtype) == (
+        x.data_ptr(), [300, 64], [64, 1], [64, 64], "fp16")
+    # y_ptr + row0 * N in fp16 elements: 10 rows of 64 halves further.
+    assert (dst.address, dst.shape) == (y.data_ptr() + 10 * 64 * 2, [290, 64])
+    # New values of the same specialization are recomputed per launch.
+    kernel[(4,)](x, y, 500, 64, 20, BM=64, BN=64)
+    _, _, args = recorder.launches[-1]
+    assert len(kernel.cache) == 1
+    assert args[6].shape == [480, 64] and args[6].address == y.data_ptr() + 20 * 128
+
+
+def test_host_recipes_follow_kernel_integer_semantics():
+    from tile.runtime.host_values import evaluate
+    args = {"a": -7, "b": 2, "big": 2**31 - 1}
+    div = ["int", "//", 32, True, ["arg", "a"], ["arg", "b"]]
+    rem = ["int", "%", 32, True, ["arg", "a"], ["arg", "b"]]
+    assert evaluate(div, args) == -3 and evaluate(rem, args) == -1  # C, not Python
+    wrap = ["int", "+", 32, True, ["arg", "big"], ["const", 1]]
+    assert evaluate(wrap, args) == -2**31
+    widen = ["int", "+", 64, True, ["cast", 64, True, ["arg", "big"]], ["const", 1]]
+    assert evaluate(widen, args) == 2**31
+
+
+@pytest.mark.parametrize("args, message", [
+    ((FakeTensor(4104, "torch.float16"), 64, 64), "argument 'x_ptr': the descriptor "
+     "made at .*test_launch.py:[0-9]+ needs a 16-byte aligned base"),
+    ((FakeTensor(4096, "torch.float16"), 64, 60), "argument 'x_ptr': .* strides "
+     r"\[60, 1\]; they must be positive multiples of 16 bytes"),
+    ((FakeTensor(4096, "torch.float16"), 0, 64), r"has shape \[0, 64\]"),
+])
+def test_bad_values_for_a_kernel_descriptor_name_the_argument(recorder, args,
+                                                             message):
+    kernel = fresh(made_descriptor_kernel)
+    x, n, stride = args
+    with pytest.raises(ValueError, match=message):
+        kernel[(1,)](x, FakeTensor(1 << 20, "torch.float16"), n, stride, 0,
+                     BM=64, BN=64)

@@ -305,3 +305,41 @@ CHECK: cp.async.bulk.commit_group
 CHECK: cp.async.bulk.wait_group.read 0
 """ % (inits, prologue, copy, copy, copy))
     assert len(kernel.asm["cubin"]) > 0
+
+
+@tile.jit
+def made_tma_dot_kernel(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr,
+                        BN: tl.constexpr, BK: tl.constexpr):
+    a_desc = tl.make_tensor_descriptor(a_ptr, [BM, K], [K, 1], [BM, BK])
+    b_desc = tl.make_tensor_descriptor(b_ptr, [K, BN], [BN, 1], [BK, BN])
+    c_desc = tl.make_tensor_descriptor(c_ptr, [BM, BN], [BN, 1], [BM, BN])
+    acc = tl.zeros([BM, BN], tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        acc = tl.dot(a_desc.load([0, k * BK]), b_desc.load([k * BK, 0]), acc)
+    c_desc.store([0, 0], acc.to(tl.float16))
+
+
+def test_descriptors_made_in_the_kernel_compile_like_host_ones():
+    # The pointers stay parameters (unused in the body), the three
+    # descriptors follow as 128-byte grid_constant parameters, and the main
+    # loop is the host-descriptor kernel's: the same pipelined TMA copies.
+    made = tile.compile(made_tma_dot_kernel, {
+        "a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "K": "i32"},
+        {"BM": 128, "BN": 128, "BK": 64}, num_warps=4, num_stages=3)
+    host = tile.compile(tma_dot_kernel, {
+        "a_desc": "tensordesc<fp16[128,64]>", "b_desc": "tensordesc<fp16[64,128]>",
+        "c_desc": "tensordesc<fp16[128,128]>", "K": "i32"},
+        {"BM": 128, "BN": 128, "BK": 64}, num_warps=4, num_stages=3)
+    filecheck(made.asm["ptx"], r"""
+CHECK: .entry made_tma_dot_kernel
+CHECK-NEXT: .param .u64 {{.*}}made_tma_dot_kernel_param_0
+CHECK-NEXT: .param .u64 {{.*}}made_tma_dot_kernel_param_1
+CHECK-NEXT: .param .u64 {{.*}}made_tma_dot_kernel_param_2
+CHECK-NEXT: .param .u32 made_tma_dot_kernel_param_3
+CHECK-NEXT: .param .align 64 .b8 made_tma_dot_kernel_param_4[128]
+CHECK-NEXT: .param .align 64 .b8 made_tma_dot_kernel_param_5[128]
+CHECK-NEXT: .param .align 64 .b8 made_tma_dot_kernel_param_6[128]
+""")
+    for text in ("cp.async.bulk.tensor", "mbarrier.try_wait", "wgmma.mma_async"):
+        assert made.asm["ptx"].count(text) == host.asm["ptx"].count(text) > 0
+    assert [r["dtype"] for r in made.metadata["host_descriptors"]] == ["fp16"] * 3

@@ -10,13 +10,19 @@ import contextlib
 
 
 class Value:
-    """An SSA value: its name in the text and its tile.language type."""
+    """An SSA value: its name in the text and its tile.language type.
 
-    __slots__ = ("name", "type")
+    `host` is set on kernel-uniform integer and pointer scalars that the
+    host can recompute from the launch arguments (a nested list: see
+    tile.runtime.host_values); descriptors made in the kernel from such
+    values are encoded at launch instead of on the device."""
 
-    def __init__(self, name, type):
+    __slots__ = ("name", "type", "host")
+
+    def __init__(self, name, type, host=None):
         self.name = name
         self.type = type
+        self.host = host
 
     def __repr__(self):
         return "Value(%s : %r)" % (self.name, self.type)
@@ -43,6 +49,10 @@ class IRBuilder:
         self._blocks = [[]]   # a stack of line lists, one per open region
         self._depth = 1
         self.functions = []   # finished func.func texts, in emission order
+        self.in_kernel = False
+        # (parameter Value, recipe) of each tensor descriptor the kernel
+        # makes from host-computable values: extra kernel parameters.
+        self.host_descriptors = []
 
     # Locations and names.
     def set_location(self, line, col):

@@ -408,6 +408,33 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="",
               _unwrap(cache_modifier), _unwrap(eviction_policy))
 
 
+@builtin
+def make_tensor_descriptor(base, shape, strides, block_shape,
+                           padding_option="zero"):
+    """A descriptor of the tensor at `base` with `shape` and `strides` (in
+    elements, the last one 1), read and written in `block_shape` blocks by
+    the TMA unit (sm_90).
+
+    tile encodes the CUtensorMap on the host at launch (no device scratch,
+    no tensormap fences): base, shape and strides must be kernel parameters,
+    constants or integer arithmetic on them."""
+    def ints(values, what):
+        values = _unwrap(values)
+        if not isinstance(values, (list, tuple)):
+            raise sem.SemanticError("make_tensor_descriptor: %s must be a list"
+                                    % what)
+        return [_raw(v) for v in values]
+    block = []
+    for dim in ints(block_shape, "block_shape"):
+        if isinstance(dim, bool) or not isinstance(dim, int):
+            raise sem.SemanticError("make_tensor_descriptor: block_shape must "
+                                    "be constexpr integers, got %r" % (dim,))
+        block.append(dim)
+    return tensor_descriptor(sem.make_tensor_descriptor(
+        current_builder(), _raw(base), ints(shape, "shape"),
+        ints(strides, "strides"), block, _unwrap(padding_option)))
+
+
 def _atomic(kind):
     @builtin
     def op(pointer, val, mask=None, sem_=None, scope=None, **kwargs):

@@ -56,7 +56,16 @@ def constant(b, value, ty):
         text = str(value)
     else:
         text = _float_literal(float(value), ty)
-    return b.op(ty, "arith.constant %s : %s" % (text, ty.to_ir()))
+    result = b.op(ty, "arith.constant %s : %s" % (text, ty.to_ir()))
+    if ty.is_int() and not ty.is_bool():
+        result.host = ["const", value]
+    return result
+
+
+def _host_int(value):
+    """(bits, signed) of an integer scalar the host can recompute."""
+    ty = value.type
+    return [ty.primitive_bitwidth, ty.is_int_signed()]
 
 
 def python_scalar_type(value):
@@ -248,13 +257,18 @@ def cast(b, value, dst, bitcast=False, fp_downcast_rounding=None):
         # fp16 <-> bf16 goes through fp32.
         return cast(b, cast(b, value, d.float32), dst)
     if src.is_int() and dst.is_int():
+        op = None
         if dst.primitive_bitwidth > src.primitive_bitwidth:
             op = "arith.extsi" if src.is_int_signed() and not src.is_bool() else "arith.extui"
         elif dst.primitive_bitwidth < src.primitive_bitwidth:
             op = "arith.trunci"
+        if op is None:
+            result = Value(value.name, out)  # signedness only
         else:
-            return Value(value.name, out)  # signedness only
-        return b.op(out, "%s %s : %s to %s" % (op, value.name, src_ir, out_ir))
+            result = b.op(out, "%s %s : %s to %s" % (op, value.name, src_ir, out_ir))
+        if value.host is not None and not out.is_block() and not dst.is_bool():
+            result.host = ["cast"] + _host_int(result) + [value.host]
+        return result
     if src.is_int() and dst.is_floating():
         if dst.is_fp8():
             return cast(b, cast(b, value, d.float32), dst)
@@ -359,8 +373,12 @@ def binary(b, op, x, y):
             if op == "-":
                 y = binary(b, "-", 0, y)
             x, y = broadcast(b, x, y)
-            return b.op(x.type, "tile.addptr %s, %s : %s, %s" % (
+            result = b.op(x.type, "tile.addptr %s, %s : %s, %s" % (
                 x.name, y.name, x.type.to_ir(), y.type.to_ir()))
+            if x.host is not None and y.host is not None and not x.type.is_block():
+                size = max(xs.element_ty.primitive_bitwidth // 8, 1)
+                result.host = ["addptr", size, x.host, y.host]
+            return result
         raise SemanticError("unsupported pointer arithmetic: %s %s %s" % (xs, op, ys))
     if op in ("&", "|", "^", "<<", ">>"):
         if not (xs.is_int() and ys.is_int()):
@@ -385,7 +403,11 @@ def binary(b, op, x, y):
             ">>": "arith.shrsi" if signed else "arith.shrui"}.get(op)
     if name is None:
         raise SemanticError("operator %s is not defined for %s" % (op, ty))
-    return b.op(rty, "%s %s, %s : %s" % (name, x.name, y.name, rty.to_ir()))
+    result = b.op(rty, "%s %s, %s : %s" % (name, x.name, y.name, rty.to_ir()))
+    if (ty.is_int() and not ty.is_bool() and not rty.is_block() and
+            x.host is not None and y.host is not None):
+        result.host = ["int", op] + _host_int(result) + [x.host, y.host]
+    return result
 
 
 _CMP_INT = {"<": ("slt", "ult"), "<=": ("sle", "ule"), ">": ("sgt", "ugt"),
@@ -759,3 +781,70 @@ def sum_dtype(ty, dtype=None):
     if ty.is_int() and ty.primitive_bitwidth < 32:
         return d.uint32 if ty.is_int_unsigned() else d.int32
     return ty
+
+
+_HOST_ONLY = ("tile encodes descriptors made in a kernel at launch, so base, "
+              "shape and strides must be kernel parameters, constants or "
+              "integer arithmetic on them (not program ids, loads or loop "
+              "variables)")
+
+
+def _host_operand(b, x, what):
+    """The host recipe of a descriptor operand."""
+    if isinstance(x, bool) or not isinstance(x, (int, Value)):
+        raise SemanticError("make_tensor_descriptor: %s must be an integer, got %r"
+                            % (what, x))
+    if isinstance(x, int):
+        return ["const", x]
+    if x.type.is_block() or not x.type.is_int() or x.type.is_bool():
+        raise SemanticError("make_tensor_descriptor: %s must be an integer "
+                            "scalar, got %r" % (what, x.type))
+    if x.host is None:
+        raise SemanticError("make_tensor_descriptor: %s is computed in the "
+                            "kernel; %s" % (what, _HOST_ONLY))
+    return x.host
+
+
+def make_tensor_descriptor(b, base, shape, strides, block_shape, padding):
+    """A descriptor the launcher encodes: a hidden kernel parameter whose
+    recipe (how to compute base, shape and strides from the launch
+    arguments) travels in the kernel's metadata."""
+    if not isinstance(base, Value) or base.type.is_block() or not base.type.is_ptr():
+        raise SemanticError("make_tensor_descriptor: base must be a scalar "
+                            "pointer, got %r" % (getattr(base, "type", base),))
+    if base.host is None:
+        raise SemanticError("make_tensor_descriptor: base is computed in the "
+                            "kernel; %s" % _HOST_ONLY)
+    rank = len(block_shape)
+    if not 1 <= rank <= 5 or len(shape) != rank or len(strides) != rank:
+        raise SemanticError("make_tensor_descriptor: shape, strides and "
+                            "block_shape need the same rank, 1 to 5 (got %d, "
+                            "%d, %d)" % (len(shape), len(strides), rank))
+    for dim in block_shape:
+        if dim <= 0 or dim & (dim - 1):
+            raise SemanticError("make_tensor_descriptor: block dimensions must "
+                                "be powers of two, got %s" % list(block_shape))
+    if padding != "zero":
+        raise SemanticError("make_tensor_descriptor: only padding_option="
+                            "'zero' is supported, got %r" % (padding,))
+    if isinstance(strides[-1], int) and strides[-1] != 1:
+        raise SemanticError("make_tensor_descriptor: the last dimension must "
+                            "be contiguous (stride 1), got %r" % (strides[-1],))
+    element = base.type.element_ty
+    recipe = {"base": base.host,
+              "shape": [_host_operand(b, s, "shape[%d]" % i)
+                        for i, s in enumerate(shape)],
+              "strides": [_host_operand(b, s, "strides[%d]" % i)
+                          for i, s in enumerate(strides)],
+              "block_shape": list(block_shape),
+              "dtype": element.short_name}
+    if not b.in_kernel:
+        raise SemanticError("make_tensor_descriptor can only be called in the "
+                            "kernel itself, not in a function it calls")
+    for param, known in b.host_descriptors:
+        if {k: v for k, v in known.items() if k != "site"} == recipe:
+            return param
+    param = b.fresh(d.tensor_descriptor_type(d.block_type(element, list(block_shape))))
+    recipe["site"] = "%s:%d" % (b.filename, b.location[0])
+    b.host_descriptors.append((param, recipe))
+    return param

@@ -13,7 +13,7 @@ from tile.compiler.ir_builder import IRBuilder
 from tile.language import core as tl
 from tile.language import dtypes as d
 from tile.language import semantic as sem
-from tile.runtime import cache, launcher
+from tile.runtime import cache, host_values, launcher
 from tile.tools.tensor_descriptor import TensorDescriptor
 
 
@@ -100,6 +100,9 @@ class JITFunction:
             grid = grid(bound)
         grid = tuple(grid) + (1,) * (3 - len(grid))
         runtime_args = [bound[self.arg_names[i]] for i in runtime]
+        recipes = kernel.metadata.get("host_descriptors")
+        if recipes:
+            runtime_args += host_values.descriptors(recipes, bound)
         return launcher.active().launch(kernel, grid, runtime_args)
 
     def _bind(self, args, kwargs):
@@ -147,6 +150,7 @@ class JITFunction:
             _SIG_LETTERS.get(spec[0][:1] if spec[0].startswith("*") else
                              spec[0].partition("<")[0], "?")
             for spec in key[0] if spec[0] not in ("constexpr", "one"))
+        kernel.signature += "d" * len(kernel.metadata.get("host_descriptors", ()))
         return kernel
 
     def lookup(self, name):
@@ -229,7 +233,8 @@ def compile_to_gpu(fn, params, ir, num_warps, num_stages, target,
     metadata = {"name": result.name, "num_warps": num_warps,
                 "num_stages": num_stages, "target": target,
                 "enable_fp_fusion": fp_fusion,
-                "shared": result.shared}
+                "shared": result.shared,
+                "host_descriptors": getattr(ir, "host_descriptors", [])}
     return CompiledKernel(result.name, asm, metadata)
 
 
@@ -351,6 +356,8 @@ class Module:
                 scope[name] = value
                 continue
             v = b.fresh(value)
+            if kernel:
+                v.host = ["arg", name]
             scope[name] = tl._wrap_param(v)
             attrs = arg_attrs.get(name)
             b.set_location(arg_node.lineno + fn.line_offset,
@@ -360,6 +367,7 @@ class Module:
                                               b.loc()))
         gen = CodeGenerator(fn, b, scope, self)
         lines = []
+        saved_in_kernel, b.in_kernel = b.in_kernel, kernel
         with b.function():
             with b.capture(lines):
                 with tl.building(b):
@@ -383,6 +391,11 @@ class Module:
                     ", ".join(v.type.to_ir() for v in values))) if values else ""))
             result_types = [v.type for v in values]
             b.set_location(fn.def_node.lineno + fn.line_offset, fn.indent)
+            if kernel:
+                # Descriptors made in the kernel arrive as trailing
+                # parameters that the launcher encodes.
+                arg_decls.extend("%s: %s %s" % (v.name, v.type.to_ir(), b.loc())
+                                 for v, _ in b.host_descriptors)
             header = "func.func %s@%s(%s)%s%s {" % (
                 "" if kernel else "private ", symbol, ", ".join(arg_decls),
                 (" -> (%s)" % ", ".join(t.to_ir() for t in result_types))
@@ -391,6 +404,7 @@ class Module:
             b.emit(header, with_loc=False)
             b.emit_lines(lines)
             b.emit("}")
+        b.in_kernel = saved_in_kernel
         return result_types
 
     def call(self, gen, node, fn, args, kwargs):
@@ -504,7 +518,17 @@ def lower_to_tile_ir(fn, params, arg_attrs=None):
         error = _map_diagnostics(result.diagnostics)
         error.ir = text
         raise error
-    return result.ir
+    return TileIR(result.ir, [recipe for _, recipe in builder.host_descriptors])
+
+
+class TileIR(str):
+    """A kernel's Tile IR text, with the recipes of the descriptors it makes
+    (`host_descriptors`, see tile.runtime.host_values)."""
+
+    def __new__(cls, text, host_descriptors=()):
+        self = super().__new__(cls, text)
+        self.host_descriptors = list(host_descriptors)
+        return self
 
 
 def compile(fn, signature, constexprs=None, num_warps=4, num_stages=3,

@@ -2,15 +2,44 @@
 through the TMA unit (sm_90). The same class as Triton's
 ``triton.tools.tensor_descriptor.TensorDescriptor``."""
 
-# Element size in bytes and CUtensorMapDataType of each torch dtype.
+# Element size in bytes and CUtensorMapDataType of each tile dtype.
 _TMA_TYPES = {
-    "torch.uint8": (1, 0), "torch.int8": (1, 0), "torch.float8_e4m3fn": (1, 0),
-    "torch.float8_e5m2": (1, 0), "torch.bool": (1, 0),
-    "torch.int16": (2, 1), "torch.uint16": (2, 1), "torch.float16": (2, 6),
-    "torch.bfloat16": (2, 9), "torch.int32": (4, 3), "torch.uint32": (4, 2),
-    "torch.float32": (4, 7), "torch.int64": (8, 5), "torch.uint64": (8, 4),
-    "torch.float64": (8, 8),
+    "u8": (1, 0), "i8": (1, 0), "fp8e4nv": (1, 0), "fp8e5": (1, 0),
+    "i1": (1, 0), "i16": (2, 1), "u16": (2, 1), "fp16": (2, 6), "bf16": (2, 9),
+    "i32": (4, 3), "u32": (4, 2), "fp32": (4, 7), "i64": (8, 5), "u64": (8, 4),
+    "fp64": (8, 8),
 }
+
+
+def tma_element(dtype):
+    """(bytes, CUtensorMapDataType) of the tile dtype named `dtype` ('fp16')."""
+    return _TMA_TYPES[dtype]
+
+
+def _dtype_name(torch_dtype):
+    from tile.runtime.jit import _TORCH_DTYPES
+    return _TORCH_DTYPES.get(str(torch_dtype))
+
+
+# Encoded maps by (dtype, address, shape, strides, block): a CUtensorMap is
+# plain data, and re-encoding one costs a driver call on every launch.
+_encoded = {}
+_ENCODED_LIMIT = 4096
+
+
+def encode_tensor_map(dtype, address, shape, strides, block_shape):
+    """The 128-byte CUtensorMap (bytes) of a tiled TMA descriptor."""
+    key = (dtype, address, tuple(shape), tuple(strides), tuple(block_shape))
+    data = _encoded.get(key)
+    if data is None:
+        from tile import _C
+        size, code = _TMA_TYPES[dtype]
+        data = _C.encode_tensor_map(code, size, address, list(shape),
+                                    list(strides), list(block_shape))
+        if len(_encoded) >= _ENCODED_LIMIT:
+            _encoded.clear()
+        _encoded[key] = data
+    return data
 
 
 class TensorDescriptor:
@@ -55,9 +84,8 @@ class TensorDescriptor:
         """The kernel signature type of this argument ('tensordesc<fp16[64,
         64]>'), after checking what TMA requires of it; errors name the
         argument `name`."""
-        from tile.runtime.jit import _TORCH_DTYPES
-        dtype = str(self.base.dtype)
-        if dtype not in _TMA_TYPES or dtype not in _TORCH_DTYPES:
+        dtype = _dtype_name(self.base.dtype)
+        if dtype not in _TMA_TYPES:
             raise TypeError("argument '%s': TMA cannot copy %s elements"
                             % (name, self.base.dtype))
         if getattr(self.base, "is_cuda", True) is False:
@@ -73,15 +101,13 @@ class TensorDescriptor:
                 raise ValueError("argument '%s': descriptor strides must be "
                                  "multiples of 16 bytes, got %s (elements of %d "
                                  "bytes)" % (name, self.strides, size))
-        return "tensordesc<%s%s>" % (_TORCH_DTYPES[dtype],
-                                     str(self.block_shape).replace(" ", ""))
+        return "tensordesc<%s%s>" % (dtype, str(self.block_shape).replace(" ", ""))
 
     def encode(self):
         """The 128-byte CUtensorMap (bytes) the kernel receives."""
-        from tile import _C
-        size, code = _TMA_TYPES[str(self.base.dtype)]
-        return _C.encode_tensor_map(code, size, self.base.data_ptr(),
-                                    self.shape, self.strides, self.block_shape)
+        return encode_tensor_map(_dtype_name(self.base.dtype),
+                                 self.base.data_ptr(), self.shape, self.strides,
+                                 self.block_shape)
 
     def __repr__(self):
         return "TensorDescriptor(shape=%s, strides=%s, block_shape=%s, dtype=%s)" % (
