@@ -105,10 +105,14 @@ def bench_matmul(mods, sizes=(4096, 8192)):
             cold = (time.perf_counter() - t) * 1e3
             err = ((c.float() - ref).norm() / ref.norm()).item()
             assert err < 1e-2, (name, err)
-            ms = gpu_time_ms(lambda: m.matmul_kernel[grid](
-                a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
-                c.stride(0), c.stride(1), num_warps=8, num_stages=3, **config), reps=50)
-            rows.append(("matmul fp16 %d^3" % size, name, flops / ms / 1e9, cold))
+            def plain():
+                m.matmul_kernel[grid](
+                    a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0),
+                    b.stride(1), c.stride(0), c.stride(1), num_warps=8,
+                    num_stages=3, **config)
+            ms = gpu_time_ms(plain, reps=50)
+            rows.append(("matmul fp16 %d^3" % size, name, flops / ms / 1e9, cold,
+                         host_us(plain, n=100)))
             sms = torch.cuda.get_device_properties(0).multi_processor_count
             tiles = grid[0]
 
@@ -122,7 +126,7 @@ def bench_matmul(mods, sizes=(4096, 8192)):
                 assert err < 1e-2, (name, label, err)
                 ms = gpu_time_ms(launch, reps=50)
                 rows.append(("matmul fp16 %d^3%s" % (size, label), name,
-                             flops / ms / 1e9, cold))
+                             flops / ms / 1e9, cold, host_us(launch, n=100)))
 
             # The same tiles from one program per SM.
             measure(" persist.", lambda: m.matmul_persistent_kernel[(min(sms, tiles),)](
@@ -140,10 +144,12 @@ def bench_matmul(mods, sizes=(4096, 8192)):
             measure(" TMA in-kernel", lambda: m.matmul_make_desc_kernel[grid](
                 a, b, c, M, N, K, num_warps=8, num_stages=4, **config))
         ms = gpu_time_ms(lambda: torch.matmul(a, b), reps=50)
-        rows.append(("matmul fp16 %d^3" % size, "cuBLAS", flops / ms / 1e9, float("nan")))
-    print("%-26s %-7s %10s %16s" % ("kernel", "impl", "TFLOPS", "cold compile ms"))
-    for kernel, impl, tflops, cold in rows:
-        print("%-26s %-7s %10.1f %16.0f" % (kernel, impl, tflops, cold))
+        rows.append(("matmul fp16 %d^3" % size, "cuBLAS", flops / ms / 1e9,
+                     float("nan"), float("nan")))
+    print("%-32s %-7s %8s %16s %14s" % ("kernel", "impl", "TFLOPS", "cold compile ms",
+                                        "host us/launch"))
+    for kernel, impl, tflops, cold, host in rows:
+        print("%-32s %-7s %8.1f %16.0f %14.1f" % (kernel, impl, tflops, cold, host))
 
 
 def bench_attention(mods, batch_heads=128, seq_len=4096, head_dim=128):

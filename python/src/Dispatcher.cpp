@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Dispatcher.h"
+#include "HostDescriptors.h"
 
 #include "tile/Runtime/Runtime.h"
 
@@ -45,13 +46,15 @@ struct Entry {
   std::string signature;                  // one letter per runtime parameter
   std::vector<PyObject *> constexprs;     // owned; compared on every hit
   std::vector<tile::LoadedKernel> loaded; // one per device it ran on
-  // The kernel takes parameters that are not call arguments (descriptors
-  // made in the kernel, encoded by the Python launcher).
+  // Descriptors the kernel makes (tl.make_tensor_descriptor): trailing
+  // parameters encoded from the call's arguments.
+  std::vector<tile::python::HostDescriptorRecipe> madeDescriptors;
+  // Trailing parameters this file cannot compute: Python launches it.
   bool pythonOnly = false;
 };
 
 /// How the dispatcher treats objects of one Python type.
-enum class Kind { Unknown, TensorLike };
+enum class Kind { Unknown, TensorLike, Descriptor };
 
 struct DispatcherObject {
   PyObject_HEAD PyObject *fn; // the JITFunction
@@ -76,7 +79,8 @@ struct BoundLaunchObject {
 
 PyObject *str_data_ptr, *str_dtype, *str_is_cuda, *str_active, *str_launch,
     *str_prepare, *str_run, *str_num_warps, *str_num_stages, *str_target,
-    *str_load, *str_signature, *str_stream_functions, *str_active_fn;
+    *str_load, *str_signature, *str_stream_functions, *str_active_fn,
+    *str_launch_form, *str_metadata, *str_host_descriptors;
 
 /// Launch options that pick a compilation (Triton's names).
 constexpr int kNumOptions = 4;
@@ -92,6 +96,8 @@ struct Call {
   PyObject *values[kMaxParams];        // borrowed
   PyObject *options[kNumOptions] = {}; // borrowed
   uint64_t pointers[kMaxParams];       // data_ptr() of tensor-like arguments
+  bool isPointer[kMaxParams];
+  PyObject *maps[kMaxParams]; // encoded host descriptors (borrowed bytes)
   std::vector<uint64_t> key;
 };
 
@@ -106,6 +112,7 @@ enum Tag : uint64_t {
   TagTensor,
   TagOption,
   TagDefaultOption,
+  TagDescriptor,
 };
 
 /// Binds positional and keyword arguments. Returns false (no exception)
@@ -176,7 +183,9 @@ Kind kindOf(DispatcherObject *self, PyTypeObject *type) {
   if (it != self->kinds->end())
     return it->second;
   Kind kind = Kind::Unknown;
-  if (PyObject_HasAttr(reinterpret_cast<PyObject *>(type), str_data_ptr))
+  if (PyObject_HasAttr(reinterpret_cast<PyObject *>(type), str_launch_form))
+    kind = Kind::Descriptor;
+  else if (PyObject_HasAttr(reinterpret_cast<PyObject *>(type), str_data_ptr))
     kind = Kind::TensorLike;
   self->kinds->emplace(type, kind);
   return kind;
@@ -190,6 +199,7 @@ bool buildKey(DispatcherObject *self, Call &call) {
   bool ok = true;
   for (int i = 0; i < self->numParams && ok; ++i) {
     PyObject *v = call.values[i];
+    call.isPointer[i] = false;
     if ((*self->isConstexpr)[i]) {
       pushObject(key, TagConstexpr, v, ok);
       continue;
@@ -227,7 +237,33 @@ bool buildKey(DispatcherObject *self, Call &call) {
       key.push_back(TagFloat);
       continue;
     }
-    if (kindOf(self, Py_TYPE(v)) != Kind::TensorLike)
+    Kind kind = kindOf(self, Py_TYPE(v));
+    if (kind == Kind::Descriptor) {
+      // (interned signature type, encoded map), cached on the descriptor.
+      PyObject *form = PyObject_CallMethodOneArg(
+          v, str_launch_form, PyTuple_GET_ITEM(self->argNames, i));
+      if (!form || !PyTuple_Check(form) || PyTuple_GET_SIZE(form) != 2 ||
+          !PyBytes_Check(PyTuple_GET_ITEM(form, 1)) ||
+          PyBytes_GET_SIZE(PyTuple_GET_ITEM(form, 1)) != 128) {
+        Py_XDECREF(form);
+        PyErr_Clear();
+        return false;
+      }
+      PyObject *sig = PyTuple_GET_ITEM(form, 0);
+      Py_hash_t hash = PyObject_Hash(sig);
+      // The descriptor holds the tuple, and the call holds the descriptor.
+      call.maps[i] = PyTuple_GET_ITEM(form, 1);
+      Py_DECREF(form);
+      if (hash == -1) {
+        PyErr_Clear();
+        return false;
+      }
+      key.push_back(TagDescriptor);
+      key.push_back(reinterpret_cast<uintptr_t>(sig));
+      key.push_back(static_cast<uint64_t>(hash));
+      continue;
+    }
+    if (kind != Kind::TensorLike)
       return false;
     PyObject *cuda = PyObject_GetAttr(v, str_is_cuda);
     if (!cuda) {
@@ -257,6 +293,7 @@ bool buildKey(DispatcherObject *self, Call &call) {
       return false;
     }
     call.pointers[i] = address;
+    call.isPointer[i] = true;
     key.push_back(TagTensor);
     // dtype objects are singletons; the entry's kernel keeps none alive, so
     // the key also carries the dtype's hash against a reused address.
@@ -334,6 +371,30 @@ PyObject *pythonRun(DispatcherObject *self, PyObject *grid,
   return result;
 }
 
+/// The recipes of the descriptors the kernel makes, which account for every
+/// trailing parameter. False: Python launches it.
+bool parseMadeDescriptors(DispatcherObject *self, Entry &entry) {
+  PyObject *metadata = PyObject_GetAttr(entry.kernel, str_metadata);
+  PyObject *recipes =
+      metadata && PyDict_Check(metadata)
+          ? PyDict_GetItemWithError(metadata, str_host_descriptors)
+          : nullptr;
+  bool ok = recipes && PyList_Check(recipes) &&
+            entry.runtimeParams.size() + PyList_GET_SIZE(recipes) ==
+                entry.signature.size() &&
+            entry.signature.size() <= kMaxParams;
+  for (Py_ssize_t i = 0; ok && i < PyList_GET_SIZE(recipes); ++i) {
+    entry.madeDescriptors.emplace_back();
+    ok = entry.madeDescriptors.back().parse(PyList_GET_ITEM(recipes, i),
+                                            self->argNames);
+  }
+  Py_XDECREF(metadata);
+  PyErr_Clear();
+  if (!ok)
+    entry.madeDescriptors.clear();
+  return ok;
+}
+
 /// Compiles (or finds) the specialization through Python and records it.
 Entry *prepare(DispatcherObject *self, const Call &call, PyObject *const *args,
                size_t nargs, PyObject *kwnames) {
@@ -367,7 +428,9 @@ Entry *prepare(DispatcherObject *self, const Call &call, PyObject *const *args,
     entry.runtimeParams.push_back(
         static_cast<int>(PyLong_AsLong(PyList_GetItem(indices, i))));
   Py_DECREF(result);
-  entry.pythonOnly = entry.signature.size() != entry.runtimeParams.size();
+  if (entry.signature.size() != entry.runtimeParams.size() &&
+      !parseMadeDescriptors(self, entry))
+    entry.pythonOnly = true;
   for (int i = 0; i < self->numParams; ++i)
     if ((*self->isConstexpr)[i]) {
       Py_INCREF(call.values[i]);
@@ -519,8 +582,11 @@ const tile::LoadedKernel *loadedOn(DispatcherObject *self, Entry &entry,
   return &entry.loaded.back();
 }
 
+/// False with `*usePython` set: nothing launched, the Python path should
+/// take the call.
 bool launchCuda(DispatcherObject *self, Entry &entry, const Call &call,
-                const unsigned dims[3]) {
+                const unsigned dims[3], bool *usePython) {
+  *usePython = false;
   int device;
   void *stream;
   if (!currentStream(self, &device, &stream))
@@ -530,6 +596,7 @@ bool launchCuda(DispatcherObject *self, Entry &entry, const Call &call,
     return false;
   uint64_t slots[kMaxParams];
   void *params[kMaxParams];
+  tile::python::TensorMapBytes maps[kMaxParams];
   for (size_t i = 0; i < entry.runtimeParams.size(); ++i) {
     int p = entry.runtimeParams[i];
     PyObject *v = call.values[p];
@@ -563,6 +630,10 @@ bool launchCuda(DispatcherObject *self, Entry &entry, const Call &call,
       std::memcpy(&slots[i], &x, 1);
       break;
     }
+    case 'd':
+      std::memcpy(maps[i].bytes, PyBytes_AS_STRING(call.maps[p]), 128);
+      params[i] = maps[i].bytes;
+      break;
     default:
       PyErr_Format(PyExc_TypeError,
                    "tile: parameter type '%c' cannot be "
@@ -573,6 +644,17 @@ bool launchCuda(DispatcherObject *self, Entry &entry, const Call &call,
   }
   if (PyErr_Occurred())
     return false;
+  size_t next = entry.runtimeParams.size();
+  tile::python::RecipeArguments recipeArgs{call.values, call.pointers,
+                                           call.isPointer};
+  for (const auto &recipe : entry.madeDescriptors) {
+    if (!recipe.encode(recipeArgs, maps[next])) {
+      *usePython = true; // let Python compute it or name the bad argument
+      return false;
+    }
+    params[next] = maps[next].bytes;
+    ++next;
+  }
   std::string error;
   if (!tile::launchKernel(*kernel, dims[0], dims[1], dims[2], stream, params,
                           error)) {
@@ -616,13 +698,18 @@ PyObject *boundLaunchCall(PyObject *callable, PyObject *const *args,
       return nullptr;
   }
   if (reinterpret_cast<PyObject *>(Py_TYPE(active)) != self->cudaLauncherType) {
-    PyObject *result = launchThroughPython(active, *entry, call, dims);
+    // Other launchers get the descriptors a kernel makes as Python objects.
+    PyObject *result = entry->madeDescriptors.empty()
+                           ? launchThroughPython(active, *entry, call, dims)
+                           : pythonRun(self, bound->grid, args, nargs, kwnames);
     Py_DECREF(active);
     return result;
   }
   Py_DECREF(active);
-  if (!launchCuda(self, *entry, call, dims))
-    return nullptr;
+  bool usePython;
+  if (!launchCuda(self, *entry, call, dims, &usePython))
+    return usePython ? pythonRun(self, bound->grid, args, nargs, kwnames)
+                     : nullptr;
   Py_RETURN_NONE;
 }
 
@@ -756,7 +843,10 @@ void tile::python::registerDispatcher(py::module_ &m) {
            {&str_load, "load"},
            {&str_signature, "signature"},
            {&str_stream_functions, "stream_functions"},
-           {&str_active_fn, "active"}})
+           {&str_active_fn, "active"},
+           {&str_launch_form, "_launch_form"},
+           {&str_metadata, "metadata"},
+           {&str_host_descriptors, "host_descriptors"}})
     *slot = PyUnicode_InternFromString(text);
 
   BoundLaunchType.tp_name = "tile._C.BoundLaunch";

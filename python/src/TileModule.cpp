@@ -3,12 +3,14 @@
 // Binds only tile/API/Compiler.h. Rebuild for another interpreter with:
 //   g++ -O2 -shared -fPIC -std=c++17 $(python3 -m pybind11 --includes) \
 //     -Iinclude python/src/TileModule.cpp python/src/Dispatcher.cpp \
+//     python/src/HostDescriptors.cpp \
 //     -L<prefix>/lib -ltile \
 //     -Wl,-rpath,'$ORIGIN' -o tile/_C$(python3-config --extension-suffix)
 //
 //===----------------------------------------------------------------------===//
 
 #include "Dispatcher.h"
+#include "HostDescriptors.h"
 
 #include "tile/API/Compiler.h"
 #include "tile/Runtime/Runtime.h"
@@ -134,6 +136,35 @@ PYBIND11_MODULE(_C, m) {
                                      shape, strides, blockShape, error))
             throw std::invalid_argument(error);
           return py::bytes(reinterpret_cast<const char *>(map), sizeof(map));
+        });
+
+  // The dispatcher's evaluation of a tl.make_tensor_descriptor recipe, for
+  // tests against tile.runtime.host_values: (address, shape, strides), or
+  // None where the dispatcher would leave the launch to Python.
+  m.def("evaluate_host_recipe",
+        [](py::dict recipe, py::tuple argNames, std::vector<py::object> values,
+           std::vector<bool> isPointer) -> py::object {
+          tile::python::HostDescriptorRecipe parsed;
+          if (!parsed.parse(recipe.ptr(), argNames.ptr()))
+            throw std::invalid_argument(
+                "evaluate_host_recipe: unsupported recipe");
+          size_t n = values.size();
+          if (isPointer.size() != n || n > 64)
+            throw std::invalid_argument("evaluate_host_recipe: bad arguments");
+          PyObject *objects[64];
+          uint64_t pointers[64];
+          bool pointerFlags[64];
+          for (size_t i = 0; i < n; ++i) {
+            objects[i] = values[i].ptr();
+            pointerFlags[i] = isPointer[i];
+            pointers[i] = isPointer[i] ? values[i].cast<uint64_t>() : 0;
+          }
+          uint64_t address;
+          std::vector<int64_t> dims, steps;
+          if (!parsed.evaluate({objects, pointers, pointerFlags}, address, dims,
+                               steps))
+            return py::none();
+          return py::make_tuple(address, dims, steps);
         });
 
   m.def("launch", [](const tile::LoadedKernel &kernel, unsigned gx, unsigned gy,

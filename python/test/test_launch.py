@@ -161,9 +161,13 @@ def descriptor_scale_kernel(in_desc, out_desc, BM: tl.constexpr):
     out_desc.store([pid * BM, 0], in_desc.load([pid * BM, 0]) * 2)
 
 
-def test_tensor_descriptor_arguments(recorder):
+def test_tensor_descriptor_arguments(recorder, monkeypatch):
     # A host descriptor specialises on its dtype and block shape (not its
     # address or extent) and travels as a 128-byte parameter ('d').
+    # (No driver here to encode maps: a stand-in encoder.)
+    import tile.tools.tensor_descriptor as td
+    monkeypatch.setattr(tile._C, "encode_tensor_map", lambda *a: b"m" * 128)
+    monkeypatch.setattr(td, "_encoded", {})
     kernel = fresh(descriptor_scale_kernel)
     x, y = FakeTensor(4096, "torch.float16"), FakeTensor(8192, "torch.float16")
     a = tile.TensorDescriptor(x, [256, 64], [64, 1], [64, 64])
@@ -177,6 +181,20 @@ def test_tensor_descriptor_arguments(recorder):
     kernel[(4,)](tile.TensorDescriptor(x, [256, 32], [64, 1], [64, 32]),
                  tile.TensorDescriptor(y, [256, 32], [64, 1], [64, 32]), BM=64)
     assert len(kernel.cache) == 2
+    # The C++ dispatcher keys descriptors itself (no Python on warm launches).
+    assert kernel._dispatcher.size() == 2
+
+
+def test_descriptor_launch_form_follows_changes():
+    x = FakeTensor(4096, "torch.float16")
+    desc = tile.TensorDescriptor(x, [256, 64], [64, 1], [64, 64])
+    calls = []
+    desc.encode = lambda: calls.append(1) or b"m" * 128
+    first = desc._launch_form("d")
+    assert desc._launch_form("d") is first and len(calls) == 1
+    desc.block_shape = [64, 32]   # a changed field is encoded again
+    assert desc._launch_form("d")[0] == "tensordesc<fp16[64,32]>"
+    assert len(calls) == 2
 
 
 @pytest.mark.parametrize("make, error, message", [
@@ -272,3 +290,55 @@ def test_bad_values_for_a_kernel_descriptor_name_the_argument(recorder, args,
     with pytest.raises(ValueError, match=message):
         kernel[(1,)](x, FakeTensor(1 << 20, "torch.float16"), n, stride, 0,
                      BM=64, BN=64)
+
+
+def _recipe(base, shape, strides, dtype="fp16"):
+    return {"base": base, "shape": shape, "strides": strides,
+            "block_shape": [64] * len(shape), "dtype": dtype}
+
+
+def test_dispatcher_evaluates_recipes_like_python():
+    # The warm launch path evaluates descriptor recipes in C++: the same
+    # values as tile.runtime.host_values, or None where it defers to Python
+    # (which then computes the value or raises the error).
+    from tile import _C
+    from tile.runtime.host_values import KernelDescriptor
+    names = ("p", "a", "b", "big")
+    arg = lambda n: ["arg", n]
+    i32 = lambda op, x, y: ["int", op, 32, True, x, y]
+    cases = [
+        _recipe(arg("p"), [arg("a"), arg("b")], [arg("b"), ["const", 1]]),
+        # x_ptr + row0 * ld in 2-byte elements; extents after the offset.
+        _recipe(["addptr", 2, arg("p"), i32("*", arg("a"), arg("b"))],
+                [i32("-", arg("big"), arg("a")), i32("//", arg("b"), ["const", 2])],
+                [arg("b"), ["const", 1]]),
+        # i32 wrap-around, then widened; C division and remainder.
+        _recipe(arg("p"), [["int", "+", 64, True, ["cast", 64, True, i32(
+            "+", arg("big"), ["const", 1])], ["const", 2**32]],
+            i32("-", ["const", 0], i32("//", ["const", -7], ["const", 2])),
+            i32("-", ["const", 0], i32("%", ["const", -7], ["const", 2]))],
+            [i32("<<", arg("a"), ["const", 4]), i32("*", arg("a"), ["const", 8]),
+             ["const", 1]]),
+        # Unsigned shift of a negative i32 pattern.
+        _recipe(arg("p"), [["int", ">>", 32, False, ["const", -64], ["const", 26]]],
+                [["const", 1]]),
+        # Division by zero, an unaligned base: left to Python.
+        _recipe(arg("p"), [i32("//", arg("a"), ["const", 0])], [["const", 1]]),
+        _recipe(["addptr", 2, arg("p"), ["const", 1]], [arg("a")], [["const", 1]]),
+    ]
+    values = [1 << 20, 3, 64, 2**31 - 1]
+    bound = dict(zip(names, values))
+    for recipe in cases:
+        got = _C.evaluate_host_recipe(recipe, names, values,
+                                      [True, False, False, False])
+        try:
+            want = KernelDescriptor(recipe, bound)
+        except (ValueError, ZeroDivisionError):
+            want = None
+        if want is None:
+            assert got is None, recipe
+        else:
+            assert got == (want.address, want.shape, want.strides), recipe
+    # C division and remainder, i32 wrap-around before the widening.
+    assert _C.evaluate_host_recipe(cases[2], names, values, [True, False, False,
+                                                             False])[1] == [2**31, 3, 1]

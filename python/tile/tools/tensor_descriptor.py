@@ -2,6 +2,8 @@
 through the TMA unit (sm_90). The same class as Triton's
 ``triton.tools.tensor_descriptor.TensorDescriptor``."""
 
+import sys
+
 # Element size in bytes and CUtensorMapDataType of each tile dtype.
 _TMA_TYPES = {
     "u8": (1, 0), "i8": (1, 0), "fp8e4nv": (1, 0), "fp8e5": (1, 0),
@@ -108,6 +110,21 @@ class TensorDescriptor:
         return encode_tensor_map(_dtype_name(self.base.dtype),
                                  self.base.data_ptr(), self.shape, self.strides,
                                  self.block_shape)
+
+    def __setattr__(self, name, value):
+        # A changed field invalidates the cached launch form.
+        object.__setattr__(self, name, value)
+        if name != "_form":
+            object.__setattr__(self, "_form", None)
+
+    def _launch_form(self, name):
+        """(signature type, encoded map): what the C++ dispatcher keys on and
+        passes, computed once per descriptor; errors name the argument."""
+        form = self._form
+        if form is None:
+            form = (sys.intern(self.signature(name)), self.encode())
+            object.__setattr__(self, "_form", form)
+        return form
 
     def __repr__(self):
         return "TensorDescriptor(shape=%s, strides=%s, block_shape=%s, dtype=%s)" % (
