@@ -588,19 +588,22 @@ def test_persistent_matmul(programs):
 
 
 @pytest.mark.parametrize("seq_len", [300, 512])
-def test_attention_d128(seq_len):
-    # The benchmark's attention kernel (d=128, 128x64 blocks, 8 warps: both
-    # dots on wgmma, P from registers, the P*V dot async) against float64,
-    # with a sequence length that leaves partial key and query blocks.
+@pytest.mark.parametrize("config", [(128, 64, 8), (64, 64, 4)])
+def test_attention_d128(seq_len, config):
+    # The benchmark's attention kernel (d=128, both dots on wgmma, P from
+    # registers, the P*V dot async) against float64, with a sequence length
+    # that leaves partial key and query blocks. 64x64 blocks on 4 warps get
+    # 3 buffers (two CTAs per SM) instead of 4.
+    block_m, block_n, warps = config
     m = _bench_kernels()
     heads, dim = 3, 128
     q, k, v = (torch.randn(heads, seq_len, dim, device="cuda", dtype=torch.float16)
                for _ in range(3))
     out = torch.full_like(q, float("nan"))
     scale = dim ** -0.5
-    m.attention_fwd_kernel[(triton_cdiv(seq_len, 128), heads)](
-        q, k, v, out, scale, dim, dim, dim, dim, seq_len, BLOCK_M=128,
-        BLOCK_N=64, HEAD_DIM=dim, num_warps=8, num_stages=3)
+    m.attention_fwd_kernel[(triton_cdiv(seq_len, block_m), heads)](
+        q, k, v, out, scale, dim, dim, dim, dim, seq_len, BLOCK_M=block_m,
+        BLOCK_N=block_n, HEAD_DIM=dim, num_warps=warps, num_stages=3)
     torch.cuda.synchronize()
     scores = (q.double() @ k.double().transpose(1, 2)) * scale
     ref = torch.softmax(scores, dim=-1) @ v.double()

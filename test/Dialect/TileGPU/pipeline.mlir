@@ -2,6 +2,7 @@
 // RUN: tile-opt %s -split-input-file --tilegpu-pipeline=num-stages=4 --canonicalize | FileCheck %s --check-prefix=FOUR
 // RUN: tile-opt %s -split-input-file --tilegpu-pipeline=num-stages=1 | FileCheck %s --check-prefix=OFF
 // RUN: tile-opt %s -split-input-file --tilegpu-pipeline=max-shared=16384 --canonicalize | FileCheck %s --check-prefix=SMALL
+// RUN: tile-opt %s -split-input-file --tilegpu-pipeline=shared-per-sm=120000 --canonicalize | FileCheck %s --check-prefix=OCC
 
 // The operand loads of a wgmma loop run two iterations ahead (3 stages):
 // two prologue groups into buffers 0 and 1, and each iteration waits for
@@ -546,6 +547,15 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // CHECK-NEXT: } else {
 // CHECK-NEXT: scf.yield
 // CHECK: tilegpu.async_wait {pending = 0 : i32}
+// On an SM of 120000 bytes, 4 buffers of K and V (64 KiB) plus Q (8 KiB)
+// fit once, 3 fit twice: 3 buffers, copies one iteration ahead, waiting
+// for all groups.
+// OCC-LABEL: func.func @attn
+// OCC-DAG: tilegpu.local_alloc : () -> !tilegpu.memdesc<3x64x64xf16, #nvmma1>
+// OCC-DAG: tilegpu.local_alloc : () -> !tilegpu.memdesc<3x64x64xf16, #nvmma>
+// OCC: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %c1_i32, %{{.*}} = %c0_i32)
+// OCC-NEXT: tilegpu.async_wait {pending = 0 : i32}
+// OCC: tilegpu.warpgroup_dot {{.*}} async
 #blocked = #tilegpu.blocked<{sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
 #blocked1 = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
 #blocked2 = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>

@@ -39,6 +39,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir {
@@ -256,9 +257,14 @@ public:
   /// finished with its buffer when the next iteration starts, so
   /// `numStages` buffers suffice; an async dot still reads it during the
   /// next iteration, so it gets one buffer more, or, when that does not
-  /// fit in `maxShared` bytes, copies run one iteration less ahead.
+  /// fit in `maxShared` bytes, copies run one iteration less ahead. They
+  /// also run one iteration less ahead (with 3+ stages) when the extra
+  /// buffer would leave one CTA per SM where `numStages` buffers leave two
+  /// or more: a lone CTA has nobody to overlap its non-MMA work with, and
+  /// that costs more than the shallower prefetch (attention with 64-row
+  /// blocks, for one).
   LoopPipeliner(scf::ForOp loop, LoopPlan plan, int numStages,
-                int64_t maxShared)
+                int64_t maxShared, int64_t sharedPerSM)
       : loop(loop), plan(std::move(plan)), numBuffers(numStages),
         distance(numStages - 1), rewriter(loop.getContext()) {
     if (!this->plan.asyncDot)
@@ -266,13 +272,39 @@ public:
     int64_t perStage = 0;
     for (StagedLoad &staged : this->plan.loads)
       perStage += bufferBytes(staged.alloc.getType());
-    if ((numStages + 1) * perStage <= maxShared)
+    int64_t others = otherBufferBytes();
+    auto ctasPerSM = [&](int64_t buffers) {
+      return sharedPerSM / (buffers * perStage + others + kReservedPerCTA);
+    };
+    bool extraFits = (numStages + 1) * perStage <= maxShared;
+    bool extraCostsOccupancy = numStages >= 3 &&
+                               ctasPerSM(numStages + 1) < 2 &&
+                               ctasPerSM(numStages) >= 2;
+    if (extraFits && !extraCostsOccupancy)
       numBuffers = numStages + 1;
     else if (numStages >= 3)
       distance = numStages - 2;
     else
       this->plan.asyncDot = nullptr;
   }
+
+  /// Bytes of the function's other shared buffers (operands staged once,
+  /// like attention's Q): an estimate of what shares the SM with the
+  /// pipeline's buffers (conversion scratch comes later and is not known).
+  int64_t otherBufferBytes() {
+    int64_t bytes = 0;
+    auto func = loop->getParentOfType<FunctionOpInterface>();
+    func->walk([&](LocalAllocOp alloc) {
+      if (llvm::none_of(plan.loads, [&](const StagedLoad &staged) {
+            return staged.alloc == alloc;
+          }))
+        bytes += bufferBytes(alloc.getType());
+    });
+    return bytes;
+  }
+
+  /// Shared memory the driver reserves per CTA on sm_80+.
+  static constexpr int64_t kReservedPerCTA = 1024;
 
   void run() {
     Location loc = loop.getLoc();
@@ -614,7 +646,8 @@ struct PipelinePass : tilegpu::impl::TileGPUPipelineBase<PipelinePass> {
     AxisInfoAnalysis axisInfo(module);
     for (auto [loop, stages] : loops)
       if (std::optional<LoopPlan> plan = planLoop(loop, axisInfo))
-        LoopPipeliner(loop, std::move(*plan), stages, maxShared).run();
+        LoopPipeliner(loop, std::move(*plan), stages, maxShared, sharedPerSM)
+            .run();
   }
 };
 

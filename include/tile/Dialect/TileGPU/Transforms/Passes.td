@@ -42,7 +42,9 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "mlir::ModuleOp"> {
     `num_stages - 1` iterations on. When the loop's one dot only chains its
     accumulator, it becomes async with a `tilegpu.warpgroup_dot_wait`
     keeping one MMA in flight, and gets one more buffer (or, when that
-    does not fit in `max-shared`, copies run one iteration less ahead). A loop's `tile.num_stages` attribute
+    does not fit in `max-shared`, or would leave one CTA per SM where
+    `num_stages` buffers leave two, with 3+ stages, copies run one iteration
+    less ahead instead). A loop's `tile.num_stages` attribute
     overrides the option; fewer than 2 stages leaves the loop alone. Loops
     whose loaded addresses depend on anything but address arithmetic of
     loop-carried values (or whose carried pointers are used after the loop)
@@ -53,6 +55,8 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "mlir::ModuleOp"> {
            "Pipeline depth, when the loop does not say">,
     Option<"maxShared", "max-shared", "int64_t", "232448",
            "Shared memory the buffers may take, in bytes">,
+    Option<"sharedPerSM", "shared-per-sm", "int64_t", "233472",
+           "Shared memory of one SM, in bytes (occupancy estimate)">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }

@@ -1,0 +1,61 @@
+"""Block configs of the benchmark's attention kernel under tile and Triton,
+in one run: TFLOPS of each (same source, same config for both), and each
+compiler's best. `python3 bench/sweep_attention.py` on a GPU host."""
+
+import itertools
+import sys
+
+import torch
+
+import bench
+
+CONFIGS = [  # (BLOCK_M, BLOCK_N, num_warps, num_stages)
+    (128, 64, 8, 3), (128, 64, 8, 2), (128, 128, 8, 2), (128, 128, 8, 3),
+    (128, 64, 4, 3), (128, 32, 8, 3), (64, 64, 4, 3), (64, 128, 4, 3),
+]
+
+
+def main(batch_heads=128, seq_len=4096, head_dim=128):
+    mods = {name: bench.load(name) for name in ("tile", "triton")}
+    shape = (batch_heads, seq_len, head_dim)
+    q, k, v = (torch.randn(shape, device="cuda", dtype=torch.float16)
+               for _ in range(3))
+    scale = head_dim ** -0.5
+    ref = torch.nn.functional.scaled_dot_product_attention(
+        q.unsqueeze(0), k.unsqueeze(0), v.unsqueeze(0), scale=scale)[0].float()
+    flops = 4.0 * batch_heads * seq_len * seq_len * head_dim
+    best = {}
+    print("%-22s %-7s %8s" % ("BM,BN,warps,stages", "impl", "TFLOPS"))
+    for (bm, bn, warps, stages), (name, m) in itertools.product(CONFIGS, mods.items()):
+        out = torch.full(shape, float("nan"), device="cuda", dtype=torch.float16)
+        grid = ((seq_len + bm - 1) // bm, batch_heads)
+
+        def run():
+            m.attention_fwd_kernel[grid](q, k, v, out, scale, head_dim, head_dim,
+                                         head_dim, head_dim, seq_len, BLOCK_M=bm,
+                                         BLOCK_N=bn, HEAD_DIM=head_dim,
+                                         num_warps=warps, num_stages=stages)
+        try:
+            run()
+            torch.cuda.synchronize()
+        except Exception as e:  # a config one compiler cannot build
+            print("%-22s %-7s %8s  (%s)" % ((bm, bn, warps, stages), name, "-",
+                                            str(e).splitlines()[0][:60]))
+            continue
+        err = ((out.float() - ref).norm() / ref.norm()).item()
+        tflops = flops / bench.gpu_time_ms(run, reps=20) / 1e9
+        ok = err < 1e-2
+        print("%-22s %-7s %8.1f%s" % ((bm, bn, warps, stages), name, tflops,
+                                      "" if ok else "  WRONG (rel err %.1e)" % err))
+        if ok and tflops > best.get(name, (0,))[0]:
+            best[name] = (tflops, (bm, bn, warps, stages))
+    ms = bench.gpu_time_ms(lambda: torch.nn.functional.scaled_dot_product_attention(
+        q.unsqueeze(0), k.unsqueeze(0), v.unsqueeze(0), scale=scale), reps=20)
+    for name, (tflops, config) in sorted(best.items()):
+        print("best %-7s %8.1f at %s" % (name, tflops, config))
+    print("torch SDPA %8.1f" % (flops / ms / 1e9))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
