@@ -70,9 +70,12 @@ CHECK: wgmma.wait_group.sync.aligned 0
 def test_matmul_pipelines_operand_loads(stages):
     # Unit-stride K (A) and N (B) with 16-byte aligned bases: the operand
     # tiles move by 16-byte cp.async, num_stages - 1 groups ahead, and the
-    # wgmma runs async with one group in flight (so one extra buffer). The
-    # epilogue moves the accumulator to the store layout through a buffer
-    # laid out for the store: 16-byte shared reads.
+    # wgmma runs async with one group in flight (so one extra buffer). With
+    # 3 stages the extra 32 KiB buffer would leave one CTA per SM where 3
+    # buffers leave two, so it is dropped and copies run one group less
+    # ahead. The epilogue moves the accumulator to the store layout through
+    # a buffer laid out for the store: 16-byte shared reads.
+    buffers, ahead = {3: (3, 1), 4: (5, 3)}[stages]
     signature = {name: ty for name, ty in _MATMUL_SIGNATURE.items()
                  if name not in ("stride_ak", "stride_bn")}
     kernel = tile.compile(
@@ -83,7 +86,7 @@ def test_matmul_pipelines_operand_loads(stages):
         divisibility=["a_ptr", "b_ptr", "c_ptr", "M", "N", "K", "stride_am",
                       "stride_bk", "stride_cm", "stride_cn"])
     prologue = "CHECK: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, {{.*}};\n"
-    prologue += "CHECK: cp.async.commit_group;\n" * (stages - 1)
+    prologue += "CHECK: cp.async.commit_group;\n" * ahead
     filecheck(kernel.asm["ptx"], prologue + r"""
 CHECK-NOT: wgmma.mma_async
 CHECK: cp.async.wait_group %d;
@@ -98,8 +101,10 @@ CHECK: cp.async.wait_group 0;
 CHECK: st.shared
 CHECK: bar.sync
 CHECK: ld.shared.v4.b32
-""" % (stages - 2))
-    assert kernel.metadata["shared"] >= (stages + 1) * (128 * 64 + 64 * 128) * 2
+""" % (ahead - 1))
+    assert kernel.metadata["shared"] >= buffers * (128 * 64 + 64 * 128) * 2
+    if stages == 3:
+        assert kernel.metadata["shared"] < 4 * (128 * 64 + 64 * 128) * 2
 
 
 def test_matmul_uses_mma_sync_on_sm80():
@@ -279,15 +284,17 @@ def test_descriptor_matmul_pipelines_tma_copies(stages):
     # One mbarrier per buffer (stages + 1: the async wgmma keeps one
     # buffer busy), stages - 1 iterations of copies in the prologue, two box
     # copies per iteration (A's 64x64 tile, B's 64x128 tile in two 64-column
-    # swizzle atoms make three), the result stored by TMA.
+    # swizzle atoms make three), the result stored by TMA. With 3 stages the
+    # extra buffer would cost the second CTA per SM: 3 buffers, 1 ahead.
+    buffers, ahead = {3: (3, 1), 4: (5, 3)}[stages]
     kernel = tile.compile(tma_dot_kernel, {
         "a_desc": "tensordesc<fp16[128,64]>", "b_desc": "tensordesc<fp16[64,128]>",
         "c_desc": "tensordesc<fp16[128,128]>", "K": "i32"},
         {"BM": 128, "BN": 128, "BK": 64}, num_warps=4, num_stages=stages)
     ptx = kernel.asm["ptx"]
     copy = "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
-    inits = "\n".join(["CHECK: mbarrier.init.shared::cta.b64"] * (stages + 1))
-    prologue = "\n".join(["CHECK: %s" % copy] * (3 * (stages - 1)))
+    inits = "\n".join(["CHECK: mbarrier.init.shared::cta.b64"] * buffers)
+    prologue = "\n".join(["CHECK: %s" % copy] * (3 * ahead))
     filecheck(ptx, r"""
 CHECK: .entry tma_dot_kernel
 CHECK-NEXT: .param .align 64 .b8 tma_dot_kernel_param_0[128]
