@@ -30,14 +30,7 @@ namespace {
 
 constexpr int kMaxParams = 64;
 
-struct KeyHash {
-  size_t operator()(const std::vector<uint64_t> &key) const {
-    uint64_t h = 1469598103934665603ull;
-    for (uint64_t v : key)
-      h = (h ^ v) * 1099511628211ull;
-    return h;
-  }
-};
+using KeyHash = tile::python::WordsHash;
 
 /// One compiled specialization.
 struct Entry {

@@ -45,15 +45,6 @@ bool itemAsLong(PyObject *list, Py_ssize_t i, long long &out) {
   return true;
 }
 
-struct MapKeyHash {
-  size_t operator()(const std::vector<uint64_t> &key) const {
-    uint64_t h = 1469598103934665603ull;
-    for (uint64_t v : key)
-      h = (h ^ v) * 1099511628211ull;
-    return h;
-  }
-};
-
 } // namespace
 
 int HostDescriptorRecipe::parseNode(PyObject *expr, PyObject *argNames) {
@@ -312,7 +303,7 @@ const TensorMapBytes *tile::python::encodeTensorMapCached(
     int dataType, unsigned elementBytes, uint64_t address,
     const std::vector<int64_t> &shape, const std::vector<int64_t> &strides,
     const std::vector<int64_t> &block) {
-  static std::unordered_map<std::vector<uint64_t>, TensorMapBytes, MapKeyHash>
+  static std::unordered_map<std::vector<uint64_t>, TensorMapBytes, WordsHash>
       cache;
   std::vector<uint64_t> key = {static_cast<uint64_t>(dataType), elementBytes,
                                address, shape.size()};

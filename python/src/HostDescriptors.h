@@ -19,6 +19,16 @@
 namespace tile {
 namespace python {
 
+/// FNV-1a over a key of 64-bit words (the dispatcher's tables).
+struct WordsHash {
+  size_t operator()(const std::vector<uint64_t> &key) const {
+    uint64_t h = 1469598103934665603ull;
+    for (uint64_t v : key)
+      h = (h ^ v) * 1099511628211ull;
+    return h;
+  }
+};
+
 /// A CUtensorMap as the kernel parameter holds it.
 struct alignas(64) TensorMapBytes {
   unsigned char bytes[128];
