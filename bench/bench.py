@@ -152,19 +152,32 @@ def bench_matmul(mods, sizes=(4096, 8192)):
         print("%-32s %-7s %8.1f %16.0f %14.1f" % (kernel, impl, tflops, cold, host))
 
 
-def bench_attention(mods, batch_heads=128, seq_len=4096, head_dim=128):
-    """Fused attention forward, fp16, non-causal: TFLOPS (4 * BH * S^2 * D
-    flops) for the same source and block config under tile and Triton, and
-    torch's scaled_dot_product_attention (its flash kernel) for scale."""
-    config = dict(BLOCK_M=128, BLOCK_N=64, HEAD_DIM=head_dim)
-    rows = []
+def sdpa(q, k, v, scale):
+    """torch's scaled_dot_product_attention on (heads, S, D) tensors."""
+    return torch.nn.functional.scaled_dot_product_attention(
+        q.unsqueeze(0), k.unsqueeze(0), v.unsqueeze(0), scale=scale)[0]
+
+
+def attention_problem(batch_heads, seq_len, head_dim):
+    """Random fp16 q, k, v of (heads, S, D), the softmax scale, torch's
+    result in fp32 and the flop count (4 * BH * S^2 * D)."""
     shape = (batch_heads, seq_len, head_dim)
     q, k, v = (torch.randn(shape, device="cuda", dtype=torch.float16)
                for _ in range(3))
-    sm_scale = head_dim ** -0.5
-    ref = torch.nn.functional.scaled_dot_product_attention(
-        q.unsqueeze(0), k.unsqueeze(0), v.unsqueeze(0), scale=sm_scale)[0].float()
+    scale = head_dim ** -0.5
     flops = 4.0 * batch_heads * seq_len * seq_len * head_dim
+    return q, k, v, scale, sdpa(q, k, v, scale).float(), flops
+
+
+def bench_attention(mods, batch_heads=128, seq_len=4096, head_dim=128):
+    """Fused attention forward, fp16, non-causal: TFLOPS for the same source
+    and block config under tile and Triton, and torch's
+    scaled_dot_product_attention (its flash kernel) for scale."""
+    config = dict(BLOCK_M=128, BLOCK_N=64, HEAD_DIM=head_dim)
+    rows = []
+    q, k, v, sm_scale, ref, flops = attention_problem(batch_heads, seq_len,
+                                                      head_dim)
+    shape = q.shape
     grid = (triton_cdiv(seq_len, 128), batch_heads)
     name_s = "attention fwd d=%d S=%d" % (head_dim, seq_len)
     for name, m in mods.items():
@@ -182,8 +195,7 @@ def bench_attention(mods, batch_heads=128, seq_len=4096, head_dim=128):
         assert err < 1e-2, (name, err)
         ms = gpu_time_ms(run, reps=20)
         rows.append((name_s, name, flops / ms / 1e9, cold))
-    ms = gpu_time_ms(lambda: torch.nn.functional.scaled_dot_product_attention(
-        q.unsqueeze(0), k.unsqueeze(0), v.unsqueeze(0), scale=sm_scale), reps=20)
+    ms = gpu_time_ms(lambda: sdpa(q, k, v, sm_scale), reps=20)
     rows.append((name_s, "torch", flops / ms / 1e9, float("nan")))
     print("%-26s %-7s %10s %16s" % ("kernel", "impl", "TFLOPS", "cold compile ms"))
     for kernel, impl, tflops, cold in rows:

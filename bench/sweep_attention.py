@@ -17,13 +17,9 @@ CONFIGS = [  # (BLOCK_M, BLOCK_N, num_warps, num_stages)
 
 def main(batch_heads=128, seq_len=4096, head_dim=128):
     mods = {name: bench.load(name) for name in ("tile", "triton")}
-    shape = (batch_heads, seq_len, head_dim)
-    q, k, v = (torch.randn(shape, device="cuda", dtype=torch.float16)
-               for _ in range(3))
-    scale = head_dim ** -0.5
-    ref = torch.nn.functional.scaled_dot_product_attention(
-        q.unsqueeze(0), k.unsqueeze(0), v.unsqueeze(0), scale=scale)[0].float()
-    flops = 4.0 * batch_heads * seq_len * seq_len * head_dim
+    q, k, v, scale, ref, flops = bench.attention_problem(batch_heads, seq_len,
+                                                         head_dim)
+    shape = q.shape
     best = {}
     print("%-22s %-7s %8s" % ("BM,BN,warps,stages", "impl", "TFLOPS"))
     for (bm, bn, warps, stages), (name, m) in itertools.product(CONFIGS, mods.items()):
@@ -49,8 +45,7 @@ def main(batch_heads=128, seq_len=4096, head_dim=128):
                                       "" if ok else "  WRONG (rel err %.1e)" % err))
         if ok and tflops > best.get(name, (0,))[0]:
             best[name] = (tflops, (bm, bn, warps, stages))
-    ms = bench.gpu_time_ms(lambda: torch.nn.functional.scaled_dot_product_attention(
-        q.unsqueeze(0), k.unsqueeze(0), v.unsqueeze(0), scale=scale), reps=20)
+    ms = bench.gpu_time_ms(lambda: bench.sdpa(q, k, v, scale), reps=20)
     for name, (tflops, config) in sorted(best.items()):
         print("best %-7s %8.1f at %s" % (name, tflops, config))
     print("torch SDPA %8.1f" % (flops / ms / 1e9))

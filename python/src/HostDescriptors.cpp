@@ -289,12 +289,11 @@ bool HostDescriptorRecipe::encode(const RecipeArguments &args,
   std::vector<int64_t> dims, steps;
   if (!evaluate(args, address, dims, steps))
     return false;
+  std::string error;
   const TensorMapBytes *map = encodeTensorMapCached(
-      dataType, elementBytes, address, dims, steps, blockShape);
-  if (!map) {
-    PyErr_Clear();
+      dataType, elementBytes, address, dims, steps, blockShape, error);
+  if (!map)
     return false;
-  }
   out = *map;
   return true;
 }
@@ -302,7 +301,7 @@ bool HostDescriptorRecipe::encode(const RecipeArguments &args,
 const TensorMapBytes *tile::python::encodeTensorMapCached(
     int dataType, unsigned elementBytes, uint64_t address,
     const std::vector<int64_t> &shape, const std::vector<int64_t> &strides,
-    const std::vector<int64_t> &block) {
+    const std::vector<int64_t> &block, std::string &error) {
   static std::unordered_map<std::vector<uint64_t>, TensorMapBytes, WordsHash>
       cache;
   std::vector<uint64_t> key = {static_cast<uint64_t>(dataType), elementBytes,
@@ -314,12 +313,9 @@ const TensorMapBytes *tile::python::encodeTensorMapCached(
   if (it != cache.end())
     return &it->second;
   TensorMapBytes map;
-  std::string error;
   if (!tile::encodeTensorMap(map.bytes, dataType, elementBytes, address, shape,
-                             strides, block, error)) {
-    PyErr_SetString(PyExc_RuntimeError, error.c_str());
+                             strides, block, error))
     return nullptr;
-  }
   if (cache.size() >= 4096)
     cache.clear();
   return &cache.emplace(std::move(key), map).first->second;

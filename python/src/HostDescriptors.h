@@ -14,6 +14,7 @@
 #include <Python.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace tile {
@@ -80,13 +81,15 @@ private:
 };
 
 /// The map of a tiled descriptor from a process-wide cache (a CUtensorMap is
-/// plain data; encoding one is a driver call). Null, with a Python error
-/// set, when the driver refuses it.
+/// plain data; encoding one is a driver call), shared by the dispatcher and
+/// `_C.encode_tensor_map`. Null, with `error` set, when the driver refuses
+/// it.
 const TensorMapBytes *encodeTensorMapCached(int dataType, unsigned elementBytes,
                                             uint64_t address,
                                             const std::vector<int64_t> &shape,
                                             const std::vector<int64_t> &strides,
-                                            const std::vector<int64_t> &block);
+                                            const std::vector<int64_t> &block,
+                                            std::string &error);
 
 } // namespace python
 } // namespace tile

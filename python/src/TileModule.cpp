@@ -126,17 +126,19 @@ PYBIND11_MODULE(_C, m) {
           return elapsed.count() / repeat;
         });
 
-  m.def("encode_tensor_map",
-        [](int dataType, unsigned elementBytes, uint64_t address,
-           std::vector<int64_t> shape, std::vector<int64_t> strides,
-           std::vector<int64_t> blockShape) {
-          alignas(64) unsigned char map[128];
-          std::string error;
-          if (!tile::encodeTensorMap(map, dataType, elementBytes, address,
-                                     shape, strides, blockShape, error))
-            throw std::invalid_argument(error);
-          return py::bytes(reinterpret_cast<const char *>(map), sizeof(map));
-        });
+  m.def("encode_tensor_map", [](int dataType, unsigned elementBytes,
+                                uint64_t address, std::vector<int64_t> shape,
+                                std::vector<int64_t> strides,
+                                std::vector<int64_t> blockShape) {
+    std::string error;
+    const tile::python::TensorMapBytes *map =
+        tile::python::encodeTensorMapCached(dataType, elementBytes, address,
+                                            shape, strides, blockShape, error);
+    if (!map)
+      throw std::invalid_argument(error);
+    return py::bytes(reinterpret_cast<const char *>(map->bytes),
+                     sizeof(map->bytes));
+  });
 
   // The dispatcher's evaluation of a tl.make_tensor_descriptor recipe, for
   // tests against tile.runtime.host_values: (address, shape, strides), or

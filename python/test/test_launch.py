@@ -165,9 +165,7 @@ def test_tensor_descriptor_arguments(recorder, monkeypatch):
     # A host descriptor specialises on its dtype and block shape (not its
     # address or extent) and travels as a 128-byte parameter ('d').
     # (No driver here to encode maps: a stand-in encoder.)
-    import tile.tools.tensor_descriptor as td
     monkeypatch.setattr(tile._C, "encode_tensor_map", lambda *a: b"m" * 128)
-    monkeypatch.setattr(td, "_encoded", {})
     kernel = fresh(descriptor_scale_kernel)
     x, y = FakeTensor(4096, "torch.float16"), FakeTensor(8192, "torch.float16")
     a = tile.TensorDescriptor(x, [256, 64], [64, 1], [64, 64])

@@ -23,25 +23,13 @@ def _dtype_name(torch_dtype):
     return _TORCH_DTYPES.get(str(torch_dtype))
 
 
-# Encoded maps by (dtype, address, shape, strides, block): a CUtensorMap is
-# plain data, and re-encoding one costs a driver call on every launch.
-_encoded = {}
-_ENCODED_LIMIT = 4096
-
-
 def encode_tensor_map(dtype, address, shape, strides, block_shape):
-    """The 128-byte CUtensorMap (bytes) of a tiled TMA descriptor."""
-    key = (dtype, address, tuple(shape), tuple(strides), tuple(block_shape))
-    data = _encoded.get(key)
-    if data is None:
-        from tile import _C
-        size, code = _TMA_TYPES[dtype]
-        data = _C.encode_tensor_map(code, size, address, list(shape),
-                                    list(strides), list(block_shape))
-        if len(_encoded) >= _ENCODED_LIMIT:
-            _encoded.clear()
-        _encoded[key] = data
-    return data
+    """The 128-byte CUtensorMap (bytes) of a tiled TMA descriptor (libtile
+    keeps the encodings: re-encoding is a driver call)."""
+    from tile import _C
+    size, code = _TMA_TYPES[dtype]
+    return _C.encode_tensor_map(code, size, address, list(shape), list(strides),
+                                list(block_shape))
 
 
 class TensorDescriptor:

@@ -177,46 +177,31 @@ struct AccelerateMatmulPass
         module->getAttrOfType<StringAttr>(TileGPUDialect::getTargetAttrName());
     if (!target)
       return;
-    if (!hasWgmma(target.getValue())) {
-      if (!hasMmaSync(target.getValue()))
-        return;
-      SmallVector<DotOp> dots;
-      module.walk([&](DotOp dot) { dots.push_back(dot); });
-      for (DotOp dot : dots) {
-        auto aType = cast<RankedTensorType>(dot.getA().getType());
-        auto bType = cast<RankedTensorType>(dot.getB().getType());
-        auto cType = cast<RankedTensorType>(dot.getC().getType());
-        if (cType.getRank() != 2 ||
-            aType.getElementType() != bType.getElementType() ||
-            isa_and_nonnull<MmaEncodingAttr>(cType.getEncoding()))
-          continue;
-        if (MmaEncodingAttr mma = pickMmaSyncLayout(
-                context, cType.getShape()[0], cType.getShape()[1],
-                aType.getShape()[1], aType.getElementType(),
-                cType.getElementType(), numWarps))
-          rewriteForMmaSync(dot, mma);
-      }
+    // sm_90a: wgmma where a warpgroup tiling exists, else mma.sync; sm_80+:
+    // mma.sync.
+    bool wgmma = hasWgmma(target.getValue());
+    if (!wgmma && !hasMmaSync(target.getValue()))
       return;
-    }
     SmallVector<DotOp> dots;
     module.walk([&](DotOp dot) { dots.push_back(dot); });
     for (DotOp dot : dots) {
       auto aType = cast<RankedTensorType>(dot.getA().getType());
       auto bType = cast<RankedTensorType>(dot.getB().getType());
       auto cType = cast<RankedTensorType>(dot.getC().getType());
-      if (cType.getRank() != 2)
+      Type element = aType.getElementType();
+      if (cType.getRank() != 2 || bType.getElementType() != element ||
+          isa_and_nonnull<MmaEncodingAttr>(cType.getEncoding()))
         continue;
       int64_t M = cType.getShape()[0], N = cType.getShape()[1];
       int64_t K = aType.getShape()[1];
-      Type element = aType.getElementType();
-      if (bType.getElementType() != element)
-        continue;
       MmaEncodingAttr mma =
-          pickWgmmaLayout(context, M, N, K, element, cType.getElementType(),
-                          dot.getInputPrecision(), numWarps);
+          wgmma ? pickWgmmaLayout(context, M, N, K, element,
+                                  cType.getElementType(),
+                                  dot.getInputPrecision(), numWarps)
+                : MmaEncodingAttr();
       if (!mma) {
-        // Too few rows for a warpgroup (M < 64), or warps that do not form
-        // warpgroups: mma.sync still beats the CUDA cores.
+        // No wgmma here, too few rows for a warpgroup (M < 64), or warps
+        // that do not form warpgroups: mma.sync still beats the CUDA cores.
         if (MmaEncodingAttr v2 = pickMmaSyncLayout(
                 context, M, N, K, element, cType.getElementType(), numWarps))
           rewriteForMmaSync(dot, v2);
