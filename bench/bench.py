@@ -179,27 +179,32 @@ def bench_attention(mods, batch_heads=128, seq_len=4096, head_dim=128):
                                                       head_dim)
     shape = q.shape
     grid = (triton_cdiv(seq_len, 128), batch_heads)
-    name_s = "attention fwd d=%d S=%d" % (head_dim, seq_len)
-    for name, m in mods.items():
-        out = torch.full(shape, float("nan"), device="cuda", dtype=torch.float16)
+    for kernel_name, label in (("attention_fwd_kernel", ""),
+                               ("attention_fwd_overlap_kernel", " overlap")):
+        name_s = "attention fwd d=%d S=%d%s" % (head_dim, seq_len, label)
+        for name, m in mods.items():
+            out = torch.full(shape, float("nan"), device="cuda",
+                             dtype=torch.float16)
+            kernel = getattr(m, kernel_name)
 
-        def run():
-            m.attention_fwd_kernel[grid](q, k, v, out, sm_scale, head_dim,
-                                         head_dim, head_dim, head_dim, seq_len,
-                                         num_warps=8, num_stages=3, **config)
-        t = time.perf_counter()
-        run()
-        torch.cuda.synchronize()
-        cold = (time.perf_counter() - t) * 1e3
-        err = ((out.float() - ref).norm() / ref.norm()).item()
-        assert err < 1e-2, (name, err)
-        ms = gpu_time_ms(run, reps=20)
-        rows.append((name_s, name, flops / ms / 1e9, cold))
+            def run():
+                kernel[grid](q, k, v, out, sm_scale, head_dim, head_dim,
+                             head_dim, head_dim, seq_len, num_warps=8,
+                             num_stages=3, **config)
+            t = time.perf_counter()
+            run()
+            torch.cuda.synchronize()
+            cold = (time.perf_counter() - t) * 1e3
+            err = ((out.float() - ref).norm() / ref.norm()).item()
+            assert err < 1e-2, (name, err)
+            ms = gpu_time_ms(run, reps=20)
+            rows.append((name_s, name, flops / ms / 1e9, cold))
     ms = gpu_time_ms(lambda: sdpa(q, k, v, sm_scale), reps=20)
-    rows.append((name_s, "torch", flops / ms / 1e9, float("nan")))
-    print("%-26s %-7s %10s %16s" % ("kernel", "impl", "TFLOPS", "cold compile ms"))
+    rows.append(("attention fwd d=%d S=%d" % (head_dim, seq_len), "torch",
+                 flops / ms / 1e9, float("nan")))
+    print("%-34s %-7s %10s %16s" % ("kernel", "impl", "TFLOPS", "cold compile ms"))
     for kernel, impl, tflops, cold in rows:
-        print("%-26s %-7s %10.1f %16.0f" % (kernel, impl, tflops, cold))
+        print("%-34s %-7s %10.1f %16.0f" % (kernel, impl, tflops, cold))
 
 
 def triton_cdiv(a, b):

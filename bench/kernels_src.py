@@ -197,3 +197,55 @@ def attention_fwd_kernel(Q, K, V, Out, sm_scale, stride_qm, stride_kn, stride_vn
     acc = acc / l_i[:, None]
     tl.store(Out + (base + offs_m[:, None]) * stride_om + offs_d[None, :],
              acc.to(tl.float16), mask=offs_m[:, None] < seq_len)
+
+
+@jit_module.jit
+def attention_fwd_overlap_kernel(Q, K, V, Out, sm_scale, stride_qm, stride_kn,
+                                 stride_vn, stride_om, seq_len,
+                                 BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                                 HEAD_DIM: tl.constexpr):
+    # The same attention with the softmax one key block ahead of P.V: each
+    # iteration issues the next block's scores Q.K^T and this block's P.V
+    # back to back, then computes the next block's softmax while both run
+    # on the tensor cores (FlashAttention-3's intra-warpgroup overlap,
+    # written in the source). The last iteration's next block lies past
+    # the sequence: fully masked, it leaves m_i, l_i and acc as they are.
+    start_m = tl.program_id(0)
+    off_bh = tl.program_id(1)
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, HEAD_DIM)
+    base = off_bh * seq_len
+    q = tl.load(Q + (base + offs_m[:, None]) * stride_qm + offs_d[None, :],
+                mask=offs_m[:, None] < seq_len, other=0.0)
+    qk_scale = sm_scale * 1.44269504
+    k = tl.load(K + (base + offs_n[None, :]) * stride_kn + offs_d[:, None],
+                mask=offs_n[None, :] < seq_len, other=0.0)
+    qk = tl.dot(q, k)
+    qk = tl.where(offs_n[None, :] < seq_len, qk * qk_scale, float("-inf"))
+    m_i = tl.max(qk, 1)
+    p = tl.math.exp2(qk - m_i[:, None])
+    l_i = tl.sum(p, 1)
+    p = p.to(tl.float16)
+    alpha = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    for start_n in range(0, seq_len, BLOCK_N):
+        cols = start_n + offs_n
+        next_cols = cols + BLOCK_N
+        k = tl.load(K + (base + next_cols[None, :]) * stride_kn + offs_d[:, None],
+                    mask=next_cols[None, :] < seq_len, other=0.0)
+        qk = tl.dot(q, k)
+        acc = acc * alpha[:, None]
+        v = tl.load(V + (base + cols[:, None]) * stride_vn + offs_d[None, :],
+                    mask=cols[:, None] < seq_len, other=0.0)
+        acc = tl.dot(p, v, acc)
+        qk = tl.where(next_cols[None, :] < seq_len, qk * qk_scale, float("-inf"))
+        m_ij = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.math.exp2(qk - m_ij[:, None])
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        p = p.to(tl.float16)
+        m_i = m_ij
+    acc = acc / l_i[:, None]
+    tl.store(Out + (base + offs_m[:, None]) * stride_om + offs_d[None, :],
+             acc.to(tl.float16), mask=offs_m[:, None] < seq_len)

@@ -13,6 +13,7 @@ CONFIGS = [  # (BLOCK_M, BLOCK_N, num_warps, num_stages)
     (128, 64, 8, 3), (128, 64, 8, 2), (128, 128, 8, 2), (128, 128, 8, 3),
     (128, 64, 4, 3), (128, 32, 8, 3), (64, 64, 4, 3), (64, 128, 4, 3),
 ]
+KERNELS = ["attention_fwd_kernel", "attention_fwd_overlap_kernel"]
 
 
 def main(batch_heads=128, seq_len=4096, head_dim=128):
@@ -22,12 +23,14 @@ def main(batch_heads=128, seq_len=4096, head_dim=128):
     shape = q.shape
     best = {}
     print("%-22s %-7s %8s" % ("BM,BN,warps,stages", "impl", "TFLOPS"))
-    for (bm, bn, warps, stages), (name, m) in itertools.product(CONFIGS, mods.items()):
+    for kernel_name, (bm, bn, warps, stages), (name, m) in itertools.product(
+            KERNELS, CONFIGS, mods.items()):
+        name = name + ("/ovl" if "overlap" in kernel_name else "")
         out = torch.full(shape, float("nan"), device="cuda", dtype=torch.float16)
         grid = ((seq_len + bm - 1) // bm, batch_heads)
 
         def run():
-            m.attention_fwd_kernel[grid](q, k, v, out, scale, head_dim, head_dim,
+            getattr(m, kernel_name)[grid](q, k, v, out, scale, head_dim, head_dim,
                                          head_dim, head_dim, seq_len, BLOCK_M=bm,
                                          BLOCK_N=bn, HEAD_DIM=head_dim,
                                          num_warps=warps, num_stages=stages)

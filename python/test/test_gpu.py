@@ -588,12 +588,15 @@ def test_persistent_matmul(programs):
 
 
 @pytest.mark.parametrize("seq_len", [300, 512])
-@pytest.mark.parametrize("config", [(128, 64, 8), (64, 64, 4)])
-def test_attention_d128(seq_len, config):
-    # The benchmark's attention kernel (d=128, both dots on wgmma, P from
-    # registers, the P*V dot async) against float64, with a sequence length
-    # that leaves partial key and query blocks. 64x64 blocks on 4 warps get
-    # 3 buffers (two CTAs per SM) instead of 4.
+@pytest.mark.parametrize("config", [(128, 64, 8), (64, 64, 4), (128, 128, 8)])
+@pytest.mark.parametrize("kernel", ["attention_fwd_kernel",
+                                    "attention_fwd_overlap_kernel"])
+def test_attention_d128(seq_len, config, kernel):
+    # The benchmark's attention kernels (d=128, both dots on wgmma, P from
+    # registers, the P*V dot async; the overlap kernel with Q*K^T one block
+    # ahead of P*V, both in flight under the softmax) against float64, with
+    # a sequence length that leaves partial key and query blocks. 64x64
+    # blocks on 4 warps get 3 buffers (two CTAs per SM) instead of 4.
     block_m, block_n, warps = config
     m = _bench_kernels()
     heads, dim = 3, 128
@@ -601,7 +604,7 @@ def test_attention_d128(seq_len, config):
                for _ in range(3))
     out = torch.full_like(q, float("nan"))
     scale = dim ** -0.5
-    m.attention_fwd_kernel[(triton_cdiv(seq_len, block_m), heads)](
+    getattr(m, kernel)[(triton_cdiv(seq_len, block_m), heads)](
         q, k, v, out, scale, dim, dim, dim, dim, seq_len, BLOCK_M=block_m,
         BLOCK_N=block_n, HEAD_DIM=dim, num_warps=warps, num_stages=3)
     torch.cuda.synchronize()

@@ -432,13 +432,15 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 
 // -----
 
-// The dot's result feeds an add before it is carried: the dot must finish
-// within the iteration, so it stays synchronous with three buffers.
+// The dot's result feeds an add before it is carried: the dot finishes
+// within the iteration (it runs under the next copies' address arithmetic
+// and is waited for at the add), so three buffers suffice.
 // CHECK-LABEL: func.func @acc_updated
 // CHECK: tilegpu.local_alloc : () -> !tilegpu.memdesc<3x64x32xf16, #nvmma>
 // CHECK: scf.for
-// CHECK: tilegpu.warpgroup_dot
-// CHECK-NOT: async
+// CHECK: %[[D:.*]] = tilegpu.warpgroup_dot {{.*}} async
+// CHECK: %[[W:.*]] = tilegpu.warpgroup_dot_wait %[[D]] {pendings = 0 : i32}
+// CHECK: arith.addf %[[W]]
 // CHECK-NOT: warpgroup_dot_wait
 // CHECK: scf.yield
 #blocked = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
@@ -646,6 +648,207 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
   }
 }
 
+// -----
+
+// FlashAttention-3's intra-warpgroup overlap as written in the source
+// (bench/kernels_src.py attention_fwd_overlap_kernel, 64x32 blocks): the
+// next key block's Q*K^T and this block's P*V are issued back to back,
+// then the softmax of the next block runs while both are in flight. Q*K^T
+// is waited for one group behind (P*V may stay pending) where the softmax
+// first reads it. P*V takes the probabilities carried in registers from
+// the previous iteration, which the back edge overwrites, so it is waited
+// for before the yield, not in the next iteration: no MMA crosses the back
+// edge (ptxas would serialise every wgmma otherwise) and three buffers do.
+// CHECK-LABEL: func.func @attn_overlap
+// CHECK-DAG: tilegpu.local_alloc : () -> !tilegpu.memdesc<3x32x32xf16, #nvmma1>
+// CHECK-DAG: tilegpu.local_alloc : () -> !tilegpu.memdesc<3x32x32xf16, #nvmma>
+// CHECK: scf.for
+// CHECK: %[[S:.*]] = tilegpu.warpgroup_dot {{.*}} async : !tilegpu.memdesc
+// CHECK-NOT: warpgroup_dot_wait
+// CHECK: %[[O:.*]] = tilegpu.warpgroup_dot {{.*}} async : tensor<64x32xf16, #dot_op>
+// CHECK-NEXT: tilegpu.warpgroup_dot_wait %[[S]] {pendings = 1 : i32}
+// CHECK: %[[DONE:.*]] = tilegpu.warpgroup_dot_wait %[[O]] {pendings = 0 : i32}
+// CHECK-NEXT: scf.yield %[[DONE]]
+// CHECK-NOT: warpgroup_dot_wait
+// CHECK: tilegpu.async_wait {pending = 0 : i32}
+#blocked = #tilegpu.blocked<{sizePerThread = [8, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>
+#blocked1 = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 32, 16]}>
+#nvmma = #tilegpu.nvmma_shared<{swizzle = 64, order = [1, 0]}>
+#nvmma1 = #tilegpu.nvmma_shared<{swizzle = 64, order = [0, 1]}>
+#dot_op = #tilegpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
+#slice = #tilegpu.slice<{dim = 0, parent = #mma}>
+#slice1 = #tilegpu.slice<{dim = 0, parent = #blocked}>
+#slice2 = #tilegpu.slice<{dim = 1, parent = #mma}>
+#slice3 = #tilegpu.slice<{dim = 1, parent = #blocked1}>
+#slice4 = #tilegpu.slice<{dim = 0, parent = #blocked1}>
+#slice5 = #tilegpu.slice<{dim = 1, parent = #blocked}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @attn_overlap(%arg0: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %arg1: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %arg2: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %arg3: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %arg4: f32, %arg5: i32 {tile.divisibility = 16 : i32}, %arg6: i32 {tile.divisibility = 16 : i32}, %arg7: i32 {tile.divisibility = 16 : i32}, %arg8: i32 {tile.divisibility = 16 : i32}, %arg9: i32 {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+    %cst = arith.constant dense<32> : tensor<32xi32, #slice>
+    %cst_0 = arith.constant dense<32> : tensor<32xi32, #slice1>
+    %cst_1 = arith.constant dense<1.000000e+00> : tensor<64xf32, #slice2>
+    %cst_2 = arith.constant dense<0.000000e+00> : tensor<32x32xf16, #blocked1>
+    %cst_3 = arith.constant dense<0xFF800000> : tensor<64x32xf32, #mma>
+    %cst_4 = arith.constant dense<0.000000e+00> : tensor<64x32xf32, #mma>
+    %cst_5 = arith.constant dense<0.000000e+00> : tensor<32x32xf16, #blocked>
+    %cst_6 = arith.constant dense<0.000000e+00> : tensor<64x32xf16, #blocked1>
+    %c32_i32 = arith.constant 32 : i32
+    %c0_i32 = arith.constant 0 : i32
+    %cst_7 = arith.constant 1.44269502 : f32
+    %c64_i32 = arith.constant 64 : i32
+    %0 = tile.get_program_id x
+    %1 = tile.get_program_id y
+    %2 = arith.muli %0, %c64_i32 : i32
+    %3 = arith.muli %1, %arg9 : i32
+    %4 = tile.splat %arg0 : !tile.ptr<f16> -> tensor<64x1x!tile.ptr<f16>, #blocked1>
+    %5 = tile.splat %3 : i32 -> tensor<64x1xi32, #blocked1>
+    %6 = tile.splat %2 : i32 -> tensor<64xi32, #slice3>
+    %7 = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #slice3>
+    %8 = arith.addi %6, %7 : tensor<64xi32, #slice3>
+    %9 = tile.expand_dims %8 {axis = 1 : i32} : tensor<64xi32, #slice3> -> tensor<64x1xi32, #blocked1>
+    %10 = arith.addi %5, %9 : tensor<64x1xi32, #blocked1>
+    %11 = tile.splat %arg5 : i32 -> tensor<64x1xi32, #blocked1>
+    %12 = arith.muli %10, %11 : tensor<64x1xi32, #blocked1>
+    %13 = tile.addptr %4, %12 : tensor<64x1x!tile.ptr<f16>, #blocked1>, tensor<64x1xi32, #blocked1>
+    %14 = tile.broadcast %13 : tensor<64x1x!tile.ptr<f16>, #blocked1> -> tensor<64x32x!tile.ptr<f16>, #blocked1>
+    %15 = tile.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #slice4>
+    %16 = tile.expand_dims %15 {axis = 0 : i32} : tensor<32xi32, #slice4> -> tensor<1x32xi32, #blocked1>
+    %17 = tile.broadcast %16 : tensor<1x32xi32, #blocked1> -> tensor<64x32xi32, #blocked1>
+    %18 = tile.addptr %14, %17 : tensor<64x32x!tile.ptr<f16>, #blocked1>, tensor<64x32xi32, #blocked1>
+    %19 = tile.splat %arg9 : i32 -> tensor<64x1xi32, #blocked1>
+    %20 = arith.cmpi slt, %9, %19 : tensor<64x1xi32, #blocked1>
+    %21 = tile.broadcast %20 : tensor<64x1xi1, #blocked1> -> tensor<64x32xi1, #blocked1>
+    %22 = tile.load %18, %21, %cst_6 : tensor<64x32x!tile.ptr<f16>, #blocked1>
+    %23 = arith.mulf %arg4, %cst_7 : f32
+    %24 = tile.splat %arg1 : !tile.ptr<f16> -> tensor<1x32x!tile.ptr<f16>, #blocked>
+    %25 = tile.splat %3 : i32 -> tensor<1x32xi32, #blocked>
+    %26 = tile.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #slice1>
+    %27 = tile.expand_dims %26 {axis = 0 : i32} : tensor<32xi32, #slice1> -> tensor<1x32xi32, #blocked>
+    %28 = arith.addi %25, %27 : tensor<1x32xi32, #blocked>
+    %29 = tile.splat %arg6 : i32 -> tensor<1x32xi32, #blocked>
+    %30 = arith.muli %28, %29 : tensor<1x32xi32, #blocked>
+    %31 = tile.addptr %24, %30 : tensor<1x32x!tile.ptr<f16>, #blocked>, tensor<1x32xi32, #blocked>
+    %32 = tile.broadcast %31 : tensor<1x32x!tile.ptr<f16>, #blocked> -> tensor<32x32x!tile.ptr<f16>, #blocked>
+    %33 = tile.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #slice5>
+    %34 = tile.expand_dims %33 {axis = 1 : i32} : tensor<32xi32, #slice5> -> tensor<32x1xi32, #blocked>
+    %35 = tile.broadcast %34 : tensor<32x1xi32, #blocked> -> tensor<32x32xi32, #blocked>
+    %36 = tile.addptr %32, %35 : tensor<32x32x!tile.ptr<f16>, #blocked>, tensor<32x32xi32, #blocked>
+    %37 = tile.splat %arg9 : i32 -> tensor<1x32xi32, #blocked>
+    %38 = arith.cmpi slt, %27, %37 : tensor<1x32xi32, #blocked>
+    %39 = tile.broadcast %38 : tensor<1x32xi1, #blocked> -> tensor<32x32xi1, #blocked>
+    %40 = tile.load %36, %39, %cst_5 : tensor<32x32x!tile.ptr<f16>, #blocked>
+    %41 = tilegpu.local_alloc %22 : (tensor<64x32xf16, #blocked1>) -> !tilegpu.memdesc<64x32xf16, #nvmma>
+    %42 = tilegpu.local_alloc %40 : (tensor<32x32xf16, #blocked>) -> !tilegpu.memdesc<32x32xf16, #nvmma1>
+    %43 = tilegpu.warpgroup_dot %41, %42, %cst_4 : !tilegpu.memdesc<64x32xf16, #nvmma> * <32x32xf16, #nvmma1> -> tensor<64x32xf32, #mma>
+    %44 = tile.splat %23 : f32 -> tensor<64x32xf32, #mma>
+    %45 = arith.mulf %43, %44 : tensor<64x32xf32, #mma>
+    %46 = tile.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #slice>
+    %47 = tile.expand_dims %46 {axis = 0 : i32} : tensor<32xi32, #slice> -> tensor<1x32xi32, #mma>
+    %48 = tile.splat %arg9 : i32 -> tensor<1x32xi32, #mma>
+    %49 = arith.cmpi slt, %47, %48 : tensor<1x32xi32, #mma>
+    %50 = tile.broadcast %49 : tensor<1x32xi1, #mma> -> tensor<64x32xi1, #mma>
+    %51 = arith.select %50, %45, %cst_3 : tensor<64x32xi1, #mma>, tensor<64x32xf32, #mma>
+    %52 = tile.reduce %51 axis = 1 : (tensor<64x32xf32, #mma>) -> tensor<64xf32, #slice2> {
+    ^bb0(%arg10: f32, %arg11: f32):
+      %73 = arith.maxnumf %arg10, %arg11 : f32
+      tile.reduce.return %73 : f32
+    }
+    %53 = tile.expand_dims %52 {axis = 1 : i32} : tensor<64xf32, #slice2> -> tensor<64x1xf32, #mma>
+    %54 = tile.broadcast %53 : tensor<64x1xf32, #mma> -> tensor<64x32xf32, #mma>
+    %55 = arith.subf %51, %54 : tensor<64x32xf32, #mma>
+    %56 = math.exp2 %55 : tensor<64x32xf32, #mma>
+    %57 = tile.reduce %56 axis = 1 : (tensor<64x32xf32, #mma>) -> tensor<64xf32, #slice2> {
+    ^bb0(%arg10: f32, %arg11: f32):
+      %73 = arith.addf %arg10, %arg11 : f32
+      tile.reduce.return %73 : f32
+    }
+    %58 = arith.truncf %56 : tensor<64x32xf32, #mma> to tensor<64x32xf16, #mma>
+    %59 = tilegpu.local_alloc %22 : (tensor<64x32xf16, #blocked1>) -> !tilegpu.memdesc<64x32xf16, #nvmma>
+    %60 = tilegpu.convert_layout %58 : tensor<64x32xf16, #mma> -> tensor<64x32xf16, #dot_op>
+    %61:5 = scf.for %arg10 = %c0_i32 to %arg9 step %c32_i32 iter_args(%arg11 = %cst_4, %arg12 = %60, %arg13 = %cst_1, %arg14 = %57, %arg15 = %52) -> (tensor<64x32xf32, #mma>, tensor<64x32xf16, #dot_op>, tensor<64xf32, #slice2>, tensor<64xf32, #slice2>, tensor<64xf32, #slice2>)  : i32 {
+      %73 = tile.splat %arg10 : i32 -> tensor<32xi32, #slice1>
+      %74 = arith.addi %73, %26 : tensor<32xi32, #slice1>
+      %75 = arith.addi %74, %cst_0 : tensor<32xi32, #slice1>
+      %76 = tile.expand_dims %75 {axis = 0 : i32} : tensor<32xi32, #slice1> -> tensor<1x32xi32, #blocked>
+      %77 = arith.addi %25, %76 : tensor<1x32xi32, #blocked>
+      %78 = arith.muli %77, %29 : tensor<1x32xi32, #blocked>
+      %79 = tile.addptr %24, %78 : tensor<1x32x!tile.ptr<f16>, #blocked>, tensor<1x32xi32, #blocked>
+      %80 = tile.broadcast %79 : tensor<1x32x!tile.ptr<f16>, #blocked> -> tensor<32x32x!tile.ptr<f16>, #blocked>
+      %81 = tile.addptr %80, %35 : tensor<32x32x!tile.ptr<f16>, #blocked>, tensor<32x32xi32, #blocked>
+      %82 = arith.cmpi slt, %76, %37 : tensor<1x32xi32, #blocked>
+      %83 = tile.broadcast %82 : tensor<1x32xi1, #blocked> -> tensor<32x32xi1, #blocked>
+      %84 = tile.load %81, %83, %cst_5 : tensor<32x32x!tile.ptr<f16>, #blocked>
+      %85 = tilegpu.local_alloc %84 : (tensor<32x32xf16, #blocked>) -> !tilegpu.memdesc<32x32xf16, #nvmma1>
+      %86 = tilegpu.warpgroup_dot %59, %85, %cst_4 : !tilegpu.memdesc<64x32xf16, #nvmma> * <32x32xf16, #nvmma1> -> tensor<64x32xf32, #mma>
+      %87 = tile.expand_dims %arg13 {axis = 1 : i32} : tensor<64xf32, #slice2> -> tensor<64x1xf32, #mma>
+      %88 = tile.broadcast %87 : tensor<64x1xf32, #mma> -> tensor<64x32xf32, #mma>
+      %89 = arith.mulf %arg11, %88 : tensor<64x32xf32, #mma>
+      %90 = tile.splat %arg2 : !tile.ptr<f16> -> tensor<32x1x!tile.ptr<f16>, #blocked1>
+      %91 = tile.splat %3 : i32 -> tensor<32x1xi32, #blocked1>
+      %92 = tile.splat %arg10 : i32 -> tensor<32xi32, #slice3>
+      %93 = tile.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #slice3>
+      %94 = arith.addi %92, %93 : tensor<32xi32, #slice3>
+      %95 = tile.expand_dims %94 {axis = 1 : i32} : tensor<32xi32, #slice3> -> tensor<32x1xi32, #blocked1>
+      %96 = arith.addi %91, %95 : tensor<32x1xi32, #blocked1>
+      %97 = tile.splat %arg7 : i32 -> tensor<32x1xi32, #blocked1>
+      %98 = arith.muli %96, %97 : tensor<32x1xi32, #blocked1>
+      %99 = tile.addptr %90, %98 : tensor<32x1x!tile.ptr<f16>, #blocked1>, tensor<32x1xi32, #blocked1>
+      %100 = tile.broadcast %99 : tensor<32x1x!tile.ptr<f16>, #blocked1> -> tensor<32x32x!tile.ptr<f16>, #blocked1>
+      %101 = tile.broadcast %16 : tensor<1x32xi32, #blocked1> -> tensor<32x32xi32, #blocked1>
+      %102 = tile.addptr %100, %101 : tensor<32x32x!tile.ptr<f16>, #blocked1>, tensor<32x32xi32, #blocked1>
+      %103 = tile.splat %arg9 : i32 -> tensor<32x1xi32, #blocked1>
+      %104 = arith.cmpi slt, %95, %103 : tensor<32x1xi32, #blocked1>
+      %105 = tile.broadcast %104 : tensor<32x1xi1, #blocked1> -> tensor<32x32xi1, #blocked1>
+      %106 = tile.load %102, %105, %cst_2 : tensor<32x32x!tile.ptr<f16>, #blocked1>
+      %107 = tilegpu.local_alloc %106 : (tensor<32x32xf16, #blocked1>) -> !tilegpu.memdesc<32x32xf16, #nvmma>
+      %108 = tilegpu.warpgroup_dot %arg12, %107, %89 : tensor<64x32xf16, #dot_op> * <32x32xf16, #nvmma> -> tensor<64x32xf32, #mma>
+      %109 = arith.mulf %86, %44 : tensor<64x32xf32, #mma>
+      %110 = tile.splat %arg10 : i32 -> tensor<32xi32, #slice>
+      %111 = arith.addi %110, %46 : tensor<32xi32, #slice>
+      %112 = arith.addi %111, %cst : tensor<32xi32, #slice>
+      %113 = tile.expand_dims %112 {axis = 0 : i32} : tensor<32xi32, #slice> -> tensor<1x32xi32, #mma>
+      %114 = arith.cmpi slt, %113, %48 : tensor<1x32xi32, #mma>
+      %115 = tile.broadcast %114 : tensor<1x32xi1, #mma> -> tensor<64x32xi1, #mma>
+      %116 = arith.select %115, %109, %cst_3 : tensor<64x32xi1, #mma>, tensor<64x32xf32, #mma>
+      %117 = tile.reduce %116 axis = 1 : (tensor<64x32xf32, #mma>) -> tensor<64xf32, #slice2> {
+      ^bb0(%arg16: f32, %arg17: f32):
+        %130 = arith.maxnumf %arg16, %arg17 : f32
+        tile.reduce.return %130 : f32
+      }
+      %118 = arith.maxnumf %arg15, %117 : tensor<64xf32, #slice2>
+      %119 = tile.expand_dims %118 {axis = 1 : i32} : tensor<64xf32, #slice2> -> tensor<64x1xf32, #mma>
+      %120 = tile.broadcast %119 : tensor<64x1xf32, #mma> -> tensor<64x32xf32, #mma>
+      %121 = arith.subf %116, %120 : tensor<64x32xf32, #mma>
+      %122 = math.exp2 %121 : tensor<64x32xf32, #mma>
+      %123 = arith.subf %arg15, %118 : tensor<64xf32, #slice2>
+      %124 = math.exp2 %123 : tensor<64xf32, #slice2>
+      %125 = arith.mulf %arg14, %124 : tensor<64xf32, #slice2>
+      %126 = tile.reduce %122 axis = 1 : (tensor<64x32xf32, #mma>) -> tensor<64xf32, #slice2> {
+      ^bb0(%arg16: f32, %arg17: f32):
+        %130 = arith.addf %arg16, %arg17 : f32
+        tile.reduce.return %130 : f32
+      }
+      %127 = arith.addf %125, %126 : tensor<64xf32, #slice2>
+      %128 = arith.truncf %122 : tensor<64x32xf32, #mma> to tensor<64x32xf16, #mma>
+      %129 = tilegpu.convert_layout %128 : tensor<64x32xf16, #mma> -> tensor<64x32xf16, #dot_op>
+      scf.yield %108, %129, %124, %127, %118 : tensor<64x32xf32, #mma>, tensor<64x32xf16, #dot_op>, tensor<64xf32, #slice2>, tensor<64xf32, #slice2>, tensor<64xf32, #slice2>
+    }
+    %62 = tile.expand_dims %61#3 {axis = 1 : i32} : tensor<64xf32, #slice2> -> tensor<64x1xf32, #mma>
+    %63 = tile.broadcast %62 : tensor<64x1xf32, #mma> -> tensor<64x32xf32, #mma>
+    %64 = arith.divf %61#0, %63 : tensor<64x32xf32, #mma>
+    %65 = arith.truncf %64 : tensor<64x32xf32, #mma> to tensor<64x32xf16, #mma>
+    %66 = tile.splat %arg3 : !tile.ptr<f16> -> tensor<64x1x!tile.ptr<f16>, #blocked1>
+    %67 = tile.splat %arg8 : i32 -> tensor<64x1xi32, #blocked1>
+    %68 = arith.muli %10, %67 : tensor<64x1xi32, #blocked1>
+    %69 = tile.addptr %66, %68 : tensor<64x1x!tile.ptr<f16>, #blocked1>, tensor<64x1xi32, #blocked1>
+    %70 = tile.broadcast %69 : tensor<64x1x!tile.ptr<f16>, #blocked1> -> tensor<64x32x!tile.ptr<f16>, #blocked1>
+    %71 = tile.addptr %70, %17 : tensor<64x32x!tile.ptr<f16>, #blocked1>, tensor<64x32xi32, #blocked1>
+    %72 = tilegpu.convert_layout %65 : tensor<64x32xf16, #mma> -> tensor<64x32xf16, #blocked1>
+    tile.store %71, %72, %21 : tensor<64x32x!tile.ptr<f16>, #blocked1>
+    return
+  }
+}
 
 // -----
 

@@ -154,15 +154,17 @@ void setInsertionPointForOperand(OpBuilder &b, DotOp dot, Value operand) {
 }
 
 /// A 16-bit A computed in registers (attention's probabilities, a scaled
-/// or converted tile) feeds wgmma from registers; one loaded from memory
-/// is staged in shared memory, where the pipeliner can fill it
-/// asynchronously.
+/// or converted tile, a value carried from the previous iteration) feeds
+/// wgmma from registers; one loaded from memory is staged in shared
+/// memory, where the pipeliner can fill it asynchronously.
 bool takesRegisterA(Value a, int64_t K) {
   auto type = cast<RankedTensorType>(a.getType());
   if (getElementBitWidth(type.getElementType()) != 16 || K % 16 != 0)
     return false;
-  Operation *def = arrivingOperand(a).getDefiningOp();
-  return def && !isa<LoadOp, DescriptorLoadOp>(def);
+  Value arriving = arrivingOperand(a);
+  if (auto arg = dyn_cast<BlockArgument>(arriving))
+    return isa<LoopLikeOpInterface>(arg.getOwner()->getParentOp());
+  return !isa<LoadOp, DescriptorLoadOp>(arriving.getDefiningOp());
 }
 
 struct AccelerateMatmulPass

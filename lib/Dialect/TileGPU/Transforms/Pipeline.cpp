@@ -22,8 +22,8 @@
 // (cp.async writes zeros there, as the masked load's zero `other` would).
 // Barriers are left to tilegpu-insert-barriers.
 //
-// A dot whose result is only carried to the next iteration runs async
-// (see LoopPlan::asyncDot); its operands then stay in use one iteration
+// Dots whose results are only carried to the next iteration run async
+// (see LoopPlan::asyncDots); their operands then stay in use one iteration
 // longer, so such loops get S+1 buffers (or copies one iteration less
 // ahead when S+1 do not fit).
 //
@@ -71,6 +71,13 @@ int64_t bufferBytes(MemDescType type) {
 }
 
 /// What pipelining one loop takes.
+/// A warpgroup_dot of the loop body that runs asynchronously.
+struct AsyncDot {
+  WarpGroupDotOp dot;
+  /// The iter arg the result goes back to, when that is its only use.
+  std::optional<unsigned> carriedIndex;
+};
+
 struct LoopPlan {
   SmallVector<StagedLoad> loads;
   /// Body ops computing the loads' operands and the next values of the
@@ -78,35 +85,72 @@ struct LoopPlan {
   SmallVector<Operation *> addressOps;
   /// Iter args that run ahead.
   SmallVector<unsigned> shiftedArgs;
-  /// A dot whose result is only carried to the next iteration (in iter
-  /// arg `accIndex`) can run asynchronously. When it also takes its
-  /// accumulator straight from that iter arg (a K loop), one MMA stays in
-  /// flight behind the next; otherwise (attention's P*V, whose accumulator
-  /// is rescaled first) it is waited for where the next iteration first
-  /// reads the carried value, overlapping everything before that.
-  WarpGroupDotOp asyncDot;
-  unsigned accIndex = 0;
+  /// The body's dots, in body order, all run asynchronously. When the only
+  /// dot takes its accumulator straight from the iter arg its result goes
+  /// back to (a K loop, `chained`), one MMA stays in flight behind the
+  /// next. Otherwise each is waited for where its result is first read:
+  /// later in the same iteration (other dots issued in between keep the
+  /// tensor cores busy meanwhile), or, for a result only carried to the
+  /// next iteration, where that iteration first reads it, overlapping
+  /// everything before that (attention's P*V, whose accumulator is
+  /// rescaled first).
+  SmallVector<AsyncDot> asyncDots;
   bool chained = false;
+
+  bool hasCarriedDot() const {
+    return llvm::any_of(asyncDots,
+                        [](const AsyncDot &d) { return d.carriedIndex; });
+  }
 };
 
-/// The last warpgroup_dot of the body whose result only goes back to the
-/// loop as an iter arg, if any: {dot, iter arg, its accumulator is that
-/// iter arg}.
-std::tuple<WarpGroupDotOp, unsigned, bool> matchCarriedDot(scf::ForOp loop) {
-  for (WarpGroupDotOp dot : llvm::reverse(
-           llvm::to_vector(loop.getBody()->getOps<WarpGroupDotOp>()))) {
-    if (!dot->hasOneUse() || !isa<scf::YieldOp>(dot->use_begin()->getOwner()))
-      continue;
-    unsigned index = dot->use_begin()->getOperandNumber();
-    bool chained = dot.getC() == loop.getRegionIterArg(index);
-    // A chained dot must be the only one: the wait it leaves one MMA
-    // behind would otherwise count another dot's group.
-    if (chained &&
-        !llvm::hasSingleElement(loop.getBody()->getOps<WarpGroupDotOp>()))
-      continue;
-    return {dot, index, chained};
+/// The op of `body` that first reads `value`, if any.
+Operation *firstReaderIn(Block *body, Value value) {
+  Operation *first = nullptr;
+  for (Operation *user : value.getUsers()) {
+    Operation *inBody = body->findAncestorOpInBlock(*user);
+    if (inBody && (!first || inBody->isBeforeInBlock(first)))
+      first = inBody;
   }
-  return {};
+  return first;
+}
+
+/// Whether `dot` takes its A from registers carried from the previous
+/// iteration: the back edge then rewrites them, which ptxas only allows
+/// once the dot has finished (else it serialises every wgmma, C7514).
+bool readsCarriedRegisters(WarpGroupDotOp dot, scf::ForOp loop) {
+  Value a = dot.getA();
+  while (auto convert = a.getDefiningOp<ConvertLayoutOp>())
+    a = convert.getSrc();
+  auto arg = dyn_cast<BlockArgument>(a);
+  return isa<RankedTensorType>(a.getType()) && arg &&
+         arg.getOwner() == loop.getBody();
+}
+
+/// The warpgroup_dots of the body that can run async, into `plan`.
+void matchAsyncDots(scf::ForOp loop, LoopPlan &plan) {
+  Block *body = loop.getBody();
+  auto dots = llvm::to_vector(body->getOps<WarpGroupDotOp>());
+  for (WarpGroupDotOp dot : dots) {
+    if (dot->use_empty())
+      continue;
+    bool onlyCarried =
+        dot->hasOneUse() && isa<scf::YieldOp>(dot->use_begin()->getOwner());
+    if (!onlyCarried || readsCarriedRegisters(dot, loop)) {
+      // Waited for in this iteration (at the latest before the yield):
+      // worth it when something can run before the result is read.
+      if (dot->getNextNode() != firstReaderIn(body, dot.getD()))
+        plan.asyncDots.push_back({dot, std::nullopt});
+      continue;
+    }
+    unsigned index = dot->use_begin()->getOperandNumber();
+    // Only the wait where the next iteration reads the result keeps the
+    // dot's buffers from being refilled under it.
+    if (loop.getRegionIterArg(index).use_empty())
+      continue;
+    plan.chained =
+        dots.size() == 1 && dot.getC() == loop.getRegionIterArg(index);
+    plan.asyncDots.push_back({dot, index});
+  }
 }
 
 bool isZeroOrAbsent(Value other) {
@@ -247,7 +291,7 @@ std::optional<LoopPlan> planLoop(scf::ForOp loop,
       plan.loads.push_back(*staged);
   if (plan.loads.empty() || failed(collectAddressOps(loop, plan)))
     return std::nullopt;
-  std::tie(plan.asyncDot, plan.accIndex, plan.chained) = matchCarriedDot(loop);
+  matchAsyncDots(loop, plan);
   return plan;
 }
 
@@ -267,7 +311,7 @@ public:
                 int64_t maxShared, int64_t sharedPerSM)
       : loop(loop), plan(std::move(plan)), numBuffers(numStages),
         distance(numStages - 1), rewriter(loop.getContext()) {
-    if (!this->plan.asyncDot)
+    if (!this->plan.hasCarriedDot())
       return;
     int64_t perStage = 0;
     for (StagedLoad &staged : this->plan.loads)
@@ -277,15 +321,22 @@ public:
       return sharedPerSM / (buffers * perStage + others + kReservedPerCTA);
     };
     bool extraFits = (numStages + 1) * perStage <= maxShared;
-    bool extraCostsOccupancy = numStages >= 3 &&
-                               ctasPerSM(numStages + 1) < 2 &&
+    bool extraCostsOccupancy = numStages >= 3 && ctasPerSM(numStages + 1) < 2 &&
                                ctasPerSM(numStages) >= 2;
     if (extraFits && !extraCostsOccupancy)
       numBuffers = numStages + 1;
     else if (numStages >= 3)
       distance = numStages - 2;
     else
-      this->plan.asyncDot = nullptr;
+      dropCarriedDots();
+  }
+
+  /// Makes the carried dots synchronous (their buffers would be refilled
+  /// under them).
+  void dropCarriedDots() {
+    llvm::erase_if(plan.asyncDots,
+                   [](const AsyncDot &d) { return d.carriedIndex; });
+    plan.chained = false;
   }
 
   /// Bytes of the function's other shared buffers (operands staged once,
@@ -333,7 +384,7 @@ public:
     addStageIndices();
     rewriteBody();
     rewriter.setInsertionPointAfter(loop);
-    if (plan.asyncDot) {
+    if (plan.hasCarriedDot()) {
       if (plan.chained)
         waitAfterLoop();
       else
@@ -532,19 +583,20 @@ private:
       rewriter.replaceOp(staged.alloc, view);
       rewriter.eraseOp(staged.load);
     }
-    if (WarpGroupDotOp dot = plan.asyncDot) {
-      dot.setIsAsync(true);
-      if (plan.chained) {
-        // Keep one MMA in flight: the previous iteration's has finished
-        // reading its buffers once this one is issued and waited down to 1.
-        rewriter.setInsertionPointAfter(dot);
-        auto wait =
-            WarpGroupDotWaitOp::create(rewriter, loc, ValueRange{dot.getD()},
-                                       /*pendings=*/1);
-        dot.getD().replaceAllUsesExcept(wait.getResult(0), wait);
-      } else {
-        waitBeforeFirstUse(loop.getRegionIterArg(plan.accIndex));
-      }
+    for (AsyncDot &async : plan.asyncDots)
+      async.dot.setIsAsync(true);
+    if (plan.chained) {
+      // Keep one MMA in flight: the previous iteration's has finished
+      // reading its buffers once this one is issued and waited down to 1.
+      WarpGroupDotOp dot = plan.asyncDots.front().dot;
+      rewriter.setInsertionPointAfter(dot);
+      auto wait =
+          WarpGroupDotWaitOp::create(rewriter, loc, ValueRange{dot.getD()},
+                                     /*pendings=*/1);
+      dot.getD().replaceAllUsesExcept(wait.getResult(0), wait);
+    } else {
+      for (size_t k = 0; k < plan.asyncDots.size(); ++k)
+        waitBeforeFirstRead(k);
     }
     // The original address ops now only fed the erased loads and the
     // replaced yields.
@@ -555,7 +607,7 @@ private:
 
   /// The carried result of the async dot is complete after a wait.
   void waitAfterLoop() {
-    Value acc = loop.getResult(plan.accIndex);
+    Value acc = loop.getResult(*plan.asyncDots.front().carriedIndex);
     auto wait = WarpGroupDotWaitOp::create(rewriter, loop.getLoc(),
                                            ValueRange{acc}, /*pendings=*/0);
     acc.replaceAllUsesExcept(wait.getResult(0), wait);
@@ -583,36 +635,45 @@ private:
     loop->moveBefore(guard.thenBlock(), guard.thenBlock()->end());
     rewriter.setInsertionPointAfter(loop);
     SmallVector<Value> results(loop.getResults());
-    results[plan.accIndex] =
-        WarpGroupDotWaitOp::create(rewriter, loc,
-                                   ValueRange{results[plan.accIndex]},
-                                   /*pendings=*/0)
-            .getResult(0);
+    SmallVector<unsigned> indices;
+    SmallVector<Value> carried;
+    for (AsyncDot &async : plan.asyncDots)
+      if (async.carriedIndex) {
+        indices.push_back(*async.carriedIndex);
+        carried.push_back(results[*async.carriedIndex]);
+      }
+    auto wait = WarpGroupDotWaitOp::create(rewriter, loc, carried,
+                                           /*pendings=*/0);
+    for (auto [index, done] : llvm::zip(indices, wait.getResults()))
+      results[index] = done;
     scf::YieldOp::create(rewriter, loc, results);
     rewriter.setInsertionPointAfter(guard);
   }
 
-  /// Makes the next iteration wait for the async dot just before it first
-  /// reads the carried result (the extra buffer keeps the dot's operands
-  /// intact until then).
-  void waitBeforeFirstUse(BlockArgument carried) {
-    Operation *first = nullptr;
-    for (Operation &op : *loop.getBody()) {
-      bool uses = false;
-      op.walk([&](Operation *inner) {
-        uses |= llvm::is_contained(inner->getOperands(), carried);
-      });
-      if (uses) {
-        first = &op;
-        break;
-      }
-    }
+  /// Waits for async dot `k` just before its result is first read: in
+  /// this iteration, or in the next for a carried result (the extra buffer
+  /// keeps its operands intact until then). wgmma groups complete in
+  /// order, so the async dots issued between the two may stay pending.
+  void waitBeforeFirstRead(size_t k) {
+    Block *body = loop.getBody();
+    AsyncDot &async = plan.asyncDots[k];
+    Value read = async.carriedIndex
+                     ? Value(loop.getRegionIterArg(*async.carriedIndex))
+                     : async.dot.getD();
+    Operation *first = firstReaderIn(body, read);
     if (!first)
       return;
+    int64_t pendings = 0;
+    for (auto [i, other] : llvm::enumerate(plan.asyncDots)) {
+      bool issuedAfter = i > k;
+      bool issuedBeforeRead = other.dot->isBeforeInBlock(first);
+      pendings += async.carriedIndex ? issuedAfter + issuedBeforeRead
+                                     : issuedAfter && issuedBeforeRead;
+    }
     rewriter.setInsertionPoint(first);
     auto wait = WarpGroupDotWaitOp::create(rewriter, loop.getLoc(),
-                                           ValueRange{carried}, 0);
-    carried.replaceAllUsesExcept(wait.getResult(0), wait);
+                                           ValueRange{read}, pendings);
+    read.replaceAllUsesExcept(wait.getResult(0), wait);
   }
 
   scf::ForOp loop;

@@ -367,13 +367,12 @@ bool carryInConvertedLayout(scf::ForOp loop) {
       }
       eligible &= isElementwise(user) || user == yield.getOperation();
     }
-    // The yielded value must end up in L cheaply: converted from L, or an
+    // The yielded value must end up in L cheaply: already converted (its
+    // conversion then targets L instead, the one in the body goes), or an
     // elementwise update the rewrites can move.
     Value next = yield.getOperand(i);
-    auto fromCarried = next.getDefiningOp<ConvertLayoutOp>();
-    bool nextMoves =
-        (fromCarried && fromCarried.getSrc().getType() == carried) ||
-        isElementwise(next.getDefiningOp());
+    bool nextMoves = next.getDefiningOp<ConvertLayoutOp>() ||
+                     isElementwise(next.getDefiningOp());
     if (!eligible || !carried || !nextMoves)
       continue;
     OpBuilder b(loop);
