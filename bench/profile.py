@@ -5,7 +5,7 @@ profiling the third run with ncu:
         python3 bench/profile.py matmul|attention tile|triton [OUT_DIR]
 
 matmul: 4096^3, 128x256x64, 8 warps, 3 stages. attention: d=128, S=4096,
-128 heads, 128x64 blocks, 8 warps, 3 stages. With OUT_DIR, also writes the
+128 heads, 128x64 blocks, 8 warps, 3 stages (or $ATTENTION_CONFIG). With OUT_DIR, also writes the
 implementation's intermediate IR and PTX there (Triton only)."""
 import os
 import sys
@@ -29,13 +29,16 @@ def run_matmul(m):
 
 
 def run_attention(m):
+    # ATTENTION_CONFIG="BLOCK_M,BLOCK_N,warps,stages" picks another config.
+    config = os.environ.get("ATTENTION_CONFIG", "128,64,8,3")
+    block_m, block_n, warps, stages = (int(x) for x in config.split(","))
     heads, seq, dim = 128, 4096, 128
     q, k, v = (torch.randn(heads, seq, dim, device="cuda", dtype=torch.float16)
                for _ in range(3))
     out = torch.empty_like(q)
-    return m.attention_fwd_kernel[(seq // 128, heads)](
-        q, k, v, out, dim ** -0.5, dim, dim, dim, dim, seq, num_warps=8,
-        num_stages=3, BLOCK_M=128, BLOCK_N=64, HEAD_DIM=dim)
+    return m.attention_fwd_kernel[(seq // block_m, heads)](
+        q, k, v, out, dim ** -0.5, dim, dim, dim, dim, seq, num_warps=warps,
+        num_stages=stages, BLOCK_M=block_m, BLOCK_N=block_n, HEAD_DIM=dim)
 
 
 def main():
