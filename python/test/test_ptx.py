@@ -70,12 +70,15 @@ CHECK: wgmma.wait_group.sync.aligned 0
 def test_matmul_pipelines_operand_loads(stages):
     # Unit-stride K (A) and N (B) with 16-byte aligned bases: the operand
     # tiles move by 16-byte cp.async, num_stages - 1 groups ahead, and the
-    # wgmma runs async with one group in flight (so one extra buffer). With
-    # 3 stages the extra 32 KiB buffer would leave one CTA per SM where 3
-    # buffers leave two, so it is dropped and copies run one group less
-    # ahead. The epilogue moves the accumulator to the store layout through
-    # a buffer laid out for the store: 16-byte shared reads.
-    buffers, ahead = {3: (3, 1), 4: (5, 3)}[stages]
+    # wgmma runs async with one group in flight (so one extra buffer, with
+    # the copies at the top of the loop). With 3 stages the extra 32 KiB
+    # buffer would leave one CTA per SM where 3 buffers leave two, so it is
+    # dropped: the copies then start after the wait that retires the
+    # previous iteration's wgmma, and a barrier. The epilogue moves the
+    # accumulator to the store layout through a buffer laid out for the
+    # store: 16-byte shared reads.
+    buffers, late = {3: (3, True), 4: (5, False)}[stages]
+    ahead = stages - 1
     signature = {name: ty for name, ty in _MATMUL_SIGNATURE.items()
                  if name not in ("stride_ak", "stride_bn")}
     kernel = tile.compile(
@@ -87,21 +90,24 @@ def test_matmul_pipelines_operand_loads(stages):
                       "stride_bk", "stride_cm", "stride_cn"])
     prologue = "CHECK: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, {{.*}};\n"
     prologue += "CHECK: cp.async.commit_group;\n" * ahead
+    copies = r"""
+CHECK: cp.async.cg.shared.global
+CHECK: cp.async.commit_group;"""
+    mma = r"""
+CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+CHECK: wgmma.commit_group.sync.aligned
+CHECK: wgmma.wait_group.sync.aligned 1;"""
+    body = mma + "\nCHECK: bar.sync" + copies if late else copies + mma
     filecheck(kernel.asm["ptx"], prologue + r"""
 CHECK-NOT: wgmma.mma_async
 CHECK: cp.async.wait_group %d;
-CHECK: bar.sync
-CHECK: cp.async.cg.shared.global
-CHECK: cp.async.commit_group;
-CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
-CHECK: wgmma.commit_group.sync.aligned
-CHECK: wgmma.wait_group.sync.aligned 1;
+CHECK: bar.sync""" % (ahead - 1) + body + r"""
 CHECK: wgmma.wait_group.sync.aligned 0;
 CHECK: cp.async.wait_group 0;
 CHECK: st.shared
 CHECK: bar.sync
 CHECK: ld.shared.v4.b32
-""" % (ahead - 1))
+""")
     assert kernel.metadata["shared"] >= buffers * (128 * 64 + 64 * 128) * 2
     if stages == 3:
         assert kernel.metadata["shared"] < 4 * (128 * 64 + 64 * 128) * 2
@@ -285,8 +291,11 @@ def test_descriptor_matmul_pipelines_tma_copies(stages):
     # buffer busy), stages - 1 iterations of copies in the prologue, two box
     # copies per iteration (A's 64x64 tile, B's 64x128 tile in two 64-column
     # swizzle atoms make three), the result stored by TMA. With 3 stages the
-    # extra buffer would cost the second CTA per SM: 3 buffers, 1 ahead.
-    buffers, ahead = {3: (3, 1), 4: (5, 3)}[stages]
+    # extra buffer would cost the second CTA per SM: 3 buffers, and the
+    # copies start after the wgmma wait that retires the previous
+    # iteration's (and a barrier).
+    buffers, late = {3: (3, True), 4: (5, False)}[stages]
+    ahead = stages - 1
     kernel = tile.compile(tma_dot_kernel, {
         "a_desc": "tensordesc<fp16[128,64]>", "b_desc": "tensordesc<fp16[64,128]>",
         "c_desc": "tensordesc<fp16[128,128]>", "K": "i32"},
@@ -295,6 +304,9 @@ def test_descriptor_matmul_pipelines_tma_copies(stages):
     copy = "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
     inits = "\n".join(["CHECK: mbarrier.init.shared::cta.b64"] * buffers)
     prologue = "\n".join(["CHECK: %s" % copy] * (3 * ahead))
+    copies = "\n".join(["CHECK: %s" % copy] * 3)
+    mma = "CHECK: wgmma.mma_async\nCHECK: wgmma.wait_group.sync.aligned 1;"
+    body = mma + "\nCHECK: bar.sync\n" + copies if late else copies + "\n" + mma
     filecheck(ptx, r"""
 CHECK: .entry tma_dot_kernel
 CHECK-NEXT: .param .align 64 .b8 tma_dot_kernel_param_0[128]
@@ -302,15 +314,12 @@ CHECK-NEXT: .param .align 64 .b8 tma_dot_kernel_param_0[128]
 CHECK: mbarrier.arrive.expect_tx.shared::cta.b64 _, [{{.*}}], 32768;
 %s
 CHECK: mbarrier.try_wait.parity.shared::cta.b64
-CHECK: %s
-CHECK: %s
-CHECK: %s
-CHECK: wgmma.mma_async
+%s
 CHECK: mbarrier.inval.shared::cta.b64
 CHECK: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
 CHECK: cp.async.bulk.commit_group
 CHECK: cp.async.bulk.wait_group.read 0
-""" % (inits, prologue, copy, copy, copy))
+""" % (inits, prologue, body))
     assert len(kernel.asm["cubin"]) > 0
 
 

@@ -57,14 +57,22 @@
 // FOUR: scf.for
 // FOUR-NEXT: tilegpu.async_wait {pending = 2 : i32}
 
-// Five buffers of 8 KiB would not fit in 16 KiB: three buffers, and the
-// copies run one iteration ahead.
+// Four buffers of 8 KiB would not fit in 16 KiB: three buffers. The
+// copies still run two iterations ahead, but they fill the buffer the
+// previous iteration's MMA read, so they start once the wait behind this
+// iteration's MMA has retired it, after a barrier (every warpgroup's).
 // SMALL-LABEL: func.func @mm
 // SMALL: tilegpu.local_alloc : () -> !tilegpu.memdesc<3x64x32xf16, #nvmma>
-// SMALL-COUNT-1: tilegpu.async_commit_group
+// SMALL-COUNT-2: tilegpu.async_commit_group
 // SMALL: scf.for
-// SMALL-NEXT: tilegpu.async_wait {pending = 0 : i32}
-// SMALL: tilegpu.warpgroup_dot {{.*}} async
+// SMALL-NEXT: tilegpu.async_wait {pending = 1 : i32}
+// SMALL: %[[D:.*]] = tilegpu.warpgroup_dot {{.*}} async
+// SMALL-NEXT: tilegpu.warpgroup_dot_wait %[[D]] {pendings = 1 : i32}
+// SMALL-NEXT: tilegpu.barrier
+// SMALL: tilegpu.async_copy_global_to_local
+// SMALL: tilegpu.async_commit_group
+// SMALL-NEXT: arith.addi
+// SMALL: scf.yield
 
 // OFF-LABEL: func.func @mm
 // OFF-NOT: async_copy
@@ -550,13 +558,19 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // CHECK-NEXT: scf.yield
 // CHECK: tilegpu.async_wait {pending = 0 : i32}
 // On an SM of 120000 bytes, 4 buffers of K and V (64 KiB) plus Q (8 KiB)
-// fit once, 3 fit twice: 3 buffers, copies one iteration ahead, waiting
-// for all groups.
+// fit once, 3 fit twice: 3 buffers, copies two iterations ahead. They
+// start after Q*K, which as a synchronous dot has retired the previous
+// iteration's P*V (whose V buffer they refill), and a barrier.
 // OCC-LABEL: func.func @attn
 // OCC-DAG: tilegpu.local_alloc : () -> !tilegpu.memdesc<3x64x64xf16, #nvmma1>
 // OCC-DAG: tilegpu.local_alloc : () -> !tilegpu.memdesc<3x64x64xf16, #nvmma>
-// OCC: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %c1_i32, %{{.*}} = %c0_i32)
-// OCC-NEXT: tilegpu.async_wait {pending = 0 : i32}
+// OCC: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %c2_i32, %{{.*}} = %c0_i32)
+// OCC-NEXT: tilegpu.async_wait {pending = 1 : i32}
+// OCC: tilegpu.warpgroup_dot {{.*}} : !tilegpu.memdesc
+// OCC-NEXT: tilegpu.barrier
+// OCC: tilegpu.async_copy_global_to_local
+// OCC: tilegpu.async_commit_group
+// OCC: tilegpu.warpgroup_dot_wait
 // OCC: tilegpu.warpgroup_dot {{.*}} async
 #blocked = #tilegpu.blocked<{sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
 #blocked1 = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>

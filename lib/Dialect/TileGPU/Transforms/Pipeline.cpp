@@ -22,10 +22,12 @@
 // (cp.async writes zeros there, as the masked load's zero `other` would).
 // Barriers are left to tilegpu-insert-barriers.
 //
-// Dots whose results are only carried to the next iteration run async
-// (see LoopPlan::asyncDots); their operands then stay in use one iteration
-// longer, so such loops get S+1 buffers (or copies one iteration less
-// ahead when S+1 do not fit).
+// Dots run async where something can overlap them (see
+// LoopPlan::asyncDots). Those whose results are only carried to the next
+// iteration keep reading their operands into it, so such loops get S+1
+// buffers; where S+1 do not fit (or cost occupancy), S buffers, and the
+// body's copies start only once the previous iteration's dots are retired
+// (after a barrier) instead of at the top of the body.
 //
 //===----------------------------------------------------------------------===//
 
@@ -299,14 +301,13 @@ class LoopPipeliner {
 public:
   /// Copies run `numStages - 1` iterations ahead. A synchronous dot has
   /// finished with its buffer when the next iteration starts, so
-  /// `numStages` buffers suffice; an async dot still reads it during the
-  /// next iteration, so it gets one buffer more, or, when that does not
-  /// fit in `maxShared` bytes, copies run one iteration less ahead. They
-  /// also run one iteration less ahead (with 3+ stages) when the extra
-  /// buffer would leave one CTA per SM where `numStages` buffers leave two
-  /// or more: a lone CTA has nobody to overlap its non-MMA work with, and
-  /// that costs more than the shallower prefetch (attention with 64-row
-  /// blocks, for one).
+  /// `numStages` buffers suffice; a carried async dot still reads it during
+  /// the next iteration, so it gets one buffer more. When that does not fit
+  /// in `maxShared` bytes, or would leave one CTA per SM where `numStages`
+  /// buffers leave two or more (a lone CTA has nobody to overlap its
+  /// non-MMA work with: attention with 64-row blocks, for one), 3+ stages
+  /// keep `numStages` buffers with late copies: each iteration's copies
+  /// wait for the point where the previous iteration's dots are retired.
   LoopPipeliner(scf::ForOp loop, LoopPlan plan, int numStages,
                 int64_t maxShared, int64_t sharedPerSM)
       : loop(loop), plan(std::move(plan)), numBuffers(numStages),
@@ -326,7 +327,7 @@ public:
     if (extraFits && !extraCostsOccupancy)
       numBuffers = numStages + 1;
     else if (numStages >= 3)
-      distance = numStages - 2;
+      lateCopies = true;
     else
       dropCarriedDots();
   }
@@ -568,6 +569,8 @@ private:
     }
     if (hasTMA())
       WaitBarrierOp::create(rewriter, loc, barrierOf(readStage), phase);
+    // The top of the body now ends with a wait; the copies follow it.
+    Operation *lastWait = &*std::prev(rewriter.getInsertionPoint());
     IRMapping mapping;
     Value iv = ivAhead(loop.getInductionVar(), distance);
     mapping.map(loop.getInductionVar(), iv);
@@ -575,6 +578,10 @@ private:
     for (unsigned index : plan.shiftedArgs)
       yield->setOperand(index,
                         mapping.lookupOrDefault(yield.getOperand(index)));
+    SmallVector<Operation *> copyOps;
+    for (Operation *op = lastWait->getNextNode();
+         op != &*rewriter.getInsertionPoint(); op = op->getNextNode())
+      copyOps.push_back(op);
 
     for (auto [staged, buffer] : llvm::zip(plan.loads, buffers)) {
       rewriter.setInsertionPoint(staged.alloc);
@@ -598,6 +605,16 @@ private:
       for (size_t k = 0; k < plan.asyncDots.size(); ++k)
         waitBeforeFirstRead(k);
     }
+
+    if (lateCopies) {
+      // The buffer the copies fill was read by the previous iteration's
+      // carried dots: start them once every warpgroup has waited for those.
+      rewriter.setInsertionPointAfter(previousDotsRetired());
+      Operation *barrier = BarrierOp::create(rewriter, loc);
+      for (Operation *op : llvm::reverse(copyOps))
+        op->moveAfter(barrier);
+    }
+
     // The original address ops now only fed the erased loads and the
     // replaced yields.
     for (Operation *op : llvm::reverse(plan.addressOps))
@@ -650,6 +667,25 @@ private:
     rewriter.setInsertionPointAfter(guard);
   }
 
+  /// The first op of the body after which no dot of the previous iteration
+  /// is in flight: a synchronous dot (it waits for all), or a wait that
+  /// leaves pending no more dots than this iteration has issued.
+  Operation *previousDotsRetired() {
+    int64_t issued = 0;
+    for (Operation &op : *loop.getBody()) {
+      if (auto dot = dyn_cast<WarpGroupDotOp>(op)) {
+        if (!dot.getIsAsync())
+          return dot;
+        ++issued;
+      } else if (auto wait = dyn_cast<WarpGroupDotWaitOp>(op)) {
+        if (wait.getPendings() <= issued)
+          return wait;
+      }
+    }
+    // Each carried dot has its wait in the body (matchAsyncDots).
+    llvm_unreachable("no wait retires the previous iteration's dots");
+  }
+
   /// Waits for async dot `k` just before its result is first read: in
   /// this iteration, or in the next for a carried result (the extra buffer
   /// keeps its operands intact until then). wgmma groups complete in
@@ -680,6 +716,9 @@ private:
   LoopPlan plan;
   int64_t numBuffers;
   int distance;
+  /// Copies start where the previous iteration's dots have finished, not
+  /// at the top of the body (S buffers for async dots that would need S+1).
+  bool lateCopies = false;
   IRRewriter rewriter;
   SmallVector<Value> buffers;
   Value barriers;
