@@ -3,17 +3,21 @@
 
 // Each thread holds 8 contiguous, 16-byte aligned fp16 pointers (the
 // divisibility and contiguity attributes say so): one 16-byte cp.async.cg
-// per run, its source size 0 where the mask is off, into the 128-byte
-// swizzled buffer (the n-th of three, 8192 bytes each); then the group is
-// committed and waited for.
+// per run, its source ignored (zeros written) where the mask is off: the
+// negated mask is the ignore-src predicate. Into the 128-byte swizzled
+// buffer (the n-th of three, 8192 bytes each); then the group is committed
+// and waited for.
 // CHECK-LABEL: func.func @stage
 // CHECK: %[[SKIP:.*]] = arith.muli %arg1, %{{.*}} : i32
 // CHECK: llvm.getelementptr %{{.*}}[%[[SKIP]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
-// CHECK-COUNT-4: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
-// CHECK-NOT: nvvm.cp.async.shared.global
+// CHECK: %[[IGNORE:.*]] = arith.xori %{{.*}}, %true : i1
+// CHECK: %[[DST:.*]] = llvm.ptrtoint %{{.*}} : !llvm.ptr<3> to i32
+// CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "cp.async.cg.shared.global [$0], [$1], 16, $2;", "r,l,b" %[[DST]], %{{.*}}, %[[IGNORE]] : (i32, i64, i1) -> ()
+// CHECK-COUNT-3: "cp.async.cg.shared.global [$0], [$1], 16, $2;"
+// CHECK-NOT: cp.async.cg
 // CHECK: nvvm.cp.async.commit.group
 // CHECK: nvvm.cp.async.wait.group 0
-// LLVM: nvvm.cp.async.shared.global
+// LLVM: llvm.inline_asm has_side_effects asm_dialect = att "cp.async.cg.shared.global
 #blocked = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 #nvmma = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {

@@ -174,8 +174,11 @@ struct LocalDeallocPattern : OpConversionPattern<LocalDeallocOp> {
 };
 
 /// One cp.async per run of elements that is contiguous both in the
-/// thread's global pointers and in the buffer: 4, 8 or 16 bytes, the source
-/// size zero where the mask is off (the hardware fills zeros).
+/// thread's global pointers and in the buffer: 4, 8 or 16 bytes. Where the
+/// mask is off the source is ignored (the hardware fills zeros); the mask
+/// goes in as the `ignore-src` predicate, which ptxas folds into the
+/// compares that make it (a source size chosen by select costs a select,
+/// and a compare to turn it back into a predicate, per copy).
 struct AsyncCopyPattern : OpConversionPattern<AsyncCopyGlobalToLocalOp> {
   AsyncCopyPattern(ThreadTypeConverter &converter, MLIRContext *context,
                    const AxisInfoAnalysis &axisInfo)
@@ -212,15 +215,22 @@ struct AsyncCopyPattern : OpConversionPattern<AsyncCopyGlobalToLocalOp> {
       Value address = PtrToIntOp::create(rewriter, loc, rewriter.getI64Type(),
                                          ptrs[i * map->vec]);
       Value src = LLVM::IntToPtrOp::create(rewriter, loc, globalPtr, address);
-      Value srcSize;
-      if (op.getMask())
-        srcSize = arith::SelectOp::create(
-            rewriter, loc, adaptor.getMask()[i * map->vec],
-            i32Constant(rewriter, loc, accessBytes),
-            i32Constant(rewriter, loc, 0));
-      NVVM::CpAsyncOp::create(rewriter, loc, dst, src,
-                              rewriter.getI32IntegerAttr(accessBytes), modifier,
-                              srcSize);
+      if (!op.getMask()) {
+        NVVM::CpAsyncOp::create(rewriter, loc, dst, src,
+                                rewriter.getI32IntegerAttr(accessBytes),
+                                modifier, Value());
+        continue;
+      }
+      Value ignore = arith::XOrIOp::create(
+          rewriter, loc, adaptor.getMask()[i * map->vec],
+          arith::ConstantIntOp::create(rewriter, loc, 1, 1));
+      Value dstAddress =
+          LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI32Type(), dst);
+      std::string ptx = (accessBytes == 16 ? "cp.async.cg" : "cp.async.ca");
+      ptx +=
+          ".shared.global [$0], [$1], " + std::to_string(accessBytes) + ", $2;";
+      emitInlineAsm(rewriter, loc, TypeRange(), {dstAddress, address, ignore},
+                    ptx, "r,l,b", /*hasSideEffects=*/true);
     }
     rewriter.eraseOp(op);
     return success();
