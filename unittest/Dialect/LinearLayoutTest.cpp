@@ -2,13 +2,14 @@
 
 #include "tile/Dialect/TileGPU/IR/LinearLayout.h"
 
-#include <gtest/gtest.h>
 #include <functional>
+#include <gtest/gtest.h>
 #include <set>
 
 using namespace mlir::tilegpu;
 using Basis = LinearLayout::Basis;
 using llvm::ArrayRef;
+using llvm::SmallVector;
 
 namespace {
 
@@ -24,8 +25,7 @@ std::multiset<int64_t> heldElements(const LinearLayout &layout) {
 
 TEST(LinearLayoutTest, BlockedOneDimensional) {
   // 4 per thread, 32 lanes, 4 warps: 512 elements, twice over for 1024.
-  LinearLayout layout =
-      LinearLayout::blocked({1024}, {4}, {32}, {4}, {0});
+  LinearLayout layout = LinearLayout::blocked({1024}, {4}, {32}, {4}, {0});
   EXPECT_EQ(layout.getNumRegisters(), 8);
   EXPECT_EQ(layout.getNumLanes(), 32);
   EXPECT_EQ(layout.getNumWarps(), 4);
@@ -68,8 +68,8 @@ TEST(LinearLayoutTest, TwoDimensionalOrder) {
   // The transposed map swaps the coordinates of every element.
   LinearLayout t = rows.transposed({1, 0});
   EXPECT_EQ(t.getShape(), (llvm::ArrayRef<int64_t>{32, 32}));
-  EXPECT_EQ(t.apply(3, 9, 2), (Basis{rows.apply(3, 9, 2)[1],
-                                     rows.apply(3, 9, 2)[0]}));
+  EXPECT_EQ(t.apply(3, 9, 2),
+            (Basis{rows.apply(3, 9, 2)[1], rows.apply(3, 9, 2)[0]}));
 }
 
 TEST(LinearLayoutTest, SlicingDropsADimension) {
@@ -117,6 +117,39 @@ TEST(LinearLayoutTest, WgmmaAccumulator) {
   std::multiset<int64_t> held = heldElements(acc);
   EXPECT_EQ(std::set<int64_t>(held.begin(), held.end()).size(), 128u * 128);
   EXPECT_EQ(held.size(), 128u * 128);
+}
+
+TEST(LinearLayoutTest, RegisterRepresentativesFollowConstancy) {
+  // A 128x64 wgmma accumulator (m64n64, two warpgroups): each thread holds
+  // 16 columns, in pairs (register bit 0: +1 column) of 8-column groups
+  // (bits 2-4: +8, +16, +32), and two rows (bit 1: +8 rows).
+  LinearLayout acc = LinearLayout::mmaAccumulator({128, 64}, {8, 1}, 64);
+  ASSERT_EQ(acc.getNumRegisters(), 32);
+  // Values constant along 16 columns: bits 0 and 2 (+1, +8) stay within a
+  // block, bits 1, 3, 4 (+8 rows, +16, +32 columns) do not.
+  SmallVector<int64_t> reps = acc.getRegisterRepresentatives({1, 16});
+  for (int64_t reg = 0; reg < 32; ++reg)
+    EXPECT_EQ(reps[reg], reg & ~int64_t(0b101)) << reg;
+  // Whatever the lane and warp, registers sharing a representative hold
+  // elements of one aligned 16-column block of one row.
+  for (int64_t lane = 0; lane < 32; ++lane)
+    for (int64_t reg = 0; reg < 32; ++reg) {
+      Basis mine = acc.apply(reg, lane, 3);
+      Basis theirs = acc.apply(reps[reg], lane, 3);
+      EXPECT_EQ(mine[0], theirs[0]);
+      EXPECT_EQ(mine[1] / 16, theirs[1] / 16);
+    }
+  // No constancy: every register stands for itself; constant everywhere:
+  // register 0 holds every value.
+  reps = acc.getRegisterRepresentatives({1, 1});
+  for (int64_t reg = 0; reg < 32; ++reg)
+    EXPECT_EQ(reps[reg], reg);
+  reps = acc.getRegisterRepresentatives({128, 64});
+  for (int64_t reg = 0; reg < 32; ++reg)
+    EXPECT_EQ(reps[reg], 0);
+  // A constancy that is not a power of two is not trusted.
+  reps = acc.getRegisterRepresentatives({1, 24});
+  EXPECT_EQ(reps[1], 1);
 }
 
 TEST(LinearLayoutTest, MmaRepeatsNBeforeM) {

@@ -61,7 +61,7 @@ struct DistributeToThreadsPass
                         AsyncCommitGroupOp, AsyncWaitOp, FenceAsyncSharedOp,
                         AsyncTMAStoreWaitOp>();
     RewritePatternSet patterns(context);
-    populateElementwiseAndShapePatterns(converter, patterns);
+    populateElementwiseAndShapePatterns(converter, patterns, axisInfo);
     populateMemoryOpPatterns(converter, patterns, axisInfo);
     populateReduceScanPatterns(converter, patterns);
     populateCombinePatterns(converter, patterns);

@@ -1,6 +1,9 @@
 //===- ElementwiseAndShapeOps.cpp - Per-register ops and layout moves -----===//
 //
-// An elementwise op on tensors becomes the same op on each register. Ops that
+// An elementwise op on tensors becomes the same op on each register, or on
+// one register per group of registers that AxisInfo's constancy says hold
+// equal results (`offs < n` with n a multiple of 16 is one compare per 16
+// columns; LLVM cannot see that the per-column compares agree). Ops that
 // only rearrange elements (broadcast, expand_dims, trans, convert_layout)
 // pick registers when every thread already holds what it needs, and go
 // through shared memory otherwise.
@@ -37,19 +40,29 @@ bool isSpecialOp(Operation *op) {
 }
 
 struct ElementwisePattern : ConversionPattern {
-  ElementwisePattern(const TypeConverter &converter, MLIRContext *context)
-      : ConversionPattern(converter, MatchAnyOpTypeTag(), 1, context) {}
+  ElementwisePattern(const TypeConverter &converter, MLIRContext *context,
+                     const AxisInfoAnalysis &axisInfo)
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), 1, context),
+        axisInfo(axisInfo) {}
 
   LogicalResult
   matchAndRewrite(Operation *op, ArrayRef<ValueRange> operands,
                   ConversionPatternRewriter &rewriter) const override {
     if (isSpecialOp(op) || !hasTensorType(op->getResultTypes()))
       return failure();
-    int64_t registers =
-        getLinearLayout(cast<RankedTensorType>(op->getResult(0).getType()))
-            .getNumRegisters();
+    LinearLayout layout =
+        getLinearLayout(cast<RankedTensorType>(op->getResult(0).getType()));
+    int64_t registers = layout.getNumRegisters();
+    SmallVector<int64_t> representatives;
+    if (op->getNumResults() == 1)
+      representatives = layout.getRegisterRepresentatives(
+          axisInfo.getAxisInfo(op->getResult(0)).constancy);
     SmallVector<SmallVector<Value>> results(op->getNumResults());
     for (int64_t reg = 0; reg < registers; ++reg) {
+      if (!representatives.empty() && representatives[reg] != reg) {
+        results[0].push_back(results[0][representatives[reg]]);
+        continue;
+      }
       SmallVector<Value> scalarOperands;
       for (ValueRange values : operands)
         scalarOperands.push_back(values.size() == 1 ? values[0] : values[reg]);
@@ -65,6 +78,8 @@ struct ElementwisePattern : ConversionPattern {
     rewriter.replaceOpWithMultiple(op, results);
     return success();
   }
+
+  const AxisInfoAnalysis &axisInfo;
 };
 
 struct ConstantPattern : OpConversionPattern<arith::ConstantOp> {
@@ -233,9 +248,10 @@ template <typename OpTy> struct RearrangePattern : OpConversionPattern<OpTy> {
 } // namespace
 
 void mlir::tile::populateElementwiseAndShapePatterns(
-    ThreadTypeConverter &converter, RewritePatternSet &patterns) {
+    ThreadTypeConverter &converter, RewritePatternSet &patterns,
+    const AxisInfoAnalysis &axisInfo) {
   MLIRContext *context = patterns.getContext();
-  patterns.add<ElementwisePattern>(converter, context);
+  patterns.add<ElementwisePattern>(converter, context, axisInfo);
   patterns.add<ConstantPattern, SplatPattern, MakeRangePattern,
                RearrangePattern<BroadcastOp>, RearrangePattern<ExpandDimsOp>,
                RearrangePattern<TransOp>, RearrangePattern<ConvertLayoutOp>,

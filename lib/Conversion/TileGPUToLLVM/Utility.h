@@ -128,7 +128,8 @@ public:
 };
 
 void populateElementwiseAndShapePatterns(ThreadTypeConverter &converter,
-                                         RewritePatternSet &patterns);
+                                         RewritePatternSet &patterns,
+                                         const AxisInfoAnalysis &axisInfo);
 void populateMemoryOpPatterns(ThreadTypeConverter &converter,
                               RewritePatternSet &patterns,
                               const AxisInfoAnalysis &axisInfo);

@@ -332,6 +332,24 @@ std::optional<unsigned> LinearLayout::getFastestDim() const {
   return std::nullopt;
 }
 
+SmallVector<int64_t>
+LinearLayout::getRegisterRepresentatives(ArrayRef<int64_t> constancy) const {
+  int64_t redundant = 0;
+  for (auto [bit, basis] : llvm::enumerate(bases[Register])) {
+    bool withinBlocks = true;
+    for (auto [d, offset] : llvm::enumerate(basis))
+      withinBlocks &= offset == 0 || (d < constancy.size() &&
+                                      llvm::isPowerOf2_64(constancy[d]) &&
+                                      offset < constancy[d]);
+    if (withinBlocks)
+      redundant |= int64_t(1) << bit;
+  }
+  SmallVector<int64_t> representatives;
+  for (int64_t reg = 0; reg < getNumRegisters(); ++reg)
+    representatives.push_back(reg & ~redundant);
+  return representatives;
+}
+
 int64_t LinearLayout::linearIndex(ArrayRef<int64_t> coords) const {
   int64_t index = 0;
   for (auto [c, size] : llvm::zip(coords, shape))

@@ -143,6 +143,14 @@ public:
   /// thread's elements are contiguous. None without registers.
   std::optional<unsigned> getFastestDim() const;
 
+  /// For each register, the lowest register of the same thread that holds
+  /// the same value of a tensor whose values repeat in aligned blocks of
+  /// `constancy[d]` elements along each dimension d (powers of two): a
+  /// register bit that only moves within such a block (or not at all)
+  /// never changes the value, whatever the lane and warp add.
+  llvm::SmallVector<int64_t>
+  getRegisterRepresentatives(llvm::ArrayRef<int64_t> constancy) const;
+
   /// Row-major linear index of `coords` in a tensor of this shape.
   int64_t linearIndex(llvm::ArrayRef<int64_t> coords) const;
 
