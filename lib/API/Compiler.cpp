@@ -215,13 +215,17 @@ CompiledKernel compileKernel(const std::string &tileIR,
   kernel.ptx = std::move(ptx->ptx);
   if (options.emitCubin) {
     std::string error;
-    FailureOr<std::string> cubin =
-        mlir::tile::assembleCubin(kernel.ptx, options.target, error);
+    mlir::tile::CubinInfo info;
+    FailureOr<std::string> cubin = mlir::tile::assembleCubin(
+        kernel.ptx, options.target, int64_t(options.numWarps) * 32,
+        kernel.sharedBytes, error, &info);
     if (failed(cubin)) {
       emitError(UnknownLoc::get(&session.context)) << error;
       return finish();
     }
     kernel.cubin = std::move(*cubin);
+    kernel.numRegisters = int(info.registers);
+    kernel.registerCap = int(info.registerCap);
   }
   kernel.ok = true;
   return finish();

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tile/Target/PTX.h"
+#include "tile/Target/Occupancy.h"
 
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -179,13 +180,13 @@ FailureOr<PTXOutput> mlir::tile::translateToPTX(ModuleOp module, StringRef chip,
   return output;
 }
 
-FailureOr<std::string> mlir::tile::assembleCubin(StringRef ptx, StringRef chip,
-                                                 std::string &error) {
-  std::string ptxas = findPtxas();
-  if (ptxas.empty()) {
-    error = "ptxas was not found; set TILE_PTXAS or CUDA_HOME";
-    return failure();
-  }
+namespace {
+
+/// One ptxas run: the cubin, or failure with the log in `error`; what
+/// `-v` reported goes to `info`.
+FailureOr<std::string> runPtxas(const std::string &ptxas, StringRef ptx,
+                                StringRef chip, std::string &error,
+                                CubinInfo &info) {
   llvm::SmallString<128> ptxPath, cubinPath, logPath;
   int fd;
   if (llvm::sys::fs::createTemporaryFile("tile", "ptx", fd, ptxPath)) {
@@ -199,17 +200,21 @@ FailureOr<std::string> mlir::tile::assembleCubin(StringRef ptx, StringRef chip,
   llvm::sys::fs::createTemporaryFile("tile", "cubin", cubinPath);
   llvm::sys::fs::createTemporaryFile("tile", "log", logPath);
   std::string arch = ("-arch=" + chip).str();
-  SmallVector<StringRef> args{ptxas, arch, "-O3", ptxPath, "-o", cubinPath};
+  SmallVector<StringRef> args{ptxas,   arch, "-O3",    "-v",
+                              ptxPath, "-o", cubinPath};
   std::optional<StringRef> redirects[] = {std::nullopt, logPath.str(),
                                           logPath.str()};
   int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects);
   FailureOr<std::string> result = failure();
+  auto log = llvm::MemoryBuffer::getFile(logPath);
   if (rc == 0) {
     if (auto buffer = llvm::MemoryBuffer::getFile(cubinPath))
       result = (*buffer)->getBuffer().str();
     else
       error = "ptxas wrote no cubin";
-  } else if (auto log = llvm::MemoryBuffer::getFile(logPath)) {
+    if (log)
+      parsePtxasReport((*log)->getBuffer(), info);
+  } else if (log) {
     error = "ptxas failed:\n" + (*log)->getBuffer().str();
   } else {
     error = "ptxas failed";
@@ -218,4 +223,81 @@ FailureOr<std::string> mlir::tile::assembleCubin(StringRef ptx, StringRef chip,
   llvm::sys::fs::remove(cubinPath);
   llvm::sys::fs::remove(logPath);
   return result;
+}
+
+/// The PTX with `.maxnreg cap` among the entry's performance directives
+/// (after `.reqntid`, which every kernel of ours has); empty if none.
+std::string withRegisterCap(StringRef ptx, int64_t cap) {
+  size_t at = ptx.find("\n.reqntid");
+  if (at == StringRef::npos)
+    return {};
+  size_t end = ptx.find('\n', at + 1);
+  if (end == StringRef::npos)
+    return {};
+  return (ptx.take_front(end + 1) + ".maxnreg " + std::to_string(cap) + "\n" +
+          ptx.drop_front(end + 1))
+      .str();
+}
+
+} // namespace
+
+void mlir::tile::parsePtxasReport(StringRef log, CubinInfo &info) {
+  SmallVector<StringRef> lines;
+  log.split(lines, '\n');
+  for (StringRef line : lines) {
+    size_t used = line.find("Used ");
+    if (used != StringRef::npos) {
+      StringRef rest = line.drop_front(used + 5);
+      int64_t registers;
+      if (!rest.consumeInteger(10, registers) && rest.starts_with(" registers"))
+        info.registers = registers;
+    }
+    size_t spill = line.find(" bytes spill stores");
+    if (spill != StringRef::npos) {
+      StringRef head = line.take_front(spill).rtrim();
+      size_t space = head.find_last_of(" \t");
+      int64_t bytes;
+      if (!head.drop_front(space == StringRef::npos ? 0 : space + 1)
+               .getAsInteger(10, bytes))
+        info.spillStoreBytes = bytes;
+    }
+  }
+}
+
+FailureOr<std::string> mlir::tile::assembleCubin(StringRef ptx, StringRef chip,
+                                                 int64_t threadsPerCTA,
+                                                 int64_t sharedBytes,
+                                                 std::string &error,
+                                                 CubinInfo *info) {
+  std::string ptxas = findPtxas();
+  if (ptxas.empty()) {
+    error = "ptxas was not found; set TILE_PTXAS or CUDA_HOME";
+    return failure();
+  }
+  CubinInfo first;
+  FailureOr<std::string> cubin = runPtxas(ptxas, ptx, chip, error, first);
+  if (info)
+    *info = first;
+  if (failed(cubin) || first.registers == 0)
+    return cubin;
+  std::optional<int64_t> cap =
+      getOccupancyRegisterCap(first.registers, threadsPerCTA, sharedBytes);
+  if (!cap)
+    return cubin;
+  std::string capped = withRegisterCap(ptx, *cap);
+  if (capped.empty())
+    return cubin;
+  // A few spilled bytes (loop-invariant values) cost less than the CTA the
+  // cap adds; more would land in the loop.
+  constexpr int64_t kTolerableSpillBytes = 32;
+  CubinInfo second;
+  std::string ignored;
+  FailureOr<std::string> better =
+      runPtxas(ptxas, capped, chip, ignored, second);
+  if (failed(better) || second.spillStoreBytes > kTolerableSpillBytes)
+    return cubin;
+  second.registerCap = *cap;
+  if (info)
+    *info = second;
+  return better;
 }

@@ -77,6 +77,8 @@ PYBIND11_MODULE(_C, m) {
           [](const tile::CompiledKernel &k) { return py::bytes(k.cubin); })
       .def_readonly("shared", &tile::CompiledKernel::sharedBytes)
       .def_readonly("num_warps", &tile::CompiledKernel::numWarps)
+      .def_readonly("num_regs", &tile::CompiledKernel::numRegisters)
+      .def_readonly("maxnreg", &tile::CompiledKernel::registerCap)
       .def_readonly("diagnostics", &tile::CompiledKernel::diagnostics);
 
   m.def("compile_kernel", &tile::compileKernel, py::arg("source"),

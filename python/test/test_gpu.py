@@ -1,7 +1,6 @@
 """Kernels run on the GPU against float64 torch references. Outputs are
 poisoned with NaN before each launch and sizes are not multiples of the block."""
 
-import os
 
 import pytest
 
@@ -11,6 +10,7 @@ if not torch.cuda.is_available():
 
 import tile
 import tile.language as tl
+from kernels import bench_kernels
 from kernels import classic as k
 
 pytestmark = pytest.mark.gpu
@@ -561,13 +561,7 @@ def test_fp8_conversions_match_torch(e5m2):
 
 
 def _bench_kernels():
-    import importlib.util
-    path = os.path.join(os.path.dirname(__file__), "..", "..", "bench",
-                        "kernels_src.py")
-    spec = importlib.util.spec_from_file_location("bench_kernels_tile", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return bench_kernels()
 
 
 @pytest.mark.parametrize("programs", [1, 5])

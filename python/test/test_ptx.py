@@ -6,6 +6,7 @@ import pytest
 import tile
 import tile.language as tl
 from filecheck import filecheck
+from kernels import bench_kernels
 from kernels import classic as k
 
 
@@ -359,3 +360,30 @@ CHECK-NEXT: .param .align 64 .b8 made_tma_dot_kernel_param_6[128]
     for text in ("cp.async.bulk.tensor", "mbarrier.try_wait", "wgmma.mma_async"):
         assert made.asm["ptx"].count(text) == host.asm["ptx"].count(text) > 0
     assert [r["dtype"] for r in made.metadata["host_descriptors"]] == ["fp16"] * 3
+
+
+_ATTENTION_SIGNATURE = dict(Q=_F16, K=_F16, V=_F16, Out=_F16, sm_scale="fp32",
+                            stride_qm="i32", stride_kn="i32", stride_vn="i32",
+                            stride_om="i32", seq_len="i32")
+
+
+@pytest.mark.parametrize("block_n, capped", [(32, True), (64, False)])
+def test_register_cap_for_occupancy(block_n, capped):
+    # The benchmark's attention at 128x32 blocks on 8 warps needs 96 KiB of
+    # shared memory (two CTAs fit an SM) but ptxas gives it more than 128
+    # registers (one CTA): it is assembled again with .maxnreg 128. At
+    # 128x64 shared memory holds it to one CTA anyway: no cap.
+    bench = bench_kernels()
+    kernel = tile.compile(
+        bench.attention_fwd_kernel, signature=_ATTENTION_SIGNATURE,
+        constexprs=dict(BLOCK_M=128, BLOCK_N=block_n, HEAD_DIM=128),
+        num_warps=8, num_stages=3,
+        divisibility=["Q", "K", "V", "Out", "stride_qm", "stride_kn",
+                      "stride_vn", "stride_om", "seq_len"])
+    meta = kernel.metadata
+    assert kernel.asm["cubin"][:4] == b"\x7fELF"
+    if capped:
+        assert meta["maxnreg"] == 128 and meta["num_regs"] == 128
+        assert meta["shared"] <= 233472 // 2 - 1024
+    else:
+        assert meta["maxnreg"] == 0 and meta["num_regs"] > 128

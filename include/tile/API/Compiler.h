@@ -75,6 +75,10 @@ struct CompiledKernel {
   std::string cubin; // binary
   long long sharedBytes = 0;
   int numWarps = 4;
+  /// Registers per thread ptxas allocated, and the `.maxnreg` it was given
+  /// to fit one CTA more per SM (0: none).
+  int numRegisters = 0;
+  int registerCap = 0;
   std::vector<Diagnostic> diagnostics;
 };
 

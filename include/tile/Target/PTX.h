@@ -27,9 +27,27 @@ void registerTileTranslations(DialectRegistry &registry);
 FailureOr<PTXOutput> translateToPTX(ModuleOp module, StringRef chip,
                                     bool fpFusion = true);
 
+/// What ptxas reported about the kernel it assembled.
+struct CubinInfo {
+  int64_t registers = 0;
+  int64_t spillStoreBytes = 0;
+  /// The `.maxnreg` given to ptxas for occupancy (see assembleCubin), or 0.
+  int64_t registerCap = 0;
+};
+
 /// Assembles PTX to a cubin with ptxas. `error` gets ptxas's log on failure.
+/// When the kernel (`threadsPerCTA`, `sharedBytes` per CTA) is held to
+/// fewer CTAs per SM by its registers than by anything else, and capping
+/// them a little (Occupancy.h) would fit one CTA more, the PTX is assembled
+/// again with that `.maxnreg`; the capped cubin is kept if ptxas spills
+/// next to nothing for it.
 FailureOr<std::string> assembleCubin(StringRef ptx, StringRef chip,
-                                     std::string &error);
+                                     int64_t threadsPerCTA, int64_t sharedBytes,
+                                     std::string &error,
+                                     CubinInfo *info = nullptr);
+
+/// Reads the register count and spill stores from ptxas's `-v` report.
+void parsePtxasReport(StringRef log, CubinInfo &info);
 
 /// Where libdevice.10.bc and ptxas were found (empty when not found).
 std::string findLibdevice();

@@ -234,6 +234,7 @@ def compile_to_gpu(fn, params, ir, num_warps, num_stages, target,
                 "num_stages": num_stages, "target": target,
                 "enable_fp_fusion": fp_fusion,
                 "shared": result.shared,
+                "num_regs": result.num_regs, "maxnreg": result.maxnreg,
                 "host_descriptors": getattr(ir, "host_descriptors", [])}
     return CompiledKernel(result.name, asm, metadata)
 
