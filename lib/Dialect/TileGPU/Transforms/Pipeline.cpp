@@ -62,7 +62,10 @@ namespace {
 struct StagedLoad {
   Operation *load;
   LocalAllocOp alloc;
-  bool isTMA() const { return isa<DescriptorLoadOp>(load); }
+  /// Kept apart from `load`, which the rewrite erases while the pipeliner
+  /// still asks this.
+  bool tma = false;
+  bool isTMA() const { return tma; }
 };
 
 int64_t bufferBytes(MemDescType type) {
@@ -201,7 +204,7 @@ std::optional<StagedLoad> matchStagedLoad(Operation *op, Block *body,
     if (Operation *def = load.getDesc().getDefiningOp())
       if (def->getBlock() == body)
         return std::nullopt;
-    return StagedLoad{load, alloc};
+    return StagedLoad{load, alloc, /*tma=*/true};
   }
   auto load = dyn_cast<LoadOp>(op);
   if (!load || load.getIsVolatile() || !isZeroOrAbsent(load.getOther()))
@@ -611,6 +614,8 @@ private:
     if (lateCopies) {
       // The buffer the copies fill was read by the previous iteration's
       // carried dots: start them once every warpgroup has waited for those.
+      // (Right there or at the end of the body, as Triton does, measured
+      // the same on attention.)
       rewriter.setInsertionPointAfter(previousDotsRetired());
       Operation *barrier = BarrierOp::create(rewriter, loc);
       for (Operation *op : llvm::reverse(copyOps))
