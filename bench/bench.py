@@ -169,6 +169,18 @@ def attention_problem(batch_heads, seq_len, head_dim):
     return q, k, v, scale, sdpa(q, k, v, scale).float(), flops
 
 
+def attention_descriptors(m, q, k, v, out, block_m, block_n):
+    """Host descriptors over (heads * S, D) for attention_fwd_tma_kernel:
+    query and output blocks of block_m rows, key and value blocks of
+    block_n."""
+    d = q.shape[-1]
+    flat = [t.reshape(-1, d) for t in (q, k, v, out)]
+    return (m.TensorDescriptor.from_tensor(flat[0], [block_m, d]),
+            m.TensorDescriptor.from_tensor(flat[1], [block_n, d]),
+            m.TensorDescriptor.from_tensor(flat[2], [block_n, d]),
+            m.TensorDescriptor.from_tensor(flat[3], [block_m, d]))
+
+
 def bench_attention(mods, batch_heads=128, seq_len=4096, head_dim=128):
     """Fused attention forward, fp16, non-causal: TFLOPS for the same source
     and block config under tile and Triton, and torch's
@@ -180,17 +192,24 @@ def bench_attention(mods, batch_heads=128, seq_len=4096, head_dim=128):
     shape = q.shape
     grid = (triton_cdiv(seq_len, 128), batch_heads)
     for kernel_name, label in (("attention_fwd_kernel", ""),
-                               ("attention_fwd_overlap_kernel", " overlap")):
+                               ("attention_fwd_overlap_kernel", " overlap"),
+                               ("attention_fwd_tma_kernel", " TMA")):
         name_s = "attention fwd d=%d S=%d%s" % (head_dim, seq_len, label)
         for name, m in mods.items():
             out = torch.full(shape, float("nan"), device="cuda",
                              dtype=torch.float16)
             kernel = getattr(m, kernel_name)
+            if label == " TMA":
+                descs = attention_descriptors(m, q, k, v, out, 128, 64)
 
-            def run():
-                kernel[grid](q, k, v, out, sm_scale, head_dim, head_dim,
-                             head_dim, head_dim, seq_len, num_warps=8,
-                             num_stages=3, **config)
+                def run():
+                    kernel[grid](*descs, sm_scale, seq_len, num_warps=8,
+                                 num_stages=3, **config)
+            else:
+                def run():
+                    kernel[grid](q, k, v, out, sm_scale, head_dim, head_dim,
+                                 head_dim, head_dim, seq_len, num_warps=8,
+                                 num_stages=3, **config)
             t = time.perf_counter()
             run()
             torch.cuda.synchronize()

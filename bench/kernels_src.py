@@ -200,6 +200,41 @@ def attention_fwd_kernel(Q, K, V, Out, sm_scale, stride_qm, stride_kn, stride_vn
 
 
 @jit_module.jit
+def attention_fwd_tma_kernel(q_desc, k_desc, v_desc, o_desc, sm_scale, seq_len,
+                             BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                             HEAD_DIM: tl.constexpr):
+    # The same attention on host tensor descriptors over (heads * S, D):
+    # Q, K and V tiles arrive by TMA, K^T is the K tile read transposed. A
+    # key block past the sequence reads the next head's rows (or TMA's
+    # zeros), so its columns are masked as in the pointer kernel. Query
+    # blocks are stored whole: S must be a multiple of BLOCK_M.
+    start_m = tl.program_id(0)
+    off_bh = tl.program_id(1)
+    base = off_bh * seq_len
+    q = q_desc.load([base + start_m * BLOCK_M, 0])
+    offs_n = tl.arange(0, BLOCK_N)
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    qk_scale = sm_scale * 1.44269504
+    for start_n in range(0, seq_len, BLOCK_N):
+        cols = start_n + offs_n
+        k = k_desc.load([base + start_n, 0])
+        qk = tl.dot(q, k.T)
+        qk = tl.where(cols[None, :] < seq_len, qk * qk_scale, float("-inf"))
+        m_ij = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.math.exp2(qk - m_ij[:, None])
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None]
+        v = v_desc.load([base + start_n, 0])
+        acc = tl.dot(p.to(tl.float16), v, acc)
+        m_i = m_ij
+    acc = acc / l_i[:, None]
+    o_desc.store([base + start_m * BLOCK_M, 0], acc.to(tl.float16))
+
+
+@jit_module.jit
 def attention_fwd_overlap_kernel(Q, K, V, Out, sm_scale, stride_qm, stride_kn,
                                  stride_vn, stride_om, seq_len,
                                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,

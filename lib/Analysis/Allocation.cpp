@@ -167,7 +167,16 @@ SharedMemoryAllocation::SharedMemoryAllocation(Operation *function) {
     Interval interval{op, (bytes + 15) / 16 * 16, alignment, index[op],
                       index[op]};
     if (isa<LocalAllocOp>(op)) {
-      for (Operation *user : op->getResult(0).getUsers()) {
+      // Views (memdesc_trans) read the buffer where they are used.
+      SmallVector<Operation *> users;
+      SmallVector<Value> worklist{op->getResult(0)};
+      while (!worklist.empty())
+        for (Operation *user : worklist.pop_back_val().getUsers()) {
+          users.push_back(user);
+          if (isa<MemDescTransOp>(user))
+            worklist.push_back(user->getResult(0));
+        }
+      for (Operation *user : users) {
         int64_t end = index[user];
         // Uses inside a loop that does not contain the alloc extend the
         // buffer's life to the loop's end.

@@ -5,6 +5,7 @@
 #include <functional>
 #include <gtest/gtest.h>
 #include <set>
+#include <tuple>
 
 using namespace mlir::tilegpu;
 using Basis = LinearLayout::Basis;
@@ -246,6 +247,28 @@ TEST(LinearLayoutTest, NVMMASwizzles) {
                 [](int64_t k, int64_t n) {
                   return n * 64 + ((k / 8) ^ (n % 8)) * 8 + k % 8;
                 });
+}
+
+TEST(LinearLayoutTest, NVMMATransposeIsAView) {
+  // A row-major NxD tile (what TMA writes for attention's K block) read as
+  // the DxN tile with D fastest (K-major B of Q*K^T): every element keeps
+  // its offset, atoms and swizzle included, for each swizzle width.
+  for (auto [rows, cols, swizzle] :
+       {std::tuple<int64_t, int64_t, unsigned>{64, 128, 128},
+        {128, 64, 128},
+        {64, 64, 64},
+        {32, 64, 32}}) {
+    LinearLayout rowMajor =
+        LinearLayout::sharedNVMMA({rows, cols}, {1, 0}, 16, swizzle);
+    LinearLayout transposed =
+        LinearLayout::sharedNVMMA({cols, rows}, {0, 1}, 16, swizzle);
+    for (int64_t offset = 0; offset < rows * cols; ++offset) {
+      Basis rc = rowMajor.applyOne(LinearLayout::Register, offset);
+      ASSERT_EQ(transposed.applyOne(LinearLayout::Register, offset),
+                (Basis{rc[1], rc[0]}))
+          << rows << "x" << cols << " swizzle " << swizzle << " @" << offset;
+    }
+  }
 }
 
 } // namespace

@@ -140,6 +140,18 @@ struct LocalLoadPattern : OpConversionPattern<LocalLoadOp> {
   }
 };
 
+/// A transposed view is the same bytes: the layout in its type is what
+/// tells readers (wgmma descriptors) how to walk them.
+struct MemDescTransPattern : OpConversionPattern<MemDescTransOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MemDescTransOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getSrc().front());
+    return success();
+  }
+};
+
 /// Buffer `index` of a multi-buffer starts `index` buffer sizes further on.
 struct MemDescIndexPattern : OpConversionPattern<MemDescIndexOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -329,7 +341,7 @@ void mlir::tile::populateSharedMemoryOpPatterns(
     ThreadTypeConverter &converter, RewritePatternSet &patterns,
     const AxisInfoAnalysis &axisInfo) {
   patterns.add<LocalAllocPattern, LocalStorePattern, LocalLoadPattern,
-               LocalDeallocPattern, MemDescIndexPattern,
+               LocalDeallocPattern, MemDescIndexPattern, MemDescTransPattern,
                AsyncCommitGroupPattern, AsyncWaitPattern>(
       converter, patterns.getContext());
   patterns.add<AsyncCopyPattern>(converter, patterns.getContext(), axisInfo);

@@ -147,3 +147,28 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
     return %d : tensor<64x64xf32, #blocked>
   }
 }
+
+// -----
+
+// B = tl.trans of a descriptor load (attention's K^T on descriptors): the
+// 32x64 K tile is staged as TMA writes it (row-major, the descriptor's
+// 128-byte swizzle) and read through a transposed view as the 64x32
+// K-major B, no copy through registers.
+// CHECK-LABEL: func.func @transposed_descriptor_b
+// CHECK: %[[A:.*]] = tilegpu.local_alloc %{{.*}} : (tensor<64x64xf16, {{.*}}>) -> !tilegpu.memdesc<64x64xf16, #[[SA:.*]]>
+// CHECK: %[[K:.*]] = tilegpu.local_alloc %[[LOAD:.*]] : (tensor<32x64xf16, {{.*}}>) -> !tilegpu.memdesc<32x64xf16, #[[SA]]>
+// CHECK: %[[KT:.*]] = tilegpu.memdesc_trans %[[K]] : <32x64xf16, #[[SA]]> -> <64x32xf16, #[[SKT:.*]]>
+// CHECK: tilegpu.warpgroup_dot %[[A]], %[[KT]], %{{.*}} : !tilegpu.memdesc<64x64xf16, #[[SA]]> * <64x32xf16, #[[SKT]]>
+#blocked1 = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#blocked2 = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [2, 2], order = [1, 0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @transposed_descriptor_b(%arg0: !tile.tensordesc<tensor<64x64xf16>>, %arg1: !tile.tensordesc<tensor<32x64xf16>>) -> tensor<64x32xf32, #blocked1> {
+    %cst_0 = arith.constant dense<0.000000e+00> : tensor<64x32xf32, #blocked1>
+    %c0_i32 = arith.constant 0 : i32
+    %0 = tile.descriptor_load %arg0[%c0_i32, %c0_i32] : !tile.tensordesc<tensor<64x64xf16>> -> tensor<64x64xf16, #blocked2>
+    %1 = tile.descriptor_load %arg1[%c0_i32, %c0_i32] : !tile.tensordesc<tensor<32x64xf16>> -> tensor<32x64xf16, #blocked2>
+    %2 = tile.trans %1 {order = array<i32: 1, 0>} : tensor<32x64xf16, #blocked2> -> tensor<64x32xf16, #blocked1>
+    %3 = tile.dot %0, %2, %cst_0 : tensor<64x64xf16, #blocked2> * tensor<64x32xf16, #blocked1> -> tensor<64x32xf32, #blocked1>
+    return %3 : tensor<64x32xf32, #blocked1>
+  }
+}

@@ -136,6 +136,25 @@ func.func @f(%buf: !tilegpu.memdesc<3x64x64xf16, #s>, %i: i32) {
 
 // -----
 
+// A transpose keeps the layout's contiguous dimension: the order swaps too.
+#s = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+func.func @f(%buf: !tilegpu.memdesc<64x128xf16, #s>) {
+  // expected-error @+1 {{with its dimensions and order swapped}}
+  %0 = tilegpu.memdesc_trans %buf : !tilegpu.memdesc<64x128xf16, #s> -> !tilegpu.memdesc<128x64xf16, #s>
+  return
+}
+
+// -----
+
+#s = #tilegpu.shared<{order = [1, 0]}>
+func.func @f(%buf: !tilegpu.memdesc<64x128xf16, #s>) {
+  // expected-error @+1 {{transposes rank-2 buffers in an NVMMA layout}}
+  %0 = tilegpu.memdesc_trans %buf : !tilegpu.memdesc<64x128xf16, #s> -> !tilegpu.memdesc<128x64xf16, #s>
+  return
+}
+
+// -----
+
 // Buffers of 8 bytes would put the second one off the 16-byte alignment
 // vector accesses need.
 #s = #tilegpu.shared<{order = [1, 0]}>

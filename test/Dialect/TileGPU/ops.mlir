@@ -90,6 +90,14 @@ module attributes {tilegpu.num_warps = 4 : i32} {
     %one = tilegpu.memdesc_index %buf[%i] : !tilegpu.memdesc<3x64x64xf16, #nvmma_a> -> !tilegpu.memdesc<64x64xf16, #nvmma_a>
     return %one : !tilegpu.memdesc<64x64xf16, #nvmma_a>
   }
+
+  // A row-major 64x128 tile read as its 128x64 transpose (K-major B).
+  // CHECK-LABEL: func.func @transposed
+  // CHECK: tilegpu.memdesc_trans %arg0 : <64x128xf16, #nvmma{{.*}}> -> <128x64xf16, #nvmma{{.*}}>
+  func.func @transposed(%k: !tilegpu.memdesc<64x128xf16, #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>>) -> !tilegpu.memdesc<128x64xf16, #tilegpu.nvmma_shared<{swizzle = 128, order = [0, 1]}>> {
+    %kt = tilegpu.memdesc_trans %k : !tilegpu.memdesc<64x128xf16, #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>> -> !tilegpu.memdesc<128x64xf16, #tilegpu.nvmma_shared<{swizzle = 128, order = [0, 1]}>>
+    return %kt : !tilegpu.memdesc<128x64xf16, #tilegpu.nvmma_shared<{swizzle = 128, order = [0, 1]}>>
+  }
   // mbarriers and TMA copies.
   // CHECK-LABEL: func.func @tma
   // CHECK: tilegpu.init_barrier %{{.*}}, 1 : <2x1xi64, #shared{{.*}}>

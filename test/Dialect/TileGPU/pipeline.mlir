@@ -922,3 +922,61 @@ func.func @tma_mm(%ad: !tile.tensordesc<tensor<64x64xf16>>, %bd: !tile.tensordes
   return %r : tensor<64x64xf32, #mma>
 }
 }
+
+// -----
+
+// A TMA-loaded tile that the dot reads through a transposed view (K^T of
+// attention on descriptors) is staged like any other: the copies fill a
+// multi-buffer of row-major 32x64 tiles and each iteration's view is
+// transposed again for the wgmma.
+// CHECK-LABEL: func.func @tma_transposed_b
+// CHECK: %[[BUF:.*]] = tilegpu.local_alloc : () -> !tilegpu.memdesc<4x32x64xf16, #nvmma>
+// CHECK: tilegpu.async_tma_copy_global_to_local
+// CHECK: tilegpu.async_tma_copy_global_to_local
+// CHECK: scf.for
+// CHECK: tilegpu.wait_barrier
+// CHECK: tilegpu.async_tma_copy_global_to_local
+// CHECK: %[[STAGE:.*]] = tilegpu.memdesc_index %[[BUF]][%{{.*}}] : <4x32x64xf16, #nvmma> -> <32x64xf16, #nvmma>
+// CHECK-NEXT: %[[KT:.*]] = tilegpu.memdesc_trans %[[STAGE]] : <32x64xf16, #nvmma> -> <64x32xf16, #nvmma1>
+// CHECK-NEXT: tilegpu.warpgroup_dot %{{.*}}, %[[KT]], %{{.*}} async
+// CHECK-NOT: tile.descriptor_load
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]}>
+#blocked1 = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [2, 2], order = [1, 0]}>
+#blocked2 = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 32, 16]}>
+#nvmma = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#nvmma1 = #tilegpu.nvmma_shared<{swizzle = 128, order = [0, 1]}>
+#slice = #tilegpu.slice<{dim = 1, parent = #blocked}>
+#slice1 = #tilegpu.slice<{dim = 0, parent = #blocked2}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @tma_transposed_b(%arg0: !tile.tensordesc<tensor<64x64xf16>>, %arg1: !tile.tensordesc<tensor<32x64xf16>>, %arg2: !tile.ptr<f32>, %arg3: i32) attributes {tile.kernel} {
+    %cst = arith.constant dense<0.000000e+00> : tensor<64x32xf32, #mma>
+    %cst_0 = arith.constant dense<32> : tensor<64x1xi32, #blocked>
+    %c32_i32 = arith.constant 32 : i32
+    %c1_i32 = arith.constant 1 : i32
+    %c0_i32 = arith.constant 0 : i32
+    %0 = tile.descriptor_load %arg0[%c0_i32, %c0_i32] : !tile.tensordesc<tensor<64x64xf16>> -> tensor<64x64xf16, #blocked1>
+    %1 = tilegpu.local_alloc %0 : (tensor<64x64xf16, #blocked1>) -> !tilegpu.memdesc<64x64xf16, #nvmma>
+    %2 = scf.for %arg4 = %c0_i32 to %arg3 step %c1_i32 iter_args(%arg5 = %cst) -> (tensor<64x32xf32, #mma>)  : i32 {
+      %14 = arith.muli %arg4, %c32_i32 : i32
+      %15 = tile.descriptor_load %arg1[%14, %c0_i32] : !tile.tensordesc<tensor<32x64xf16>> -> tensor<32x64xf16, #blocked1>
+      %16 = tilegpu.local_alloc %15 : (tensor<32x64xf16, #blocked1>) -> !tilegpu.memdesc<32x64xf16, #nvmma>
+      %17 = tilegpu.memdesc_trans %16 : <32x64xf16, #nvmma> -> <64x32xf16, #nvmma1>
+      %18 = tilegpu.warpgroup_dot %1, %17, %arg5 : !tilegpu.memdesc<64x64xf16, #nvmma> * <64x32xf16, #nvmma1> -> tensor<64x32xf32, #mma>
+      scf.yield %18 : tensor<64x32xf32, #mma>
+    }
+    %3 = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #slice>
+    %4 = tile.expand_dims %3 {axis = 1 : i32} : tensor<64xi32, #slice> -> tensor<64x1xi32, #blocked>
+    %5 = arith.muli %4, %cst_0 : tensor<64x1xi32, #blocked>
+    %6 = tile.splat %arg2 : !tile.ptr<f32> -> tensor<64x1x!tile.ptr<f32>, #blocked>
+    %7 = tile.addptr %6, %5 : tensor<64x1x!tile.ptr<f32>, #blocked>, tensor<64x1xi32, #blocked>
+    %8 = tile.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #slice1>
+    %9 = tile.expand_dims %8 {axis = 0 : i32} : tensor<32xi32, #slice1> -> tensor<1x32xi32, #blocked2>
+    %10 = tile.broadcast %7 : tensor<64x1x!tile.ptr<f32>, #blocked> -> tensor<64x32x!tile.ptr<f32>, #blocked2>
+    %11 = tile.broadcast %9 : tensor<1x32xi32, #blocked2> -> tensor<64x32xi32, #blocked2>
+    %12 = tile.addptr %10, %11 : tensor<64x32x!tile.ptr<f32>, #blocked2>, tensor<64x32xi32, #blocked2>
+    %13 = tilegpu.convert_layout %2 : tensor<64x32xf32, #mma> -> tensor<64x32xf32, #blocked2>
+    tile.store %12, %13 : tensor<64x32x!tile.ptr<f32>, #blocked2>
+    return
+  }
+}

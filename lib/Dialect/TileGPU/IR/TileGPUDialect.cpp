@@ -596,6 +596,26 @@ LogicalResult MemDescIndexOp::verify() {
   return success();
 }
 
+LogicalResult MemDescTransOp::verify() {
+  MemDescType src = getSrc().getType(), result = getType();
+  auto srcLayout = dyn_cast<NVMMASharedEncodingAttr>(src.getEncoding());
+  auto resultLayout = dyn_cast<NVMMASharedEncodingAttr>(result.getEncoding());
+  if (!srcLayout || !resultLayout || src.getShape().size() != 2)
+    return emitOpError("transposes rank-2 buffers in an NVMMA layout");
+  SmallVector<int64_t> shape(llvm::reverse(src.getShape()));
+  SmallVector<unsigned> order;
+  for (unsigned dim : srcLayout.getOrder())
+    order.push_back(1 - dim);
+  if (result.getShape() != ArrayRef<int64_t>(shape) ||
+      result.getElementType() != src.getElementType() ||
+      resultLayout.getSwizzle() != srcLayout.getSwizzle() ||
+      resultLayout.getOrder() != ArrayRef<unsigned>(order))
+    return emitOpError() << "result " << Type(result) << " must be "
+                         << Type(src)
+                         << " with its dimensions and order swapped";
+  return success();
+}
+
 LogicalResult LocalLoadOp::verify() {
   return verifyBufferMatches(*this, getType(), getBuffer().getType());
 }

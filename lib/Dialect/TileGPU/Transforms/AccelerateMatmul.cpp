@@ -138,6 +138,19 @@ bool arrivesContiguousAlong(Value operand, unsigned dim) {
   return getLinearLayout(type).getFastestDim() == dim;
 }
 
+/// B = tl.trans of a descriptor load (attention's K^T, K loaded by TMA):
+/// the load, whose NxK tile TMA writes row-major, is then B's K-major
+/// buffer read transposed (memdesc_trans) instead of a copy.
+DescriptorLoadOp transposedDescriptorLoad(Value b) {
+  auto trans = arrivingOperand(b).getDefiningOp<TransOp>();
+  if (!trans || trans.getOrder() != ArrayRef<int32_t>{1, 0})
+    return {};
+  auto load = arrivingOperand(trans.getSrc()).getDefiningOp<DescriptorLoadOp>();
+  if (!load || !getTMASharedEncoding(load.getDesc().getType()))
+    return {};
+  return load;
+}
+
 /// Where a dot operand's shared copy is made: just before the outermost
 /// loop around the dot that does not compute the operand, so a tile that
 /// stays the same across iterations (attention's Q) is stored once.
@@ -247,10 +260,32 @@ struct AccelerateMatmulPass
             MemDescType::get(context, aType.getShape(), element, aLayout),
             dot.getA());
       }
-      setInsertionPointForOperand(b, dot, dot.getB());
-      Value bBuffer = LocalAllocOp::create(
-          b, loc, MemDescType::get(context, bType.getShape(), element, bLayout),
-          dot.getB());
+      Value bBuffer;
+      if (DescriptorLoadOp load = transposedDescriptorLoad(dot.getB())) {
+        NVMMASharedEncodingAttr tmaLayout =
+            getTMASharedEncoding(load.getDesc().getType());
+        auto loaded = cast<RankedTensorType>(load.getType());
+        setInsertionPointForOperand(b, dot, load);
+        Value rowMajor = LocalAllocOp::create(
+            b, loc,
+            MemDescType::get(context, loaded.getShape(), element, tmaLayout),
+            load);
+        SmallVector<unsigned> order;
+        for (unsigned dim : tmaLayout.getOrder())
+          order.push_back(1 - dim);
+        bBuffer = MemDescTransOp::create(
+            b, loc,
+            MemDescType::get(context, bType.getShape(), element,
+                             NVMMASharedEncodingAttr::get(
+                                 context, tmaLayout.getSwizzle(), order)),
+            rowMajor);
+      } else {
+        setInsertionPointForOperand(b, dot, dot.getB());
+        bBuffer = LocalAllocOp::create(
+            b, loc,
+            MemDescType::get(context, bType.getShape(), element, bLayout),
+            dot.getB());
+      }
       b.setInsertionPoint(dot);
       Value c = ConvertLayoutOp::create(b, loc, cType.cloneWithEncoding(mma),
                                         dot.getC());

@@ -81,8 +81,14 @@ Range rangeOf(Operation *buffer) {
 
 /// The allocation a buffer operand lives in, if it has an offset.
 Operation *allocationOf(Value buffer) {
-  while (auto index = buffer.getDefiningOp<MemDescIndexOp>())
-    buffer = index.getSrc();
+  while (Operation *view = buffer.getDefiningOp()) {
+    if (auto index = dyn_cast<MemDescIndexOp>(view))
+      buffer = index.getSrc();
+    else if (auto trans = dyn_cast<MemDescTransOp>(view))
+      buffer = trans.getSrc();
+    else
+      break;
+  }
   Operation *alloc = buffer.getDefiningOp();
   if (alloc && alloc->hasAttr(TileGPUDialect::getOffsetAttrName()))
     return alloc;

@@ -186,9 +186,19 @@ LocalAllocOp matchDotStaging(Operation *load, Block *body) {
   auto alloc = dyn_cast<LocalAllocOp>(*load->user_begin());
   if (!alloc || alloc->getBlock() != body || alloc.getResult().use_empty())
     return {};
+  auto readByDots = [&](Value buffer) {
+    return llvm::all_of(buffer.getUsers(), [&](Operation *user) {
+      return isa<WarpGroupDotOp>(user) && user->getBlock() == body;
+    });
+  };
+  // Dots may read it through a transposed view (attention's K^T).
   for (Operation *user : alloc->getUsers())
-    if (!isa<WarpGroupDotOp>(user) || user->getBlock() != body)
+    if (auto trans = dyn_cast<MemDescTransOp>(user)) {
+      if (trans->getBlock() != body || !readByDots(trans.getResult()))
+        return {};
+    } else if (!isa<WarpGroupDotOp>(user) || user->getBlock() != body) {
       return {};
+    }
   return alloc;
 }
 

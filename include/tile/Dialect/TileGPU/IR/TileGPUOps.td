@@ -79,6 +79,27 @@ def TileGPU_MemDescIndexOp : TileGPU_Op<"memdesc_index", [Pure]> {
   let hasVerifier = 1;
 }
 
+def TileGPU_MemDescTransOp : TileGPU_Op<"memdesc_trans", [Pure]> {
+  let summary = "A rank-2 NVMMA buffer read with its dimensions swapped";
+  let description = [{
+    The same bytes as `src`, named by the transposed coordinates: shape
+    reversed, and the NVMMA layout's `order` reversed with it, so the
+    contiguous dimension, the swizzle atoms and their rows stay where they
+    are. A row-major NxD tile that TMA wrote (attention's key block) is thus
+    the DxN operand `tl.trans` asks for, K-major, without a copy.
+
+    ```mlir
+    %kt = tilegpu.memdesc_trans %k
+        : !tilegpu.memdesc<64x128xf16, #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>>
+        -> !tilegpu.memdesc<128x64xf16, #tilegpu.nvmma_shared<{swizzle = 128, order = [0, 1]}>>
+    ```
+  }];
+  let arguments = (ins TileGPU_MemDescType:$src);
+  let results = (outs TileGPU_MemDescType:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def TileGPU_LocalLoadOp : TileGPU_Op<"local_load",
     [MemoryEffects<[MemRead<TileGPU_SharedMemory>]>]> {
   let summary = "Reads a whole shared-memory buffer into registers";
