@@ -13,7 +13,10 @@ CONFIGS = [  # (BLOCK_M, BLOCK_N, num_warps, num_stages)
     (128, 64, 8, 3), (128, 64, 8, 2), (128, 128, 8, 2), (128, 128, 8, 3),
     (128, 64, 4, 3), (128, 32, 8, 3), (64, 64, 4, 3), (64, 128, 4, 3),
 ]
-KERNELS = ["attention_fwd_kernel", "attention_fwd_overlap_kernel"]
+KERNELS = ["attention_fwd_kernel", "attention_fwd_overlap_kernel",
+           "attention_fwd_tma_kernel"]
+SUFFIX = {"attention_fwd_kernel": "", "attention_fwd_overlap_kernel": "/ovl",
+          "attention_fwd_tma_kernel": "/tma"}
 
 
 def main(batch_heads=128, seq_len=4096, head_dim=128):
@@ -25,15 +28,22 @@ def main(batch_heads=128, seq_len=4096, head_dim=128):
     print("%-22s %-7s %8s" % ("BM,BN,warps,stages", "impl", "TFLOPS"))
     for kernel_name, (bm, bn, warps, stages), (name, m) in itertools.product(
             KERNELS, CONFIGS, mods.items()):
-        name = name + ("/ovl" if "overlap" in kernel_name else "")
+        name = name + SUFFIX[kernel_name]
         out = torch.full(shape, float("nan"), device="cuda", dtype=torch.float16)
         grid = ((seq_len + bm - 1) // bm, batch_heads)
 
-        def run():
-            getattr(m, kernel_name)[grid](q, k, v, out, scale, head_dim, head_dim,
-                                         head_dim, head_dim, seq_len, BLOCK_M=bm,
-                                         BLOCK_N=bn, HEAD_DIM=head_dim,
-                                         num_warps=warps, num_stages=stages)
+        kernel = getattr(m, kernel_name)
+        config = dict(BLOCK_M=bm, BLOCK_N=bn, HEAD_DIM=head_dim,
+                      num_warps=warps, num_stages=stages)
+        if kernel_name == "attention_fwd_tma_kernel":
+            descs = bench.attention_descriptors(m, q, k, v, out, bm, bn)
+
+            def run():
+                kernel[grid](*descs, scale, seq_len, **config)
+        else:
+            def run():
+                kernel[grid](q, k, v, out, scale, head_dim, head_dim, head_dim,
+                             head_dim, seq_len, **config)
         try:
             run()
             torch.cuda.synchronize()
