@@ -593,18 +593,26 @@ def test_attention_d128(seq_len, config, kernel):
     # blocks on 4 warps get 3 buffers (two CTAs per SM) instead of 4.
     block_m, block_n, warps = config
     m = _bench_kernels()
-    heads, dim = 3, 128
-    q, k, v = (torch.randn(heads, seq_len, dim, device="cuda", dtype=torch.float16)
-               for _ in range(3))
-    out = torch.full_like(q, float("nan"))
-    scale = dim ** -0.5
-    getattr(m, kernel)[(triton_cdiv(seq_len, block_m), heads)](
+    q, k, v, out, scale = _attention_inputs(heads=3, seq_len=seq_len, dim=128)
+    dim = q.shape[-1]
+    getattr(m, kernel)[(triton_cdiv(seq_len, block_m), 3)](
         q, k, v, out, scale, dim, dim, dim, dim, seq_len, BLOCK_M=block_m,
         BLOCK_N=block_n, HEAD_DIM=dim, num_warps=warps, num_stages=3)
     torch.cuda.synchronize()
+    assert rel_err(out, _attention_reference(q, k, v, scale)) < 5e-3
+
+
+def _attention_inputs(heads, seq_len, dim):
+    """Random fp16 q, k, v of (heads, S, D), a NaN-poisoned output, the
+    softmax scale."""
+    q, k, v = (torch.randn(heads, seq_len, dim, device="cuda", dtype=torch.float16)
+               for _ in range(3))
+    return q, k, v, torch.full_like(q, float("nan")), dim ** -0.5
+
+
+def _attention_reference(q, k, v, scale):
     scores = (q.double() @ k.double().transpose(1, 2)) * scale
-    ref = torch.softmax(scores, dim=-1) @ v.double()
-    assert rel_err(out, ref) < 5e-3
+    return torch.softmax(scores, dim=-1) @ v.double()
 
 
 @pytest.mark.parametrize("seq_len, config", [
@@ -616,21 +624,16 @@ def test_attention_tma(seq_len, config):
     # (the next head's rows, or TMA's zeros for the last head, masked).
     block_m, block_n, warps = config
     m = _bench_kernels()
-    heads, dim = 3, 128
-    q, k, v = (torch.randn(heads, seq_len, dim, device="cuda", dtype=torch.float16)
-               for _ in range(3))
-    out = torch.full_like(q, float("nan"))
+    q, k, v, out, scale = _attention_inputs(heads=3, seq_len=seq_len, dim=128)
+    dim = q.shape[-1]
     flat = [t.reshape(-1, dim) for t in (q, k, v, out)]
     descs = [tile.TensorDescriptor.from_tensor(t, [rows, dim]) for t, rows in
              zip(flat, (block_m, block_n, block_n, block_m))]
-    scale = dim ** -0.5
-    m.attention_fwd_tma_kernel[(seq_len // block_m, heads)](
+    m.attention_fwd_tma_kernel[(seq_len // block_m, 3)](
         *descs, scale, seq_len, BLOCK_M=block_m, BLOCK_N=block_n,
         HEAD_DIM=dim, num_warps=warps, num_stages=3)
     torch.cuda.synchronize()
-    scores = (q.double() @ k.double().transpose(1, 2)) * scale
-    ref = torch.softmax(scores, dim=-1) @ v.double()
-    assert rel_err(out, ref) < 5e-3
+    assert rel_err(out, _attention_reference(q, k, v, scale)) < 5e-3
     # No trip of K through registers: both dots read TMA-written buffers.
     for compiled in m.attention_fwd_tma_kernel.cache.values():
         assert "ld.shared" not in compiled.asm["ptx"]
