@@ -96,7 +96,6 @@ Value emitDescriptor(OpBuilder &b, Location loc, Value buffer, Value byteOffset,
 Value emitRegisterA(OpBuilder &b, Location loc, LLVM::LLVMStructType accType,
                     Value acc, ValueRange aWords, Value descB, int64_t instrN,
                     Type element, bool transposeB, bool readAcc) {
-  MLIRContext *context = b.getContext();
   unsigned numAcc = accType.getBody().size();
   SmallVector<Value> operands;
   for (unsigned i = 0; i < numAcc; ++i)
