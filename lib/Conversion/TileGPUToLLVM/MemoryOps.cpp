@@ -387,7 +387,6 @@ LogicalResult lowerAtomic(Operation *op, ValueRange ptrs,
                           StringRef opcode,
                           ConversionPatternRewriter &rewriter) {
   Location loc = op->getLoc();
-  MLIRContext *context = op->getContext();
   Type elementType = getElementTypeOrSelf(op->getResult(0).getType());
   bool isScalar = !isa<RankedTensorType>(op->getResult(0).getType());
   // A scalar atomic that releases (e.g. a lock) publishes the writes of
