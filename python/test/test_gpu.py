@@ -750,6 +750,46 @@ def test_make_tensor_descriptor_window():
         descriptor_window_kernel[grid](big, y, M, N, ld, row0, 41, BM=64, BN=64)
 
 
+@tile.jit
+def nt_matmul_kernel(a_desc, b_desc, c_ptr, M, N, K, BM: tl.constexpr,
+                     BN: tl.constexpr, BK: tl.constexpr):
+    # C = A B^T with B stored NxK (a "NT" GEMM, the layout of attention's
+    # K): the B tile is read through a transposed view of its TMA buffer.
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    acc = tl.zeros([BM, BN], dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = a_desc.load([pid_m * BM, k * BK])
+        b = b_desc.load([pid_n * BN, k * BK])
+        acc = tl.dot(a, b.T, acc)
+    rows = pid_m * BM + tl.arange(0, BM)
+    cols = pid_n * BN + tl.arange(0, BN)
+    tl.store(c_ptr + rows[:, None] * N + cols[None, :], acc,
+             mask=(rows[:, None] < M) & (cols[None, :] < N))
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16,
+                                   torch.float8_e4m3fn])
+@pytest.mark.parametrize("stages", [1, 3])
+def test_descriptor_nt_matmul(dtype, stages):
+    # Masked edges in M, N and K come from TMA's zero fill; fp8 needs both
+    # operands K-major, which the transposed view of B is.
+    M, N, K = 300, 200, 272
+    a = torch.randn(M, K, device="cuda").to(dtype)
+    b = torch.randn(N, K, device="cuda").to(dtype)
+    c = torch.full((M, N), float("nan"), device="cuda")
+    BM, BN, BK = 128, 64, 64
+    nt_matmul_kernel[(triton_cdiv(M, BM), triton_cdiv(N, BN))](
+        tile.TensorDescriptor.from_tensor(a, [BM, BK]),
+        tile.TensorDescriptor.from_tensor(b, [BN, BK]), c, M, N, K, BM=BM,
+        BN=BN, BK=BK, num_warps=4, num_stages=stages)
+    torch.cuda.synchronize()
+    assert rel_err(c, a.double() @ b.double().T) < 1e-5
+    for compiled in nt_matmul_kernel.cache.values():
+        assert "tilegpu.memdesc_trans" in compiled.asm["tilegpu"]
+        assert "tile.trans" not in compiled.asm["tilegpu"]
+
+
 def test_descriptor_matmul_ptx_has_bulk_tensor_copies():
     m = _bench_kernels()
     sig = {"a_desc": "tensordesc<fp16[128,64]>", "b_desc": "tensordesc<fp16[64,256]>",
