@@ -784,7 +784,7 @@ def test_descriptor_nt_matmul(dtype, stages):
         tile.TensorDescriptor.from_tensor(b, [BN, BK]), c, M, N, K, BM=BM,
         BN=BN, BK=BK, num_warps=4, num_stages=stages)
     torch.cuda.synchronize()
-    assert rel_err(c, a.double() @ b.double().T) < 1e-5
+    assert rel_err(c, a.double() @ b.double().T) < 1e-4
     for compiled in nt_matmul_kernel.cache.values():
         assert "tilegpu.memdesc_trans" in compiled.asm["tilegpu"]
         assert "tile.trans" not in compiled.asm["tilegpu"]
