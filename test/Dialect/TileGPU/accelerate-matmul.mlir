@@ -172,3 +172,25 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
     return %3 : tensor<64x32xf32, #blocked1>
   }
 }
+
+// -----
+
+// Two dots read the same A (attention's Q before the loop and in it): the
+// copy made for the first dominates the second, which reads it too.
+// CHECK-LABEL: func.func @shared_a_copy
+// CHECK-COUNT-1: tilegpu.local_alloc %arg0
+// CHECK-NOT: tilegpu.local_alloc %arg0
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @shared_a_copy(%a: tensor<64x64xf16, #blocked>, %b: tensor<64x64xf16, #blocked>, %n: i32) -> tensor<64x64xf32, #blocked> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #blocked>
+    %first = tile.dot %a, %b, %zero : tensor<64x64xf16, #blocked> * tensor<64x64xf16, #blocked> -> tensor<64x64xf32, #blocked>
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %first) -> (tensor<64x64xf32, #blocked>) : i32 {
+      %next = tile.dot %a, %b, %acc : tensor<64x64xf16, #blocked> * tensor<64x64xf16, #blocked> -> tensor<64x64xf32, #blocked>
+      scf.yield %next : tensor<64x64xf32, #blocked>
+    }
+    return %r : tensor<64x64xf32, #blocked>
+  }
+}

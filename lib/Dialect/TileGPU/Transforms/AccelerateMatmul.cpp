@@ -25,6 +25,7 @@
 #include "tile/Dialect/TileGPU/IR/TMA.h"
 #include "tile/Dialect/TileGPU/Transforms/Passes.h"
 
+#include "mlir/IR/Dominance.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -180,6 +181,30 @@ bool takesRegisterA(Value a, int64_t K) {
   return !isa<LoadOp, DescriptorLoadOp>(arriving.getDefiningOp());
 }
 
+/// The shared copies of dot operands made so far.
+class OperandStager {
+public:
+  explicit OperandStager(Operation *root) : dominance(root) {}
+
+  /// The shared copy of `operand` in `type` for `dot`: one made for an
+  /// earlier dot when it dominates this one (attention's Q, read by a dot
+  /// before the loop and by the loop's), else a new one.
+  Value stage(OpBuilder &b, DotOp dot, Value operand, MemDescType type) {
+    SmallVector<LocalAllocOp> &copies = staged[{operand, type}];
+    for (LocalAllocOp alloc : copies)
+      if (dominance.properlyDominates(alloc.getOperation(), dot))
+        return alloc;
+    setInsertionPointForOperand(b, dot, operand);
+    auto alloc = LocalAllocOp::create(b, dot.getLoc(), type, operand);
+    copies.push_back(alloc);
+    return alloc;
+  }
+
+private:
+  DominanceInfo dominance;
+  llvm::DenseMap<std::pair<Value, Type>, SmallVector<LocalAllocOp>> staged;
+};
+
 struct AccelerateMatmulPass
     : tilegpu::impl::TileGPUAccelerateMatmulBase<AccelerateMatmulPass> {
   void runOnOperation() override {
@@ -199,6 +224,7 @@ struct AccelerateMatmulPass
       return;
     SmallVector<DotOp> dots;
     module.walk([&](DotOp dot) { dots.push_back(dot); });
+    OperandStager stager(module);
     for (DotOp dot : dots) {
       auto aType = cast<RankedTensorType>(dot.getA().getType());
       auto bType = cast<RankedTensorType>(dot.getB().getType());
@@ -254,22 +280,18 @@ struct AccelerateMatmulPass
         a = ConvertLayoutOp::create(
             b, loc, aType.cloneWithEncoding(operandLayout), dot.getA());
       } else {
-        setInsertionPointForOperand(b, dot, dot.getA());
-        a = LocalAllocOp::create(
-            b, loc,
-            MemDescType::get(context, aType.getShape(), element, aLayout),
-            dot.getA());
+        a = stager.stage(
+            b, dot, dot.getA(),
+            MemDescType::get(context, aType.getShape(), element, aLayout));
       }
       Value bBuffer;
       if (DescriptorLoadOp load = transposedDescriptorLoad(dot.getB())) {
         NVMMASharedEncodingAttr tmaLayout =
             getTMASharedEncoding(load.getDesc().getType());
         auto loaded = cast<RankedTensorType>(load.getType());
-        setInsertionPointForOperand(b, dot, load);
-        Value rowMajor = LocalAllocOp::create(
-            b, loc,
-            MemDescType::get(context, loaded.getShape(), element, tmaLayout),
-            load);
+        Value rowMajor = stager.stage(
+            b, dot, load,
+            MemDescType::get(context, loaded.getShape(), element, tmaLayout));
         SmallVector<unsigned> order;
         for (unsigned dim : tmaLayout.getOrder())
           order.push_back(1 - dim);
@@ -280,11 +302,9 @@ struct AccelerateMatmulPass
                                  context, tmaLayout.getSwizzle(), order)),
             rowMajor);
       } else {
-        setInsertionPointForOperand(b, dot, dot.getB());
-        bBuffer = LocalAllocOp::create(
-            b, loc,
-            MemDescType::get(context, bType.getShape(), element, bLayout),
-            dot.getB());
+        bBuffer = stager.stage(
+            b, dot, dot.getB(),
+            MemDescType::get(context, bType.getShape(), element, bLayout));
       }
       b.setInsertionPoint(dot);
       Value c = ConvertLayoutOp::create(b, loc, cType.cloneWithEncoding(mma),
