@@ -784,7 +784,10 @@ def test_descriptor_nt_matmul(dtype, stages):
         tile.TensorDescriptor.from_tensor(b, [BN, BK]), c, M, N, K, BM=BM,
         BN=BN, BK=BK, num_warps=4, num_stages=stages)
     torch.cuda.synchronize()
-    assert rel_err(c, a.double() @ b.double().T) < 1e-4
+    # fp8 wgmma accumulates with fewer bits than fp32 (as in DOT_CASES).
+    tolerance = 1e-3 if dtype == torch.float8_e4m3fn else 1e-4
+    err = rel_err(c, a.double() @ b.double().T)
+    assert err < tolerance, err
     for compiled in nt_matmul_kernel.cache.values():
         assert "tilegpu.memdesc_trans" in compiled.asm["tilegpu"]
         assert "tile.trans" not in compiled.asm["tilegpu"]

@@ -253,15 +253,17 @@ TEST(LinearLayoutTest, NVMMATransposeIsAView) {
   // A row-major NxD tile (what TMA writes for attention's K block) read as
   // the DxN tile with D fastest (K-major B of Q*K^T): every element keeps
   // its offset, atoms and swizzle included, for each swizzle width.
-  for (auto [rows, cols, swizzle] :
-       {std::tuple<int64_t, int64_t, unsigned>{64, 128, 128},
-        {128, 64, 128},
-        {64, 64, 64},
-        {32, 64, 32}}) {
+  for (auto [rows, cols, swizzle, bits] :
+       {std::tuple<int64_t, int64_t, unsigned, unsigned>{64, 128, 128, 16},
+        {128, 64, 128, 16},
+        {64, 64, 64, 16},
+        {32, 64, 32, 16},
+        {64, 64, 64, 8},
+        {64, 128, 128, 8}}) {
     LinearLayout rowMajor =
-        LinearLayout::sharedNVMMA({rows, cols}, {1, 0}, 16, swizzle);
+        LinearLayout::sharedNVMMA({rows, cols}, {1, 0}, bits, swizzle);
     LinearLayout transposed =
-        LinearLayout::sharedNVMMA({cols, rows}, {0, 1}, 16, swizzle);
+        LinearLayout::sharedNVMMA({cols, rows}, {0, 1}, bits, swizzle);
     for (int64_t offset = 0; offset < rows * cols; ++offset) {
       Basis rc = rowMajor.applyOne(LinearLayout::Register, offset);
       ASSERT_EQ(transposed.applyOne(LinearLayout::Register, offset),
