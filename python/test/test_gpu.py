@@ -751,6 +751,46 @@ def test_make_tensor_descriptor_window():
 
 
 @tile.jit
+def dual_gemm_kernel(a_ptr, b1_ptr, b2_ptr, c_ptr, M, N, K, BM: tl.constexpr,
+                     BN: tl.constexpr, BK: tl.constexpr):
+    # Two accumulations in one K loop (a gated MLP's A B1 and A B2): both
+    # dots async, each waited one group behind just before it accumulates
+    # again, the copies late (three buffers keep two CTAs per SM).
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc1 = tl.zeros([BM, BN], dtype=tl.float32)
+    acc2 = tl.zeros([BM, BN], dtype=tl.float32)
+    for k0 in range(0, K, BK):
+        ks = k0 + rk
+        a = tl.load(a_ptr + rm[:, None] * K + ks[None, :],
+                    mask=(rm[:, None] < M) & (ks[None, :] < K), other=0.0)
+        b_offs = ks[:, None] * N + rn[None, :]
+        b_mask = (ks[:, None] < K) & (rn[None, :] < N)
+        acc1 = tl.dot(a, tl.load(b1_ptr + b_offs, mask=b_mask, other=0.0), acc1)
+        acc2 = tl.dot(a, tl.load(b2_ptr + b_offs, mask=b_mask, other=0.0), acc2)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc1 * tl.sigmoid(acc2),
+             mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+def test_dual_gemm():
+    M, N, K = 300, 200, 520
+    a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+    b1, b2 = (torch.randn(K, N, device="cuda", dtype=torch.float16) / 8
+              for _ in range(2))
+    c = torch.full((M, N), float("nan"), device="cuda")
+    dual_gemm_kernel[(triton_cdiv(M, 128), triton_cdiv(N, 64))](
+        a, b1, b2, c, M, N, K, BM=128, BN=64, BK=64, num_warps=4,
+        num_stages=3)
+    torch.cuda.synchronize()
+    ref = (a.double() @ b1.double()) * torch.sigmoid(a.double() @ b2.double())
+    assert rel_err(c, ref) < 1e-3
+    ptx = [compiled.asm["ptx"] for compiled in dual_gemm_kernel.cache.values()]
+    assert ptx and all(p.count("wgmma.wait_group.sync.aligned 1") == 2
+                       for p in ptx)
+
+
+@tile.jit
 def nt_matmul_kernel(a_desc, b_desc, c_ptr, M, N, K, BM: tl.constexpr,
                      BN: tl.constexpr, BK: tl.constexpr):
     # C = A B^T with B stored NxK (a "NT" GEMM, the layout of attention's
