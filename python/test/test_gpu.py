@@ -774,7 +774,9 @@ def dual_gemm_kernel(a_ptr, b1_ptr, b2_ptr, c_ptr, M, N, K, BM: tl.constexpr,
 
 
 def test_dual_gemm():
-    M, N, K = 300, 200, 520
+    # N and K multiples of 16 (16-byte aligned rows, as the cp.async
+    # pipeline needs), none of the three a multiple of its block.
+    M, N, K = 300, 208, 560
     a = torch.randn(M, K, device="cuda", dtype=torch.float16)
     b1, b2 = (torch.randn(K, N, device="cuda", dtype=torch.float16) / 8
               for _ in range(2))
