@@ -199,7 +199,7 @@ def bench_attention(mods, batch_heads=128, seq_len=4096, head_dim=128):
             out = torch.full(shape, float("nan"), device="cuda",
                              dtype=torch.float16)
             kernel = getattr(m, kernel_name)
-            if label == " TMA":
+            if kernel_name == "attention_fwd_tma_kernel":
                 descs = attention_descriptors(m, q, k, v, out, 128, 64)
 
                 def run():

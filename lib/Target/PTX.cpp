@@ -264,11 +264,10 @@ void mlir::tile::parsePtxasReport(StringRef log, CubinInfo &info) {
   }
 }
 
-FailureOr<std::string> mlir::tile::assembleCubin(StringRef ptx, StringRef chip,
-                                                 int64_t threadsPerCTA,
-                                                 int64_t sharedBytes,
-                                                 std::string &error,
-                                                 CubinInfo *info) {
+FailureOr<std::string>
+mlir::tile::assembleCubin(std::string &ptx, StringRef chip,
+                          int64_t threadsPerCTA, int64_t sharedBytes,
+                          std::string &error, CubinInfo *info) {
   std::string ptxas = findPtxas();
   if (ptxas.empty()) {
     error = "ptxas was not found; set TILE_PTXAS or CUDA_HOME";
@@ -299,5 +298,6 @@ FailureOr<std::string> mlir::tile::assembleCubin(StringRef ptx, StringRef chip,
   second.registerCap = *cap;
   if (info)
     *info = second;
+  ptx = std::move(capped);
   return better;
 }

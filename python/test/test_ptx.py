@@ -382,6 +382,8 @@ def test_register_cap_for_occupancy(block_n, capped):
                       "stride_vn", "stride_om", "seq_len"])
     meta = kernel.metadata
     assert kernel.asm["cubin"][:4] == b"\x7fELF"
+    # The PTX shown is the one the cubin was made from.
+    assert (".maxnreg 128" in kernel.asm["ptx"]) == capped
     if capped:
         assert meta["maxnreg"] == 128 and meta["num_regs"] == 128
         assert meta["shared"] <= 233472 // 2 - 1024

@@ -40,8 +40,9 @@ struct CubinInfo {
 /// fewer CTAs per SM by its registers than by anything else, and capping
 /// them a little (Occupancy.h) would fit one CTA more, the PTX is assembled
 /// again with that `.maxnreg`; the capped cubin is kept if ptxas spills
-/// next to nothing for it.
-FailureOr<std::string> assembleCubin(StringRef ptx, StringRef chip,
+/// next to nothing for it, and `ptx` then becomes the capped text, so that
+/// it stays what the cubin was made from.
+FailureOr<std::string> assembleCubin(std::string &ptx, StringRef chip,
                                      int64_t threadsPerCTA, int64_t sharedBytes,
                                      std::string &error,
                                      CubinInfo *info = nullptr);

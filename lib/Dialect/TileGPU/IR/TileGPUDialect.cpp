@@ -596,22 +596,27 @@ LogicalResult MemDescIndexOp::verify() {
   return success();
 }
 
-LogicalResult MemDescTransOp::verify() {
-  MemDescType src = getSrc().getType(), result = getType();
-  auto srcLayout = dyn_cast<NVMMASharedEncodingAttr>(src.getEncoding());
-  auto resultLayout = dyn_cast<NVMMASharedEncodingAttr>(result.getEncoding());
-  if (!srcLayout || !resultLayout || src.getShape().size() != 2)
-    return emitOpError("transposes rank-2 buffers in an NVMMA layout");
-  SmallVector<int64_t> shape(llvm::reverse(src.getShape()));
+MemDescType MemDescTransOp::getTransposedType(MemDescType src) {
+  auto layout = dyn_cast<NVMMASharedEncodingAttr>(src.getEncoding());
+  if (!layout || src.getShape().size() != 2)
+    return {};
   SmallVector<unsigned> order;
-  for (unsigned dim : srcLayout.getOrder())
+  for (unsigned dim : layout.getOrder())
     order.push_back(1 - dim);
-  if (result.getShape() != ArrayRef<int64_t>(shape) ||
-      result.getElementType() != src.getElementType() ||
-      resultLayout.getSwizzle() != srcLayout.getSwizzle() ||
-      resultLayout.getOrder() != ArrayRef<unsigned>(order))
-    return emitOpError() << "result " << Type(result) << " must be "
-                         << Type(src)
+  return MemDescType::get(src.getContext(),
+                          llvm::to_vector(llvm::reverse(src.getShape())),
+                          src.getElementType(),
+                          NVMMASharedEncodingAttr::get(
+                              src.getContext(), layout.getSwizzle(), order));
+}
+
+LogicalResult MemDescTransOp::verify() {
+  MemDescType expected = getTransposedType(getSrc().getType());
+  if (!expected)
+    return emitOpError("transposes rank-2 buffers in an NVMMA layout");
+  if (getType() != expected)
+    return emitOpError() << "result " << Type(getType()) << " must be "
+                         << Type(getSrc().getType())
                          << " with its dimensions and order swapped";
   return success();
 }

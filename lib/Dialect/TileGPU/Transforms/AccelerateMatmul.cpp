@@ -292,15 +292,7 @@ struct AccelerateMatmulPass
         Value rowMajor = stager.stage(
             b, dot, load,
             MemDescType::get(context, loaded.getShape(), element, tmaLayout));
-        SmallVector<unsigned> order;
-        for (unsigned dim : tmaLayout.getOrder())
-          order.push_back(1 - dim);
-        bBuffer = MemDescTransOp::create(
-            b, loc,
-            MemDescType::get(context, bType.getShape(), element,
-                             NVMMASharedEncodingAttr::get(
-                                 context, tmaLayout.getSwizzle(), order)),
-            rowMajor);
+        bBuffer = MemDescTransOp::create(b, loc, rowMajor);
       } else {
         bBuffer = stager.stage(
             b, dot, dot.getB(),

@@ -97,6 +97,17 @@ def TileGPU_MemDescTransOp : TileGPU_Op<"memdesc_trans", [Pure]> {
   let arguments = (ins TileGPU_MemDescType:$src);
   let results = (outs TileGPU_MemDescType:$result);
   let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let builders = [
+    OpBuilder<(ins "Value":$src), [{
+      build($_builder, $_state,
+            getTransposedType(::llvm::cast<MemDescType>(src.getType())), src);
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    /// `src` read transposed: shape and NVMMA order reversed (null when
+    /// `src` is not a rank-2 NVMMA buffer).
+    static MemDescType getTransposedType(MemDescType src);
+  }];
   let hasVerifier = 1;
 }
 
