@@ -139,6 +139,15 @@ def bench_matmul(mods, sizes=(4096, 8192)):
                      m.TensorDescriptor.from_tensor(c, [128, 256]))
             measure(" TMA", lambda: m.matmul_tma_kernel[grid](
                 *descs, M, N, K, num_warps=8, num_stages=4, **config))
+            # The same with a producer warpgroup issuing the copies
+            # (tl.range(..., warp_specialize=True)).
+            try:
+                measure(" TMA warp-spec.", lambda: m.matmul_tma_kernel[grid](
+                    *descs, M, N, K, num_warps=8, num_stages=4,
+                    WARP_SPECIALIZE=True, **config))
+            except Exception as e:  # noqa: BLE001 - reported, not fatal
+                print("%s: matmul warp_specialize failed: %s"
+                      % (name, str(e).splitlines()[0][:100]))
             # Descriptors made in the kernel (Triton builds them on the
             # device in a global scratch buffer; tile encodes them at launch).
             measure(" TMA in-kernel", lambda: m.matmul_make_desc_kernel[grid](
@@ -191,9 +200,12 @@ def bench_attention(mods, batch_heads=128, seq_len=4096, head_dim=128):
                                                       head_dim)
     shape = q.shape
     grid = (triton_cdiv(seq_len, 128), batch_heads)
-    for kernel_name, label in (("attention_fwd_kernel", ""),
-                               ("attention_fwd_overlap_kernel", " overlap"),
-                               ("attention_fwd_tma_kernel", " TMA")):
+    for kernel_name, label, extra in (
+            ("attention_fwd_kernel", "", {}),
+            ("attention_fwd_overlap_kernel", " overlap", {}),
+            ("attention_fwd_tma_kernel", " TMA", {}),
+            ("attention_fwd_tma_kernel", " TMA warp-spec.",
+             {"WARP_SPECIALIZE": True})):
         name_s = "attention fwd d=%d S=%d%s" % (head_dim, seq_len, label)
         for name, m in mods.items():
             out = torch.full(shape, float("nan"), device="cuda",
@@ -204,14 +216,19 @@ def bench_attention(mods, batch_heads=128, seq_len=4096, head_dim=128):
 
                 def run():
                     kernel[grid](*descs, sm_scale, seq_len, num_warps=8,
-                                 num_stages=3, **config)
+                                 num_stages=3, **config, **extra)
             else:
                 def run():
                     kernel[grid](q, k, v, out, sm_scale, head_dim, head_dim,
                                  head_dim, head_dim, seq_len, num_warps=8,
                                  num_stages=3, **config)
             t = time.perf_counter()
-            run()
+            try:
+                run()
+            except Exception as e:  # noqa: BLE001 - reported, not fatal
+                print("%s %s failed: %s" % (name, name_s,
+                                            str(e).splitlines()[0][:100]))
+                continue
             torch.cuda.synchronize()
             cold = (time.perf_counter() - t) * 1e3
             err = ((out.float() - ref).norm() / ref.norm()).item()

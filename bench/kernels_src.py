@@ -69,7 +69,8 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
 @jit_module.jit
 def matmul_tma_kernel(a_desc, b_desc, c_desc, M, N, K, BLOCK_M: tl.constexpr,
                       BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-                      GROUP_M: tl.constexpr):
+                      GROUP_M: tl.constexpr,
+                      WARP_SPECIALIZE: tl.constexpr = False):
     # Host tensor descriptors: A is MxK, B is KxN, C is MxN, all row-major;
     # the TMA unit fetches the tiles and zero-fills the edges.
     pid = tl.program_id(axis=0)
@@ -84,7 +85,8 @@ def matmul_tma_kernel(a_desc, b_desc, c_desc, M, N, K, BLOCK_M: tl.constexpr,
     offs_am = pid_m * BLOCK_M
     offs_bn = pid_n * BLOCK_N
     accumulator = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k in range(0, tl.cdiv(K, BLOCK_K)):
+    for k in tl.range(0, tl.cdiv(K, BLOCK_K),
+                      warp_specialize=WARP_SPECIALIZE):
         a = a_desc.load([offs_am, k * BLOCK_K])
         b = b_desc.load([k * BLOCK_K, offs_bn])
         accumulator = tl.dot(a, b, accumulator)
@@ -115,7 +117,8 @@ def matmul_make_desc_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr,
     offs_am = pid_m * BLOCK_M
     offs_bn = pid_n * BLOCK_N
     accumulator = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k in range(0, tl.cdiv(K, BLOCK_K)):
+    for k in tl.range(0, tl.cdiv(K, BLOCK_K),
+                      warp_specialize=WARP_SPECIALIZE):
         a = a_desc.load([offs_am, k * BLOCK_K])
         b = b_desc.load([k * BLOCK_K, offs_bn])
         accumulator = tl.dot(a, b, accumulator)
@@ -202,7 +205,8 @@ def attention_fwd_kernel(Q, K, V, Out, sm_scale, stride_qm, stride_kn, stride_vn
 @jit_module.jit
 def attention_fwd_tma_kernel(q_desc, k_desc, v_desc, o_desc, sm_scale, seq_len,
                              BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                             HEAD_DIM: tl.constexpr):
+                             HEAD_DIM: tl.constexpr,
+                             WARP_SPECIALIZE: tl.constexpr = False):
     # The same attention on host tensor descriptors over (heads * S, D):
     # Q, K and V tiles arrive by TMA, K^T is the K tile read transposed. A
     # key block past the sequence reads the next head's rows (or TMA's
@@ -217,7 +221,8 @@ def attention_fwd_tma_kernel(q_desc, k_desc, v_desc, o_desc, sm_scale, seq_len,
     l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
     acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
     qk_scale = sm_scale * 1.44269504
-    for start_n in range(0, seq_len, BLOCK_N):
+    for start_n in tl.range(0, seq_len, BLOCK_N,
+                            warp_specialize=WARP_SPECIALIZE):
         cols = start_n + offs_n
         k = k_desc.load([base + start_n, 0])
         qk = tl.dot(q, k.T)

@@ -3,6 +3,7 @@ in one run: TFLOPS of each (same source, same config for both), and each
 compiler's best. `python3 bench/sweep_attention.py` on a GPU host."""
 
 import itertools
+import os
 import sys
 
 import torch
@@ -13,10 +14,12 @@ CONFIGS = [  # (BLOCK_M, BLOCK_N, num_warps, num_stages)
     (128, 64, 8, 3), (128, 64, 8, 2), (128, 128, 8, 2), (128, 128, 8, 3),
     (128, 64, 4, 3), (128, 32, 8, 3), (64, 64, 4, 3), (64, 128, 4, 3),
 ]
-KERNELS = ["attention_fwd_kernel", "attention_fwd_overlap_kernel",
-           "attention_fwd_tma_kernel"]
-SUFFIX = {"attention_fwd_kernel": "", "attention_fwd_overlap_kernel": "/ovl",
-          "attention_fwd_tma_kernel": "/tma"}
+KERNELS = [  # (kernel, row label suffix, extra constexprs)
+    ("attention_fwd_kernel", "", {}),
+    ("attention_fwd_overlap_kernel", "/ovl", {}),
+    ("attention_fwd_tma_kernel", "/tma", {}),
+    ("attention_fwd_tma_kernel", "/ws", {"WARP_SPECIALIZE": True}),
+]
 
 
 def main(batch_heads=128, seq_len=4096, head_dim=128):
@@ -26,15 +29,18 @@ def main(batch_heads=128, seq_len=4096, head_dim=128):
     shape = q.shape
     best = {}
     print("%-22s %-7s %8s" % ("BM,BN,warps,stages", "impl", "TFLOPS"))
-    for kernel_name, (bm, bn, warps, stages), (name, m) in itertools.product(
-            KERNELS, CONFIGS, mods.items()):
-        name = name + SUFFIX[kernel_name]
+    # SWEEP="/tma /ws" limits the sweep to those kernels.
+    wanted = os.environ.get("SWEEP", "").split()
+    kernels = [k for k in KERNELS if not wanted or (k[1] or "/ptr") in wanted]
+    for (kernel_name, suffix, extra), (bm, bn, warps, stages), (name, m) in \
+            itertools.product(kernels, CONFIGS, mods.items()):
+        name = name + suffix
         out = torch.full(shape, float("nan"), device="cuda", dtype=torch.float16)
         grid = ((seq_len + bm - 1) // bm, batch_heads)
 
         kernel = getattr(m, kernel_name)
         config = dict(BLOCK_M=bm, BLOCK_N=bn, HEAD_DIM=head_dim,
-                      num_warps=warps, num_stages=stages)
+                      num_warps=warps, num_stages=stages, **extra)
         if kernel_name == "attention_fwd_tma_kernel":
             descs = bench.attention_descriptors(m, q, k, v, out, bm, bn)
 

@@ -192,6 +192,8 @@ CompiledKernel compileKernel(const std::string &tileIR,
   if (failed(layouts.run(*module)))
     return finish();
   kernel.tilegpu = print(*module);
+  // Warp specialisation may have added producer warps.
+  kernel.numWarps = tilegpu::TileGPUDialect::getLaunchWarps(*module);
   if (auto shared = (*module)->getAttrOfType<IntegerAttr>(
           tilegpu::TileGPUDialect::getSharedAttrName()))
     kernel.sharedBytes = shared.getInt();
@@ -217,7 +219,7 @@ CompiledKernel compileKernel(const std::string &tileIR,
     std::string error;
     mlir::tile::CubinInfo info;
     FailureOr<std::string> cubin = mlir::tile::assembleCubin(
-        kernel.ptx, options.target, int64_t(options.numWarps) * 32,
+        kernel.ptx, options.target, int64_t(kernel.numWarps) * 32,
         kernel.sharedBytes, error, &info);
     if (failed(cubin)) {
       emitError(UnknownLoc::get(&session.context)) << error;

@@ -176,6 +176,12 @@ SharedMemoryAllocation::SharedMemoryAllocation(Operation *function) {
           if (isa<MemDescTransOp>(user))
             worklist.push_back(user->getResult(0));
         }
+      auto freedInside = [&](WarpSpecializeOp specialize) {
+        return llvm::any_of(users, [&](Operation *user) {
+          return isa<LocalDeallocOp>(user) &&
+                 specialize.getConsumers().isAncestor(user->getParentRegion());
+        });
+      };
       for (Operation *user : users) {
         int64_t end = index[user];
         // Uses inside a loop that does not contain the alloc extend the
@@ -184,6 +190,13 @@ SharedMemoryAllocation::SharedMemoryAllocation(Operation *function) {
              loop = loop->getParentOp())
           if (isa<LoopLikeOpInterface>(loop) && !loop->isAncestor(op))
             end = std::max(end, lastIndexIn(loop));
+        // The two sides of a warp_specialize run at once: a buffer from
+        // outside that either uses lives through the whole op, unless the
+        // consumers free it inside (a pipeline's buffers: once they have
+        // waited for its last copies, the producer is done with them).
+        if (auto specialize = user->getParentOfType<WarpSpecializeOp>())
+          if (!specialize->isAncestor(op) && !freedInside(specialize))
+            end = std::max(end, lastIndexIn(specialize));
         interval.end = std::max(interval.end, end);
       }
     }

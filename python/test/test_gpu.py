@@ -591,7 +591,7 @@ def test_attention_d128(seq_len, config, kernel):
     # ahead of P*V, both in flight under the softmax) against float64, with
     # a sequence length that leaves partial key and query blocks. 64x64
     # blocks on 4 warps get 3 buffers (two CTAs per SM) instead of 4.
-    block_m, block_n, warps = config
+    block_m, block_n, warps, stages, ws = config
     m = _bench_kernels()
     q, k, v, out, scale = _attention_inputs(heads=3, seq_len=seq_len, dim=128)
     dim = q.shape[-1]
@@ -616,13 +616,15 @@ def _attention_reference(q, k, v, scale):
 
 
 @pytest.mark.parametrize("seq_len, config", [
-    (512, (128, 64, 8)), (320, (64, 128, 4)), (384, (128, 128, 8))])
+    (512, (128, 64, 8, 3, False)), (320, (64, 128, 4, 3, False)),
+    (384, (128, 128, 8, 3, False)), (640, (128, 128, 8, 2, True)),
+    (320, (128, 64, 8, 3, True)), (320, (64, 128, 4, 2, True))])
 def test_attention_tma(seq_len, config):
     # The benchmark's attention on host descriptors: Q, K, V by TMA, K^T
     # read transposed from the K tile in shared memory (memdesc_trans), both
     # loads pipelined. 320 with 128-key blocks leaves a partial key block
     # (the next head's rows, or TMA's zeros for the last head, masked).
-    block_m, block_n, warps = config
+    block_m, block_n, warps, stages, ws = config
     m = _bench_kernels()
     q, k, v, out, scale = _attention_inputs(heads=3, seq_len=seq_len, dim=128)
     dim = q.shape[-1]
@@ -631,12 +633,21 @@ def test_attention_tma(seq_len, config):
              zip(flat, (block_m, block_n, block_n, block_m))]
     m.attention_fwd_tma_kernel[(seq_len // block_m, 3)](
         *descs, scale, seq_len, BLOCK_M=block_m, BLOCK_N=block_n,
-        HEAD_DIM=dim, num_warps=warps, num_stages=3)
+        HEAD_DIM=dim, WARP_SPECIALIZE=ws, num_warps=warps, num_stages=stages)
     torch.cuda.synchronize()
-    assert rel_err(out, _attention_reference(q, k, v, scale)) < 5e-3
+    err = rel_err(out, _attention_reference(q, k, v, scale))
+    assert err < 5e-3, err
     # No trip of K through registers: both dots read TMA-written buffers.
+    specialized = 0
     for compiled in m.attention_fwd_tma_kernel.cache.values():
         assert "ld.shared" not in compiled.asm["ptx"]
+        if "tilegpu.warp_specialize" in compiled.asm["tilegpu"]:
+            specialized += 1
+            # 4 producer warps more; the consumers meet the producer at one
+            # CTA barrier only (after the mbarriers' initialisation).
+            assert compiled.metadata["num_warps"] % 4 == 0
+            assert compiled.asm["ptx"].count("bar.sync \t0;") == 1
+    assert specialized > 0 or not ws
 
 
 @tile.jit
@@ -794,13 +805,14 @@ def test_dual_gemm():
 
 @tile.jit
 def nt_matmul_kernel(a_desc, b_desc, c_ptr, M, N, K, BM: tl.constexpr,
-                     BN: tl.constexpr, BK: tl.constexpr):
+                     BN: tl.constexpr, BK: tl.constexpr,
+                     WS: tl.constexpr = False):
     # C = A B^T with B stored NxK (a "NT" GEMM, the layout of attention's
     # K): the B tile is read through a transposed view of its TMA buffer.
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
     acc = tl.zeros([BM, BN], dtype=tl.float32)
-    for k in range(0, tl.cdiv(K, BK)):
+    for k in tl.range(0, tl.cdiv(K, BK), warp_specialize=WS):
         a = a_desc.load([pid_m * BM, k * BK])
         b = b_desc.load([pid_n * BN, k * BK])
         acc = tl.dot(a, b.T, acc)
@@ -812,10 +824,13 @@ def nt_matmul_kernel(a_desc, b_desc, c_ptr, M, N, K, BM: tl.constexpr,
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16,
                                    torch.float8_e4m3fn])
-@pytest.mark.parametrize("stages", [1, 3])
-def test_descriptor_nt_matmul(dtype, stages):
+@pytest.mark.parametrize("stages, ws", [(1, False), (3, False), (2, True),
+                                        (4, True)])
+def test_descriptor_nt_matmul(dtype, stages, ws):
     # Masked edges in M, N and K come from TMA's zero fill; fp8 needs both
-    # operands K-major, which the transposed view of B is.
+    # operands K-major, which the transposed view of B is. With `ws` a
+    # producer warpgroup issues the copies (5 K blocks over 2 or 4 buffers:
+    # the empty barriers' phases wrap).
     M, N, K = 300, 200, 272
     a = torch.randn(M, K, device="cuda").to(dtype)
     b = torch.randn(N, K, device="cuda").to(dtype)
@@ -824,15 +839,20 @@ def test_descriptor_nt_matmul(dtype, stages):
     nt_matmul_kernel[(triton_cdiv(M, BM), triton_cdiv(N, BN))](
         tile.TensorDescriptor.from_tensor(a, [BM, BK]),
         tile.TensorDescriptor.from_tensor(b, [BN, BK]), c, M, N, K, BM=BM,
-        BN=BN, BK=BK, num_warps=4, num_stages=stages)
+        BN=BN, BK=BK, WS=ws, num_warps=4, num_stages=stages)
     torch.cuda.synchronize()
     # fp8 wgmma accumulates with fewer bits than fp32 (as in DOT_CASES).
     tolerance = 1e-3 if dtype == torch.float8_e4m3fn else 1e-4
     err = rel_err(c, a.double() @ b.double().T)
-    assert err < tolerance, err
+    assert err < tolerance, "%s stages=%d ws=%s: rel err %.3e" % (
+        dtype, stages, ws, err)
     for compiled in nt_matmul_kernel.cache.values():
         assert "tilegpu.memdesc_trans" in compiled.asm["tilegpu"]
         assert "tile.trans" not in compiled.asm["tilegpu"]
+        specialized = "tilegpu.warp_specialize" in compiled.asm["tilegpu"]
+        assert specialized == (compiled.metadata["num_warps"] == 8)
+        if specialized:
+            assert "setmaxnreg.dec.sync.aligned.u32 40" in compiled.asm["ptx"]
 
 
 def test_descriptor_matmul_ptx_has_bulk_tensor_copies():

@@ -307,9 +307,8 @@ struct ConvertTileToLLVMPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *context = &getContext();
-    int numWarps = 4;
-    if (auto attr = module->getAttrOfType<IntegerAttr>("tilegpu.num_warps"))
-      numWarps = attr.getInt();
+    // A warp-specialised kernel launches its producer warps too.
+    int numWarps = tilegpu::TileGPUDialect::getLaunchWarps(module);
     // Kernel entry points: NVVM's kernel marker and the block size, which
     // lets ptxas budget registers. Tile's own attributes are dropped.
     Builder b(context);

@@ -115,6 +115,20 @@ struct BarrierExpectPattern : OpConversionPattern<BarrierExpectOp> {
   }
 };
 
+struct ArriveBarrierPattern : OpConversionPattern<ArriveBarrierOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ArriveBarrierOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value bar = sharedAddress(rewriter, loc, adaptor.getBarrier().front());
+    emitPredicated(rewriter, loc, "@$0 mbarrier.arrive.shared::cta.b64 _, [$1];",
+                   "b,r", {adaptor.getPred().front(), bar});
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct WaitBarrierPattern : OpConversionPattern<WaitBarrierOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -234,6 +248,7 @@ struct TMAStoreWaitPattern : OpConversionPattern<AsyncTMAStoreWaitOp> {
 void mlir::tile::populateTMAPatterns(ThreadTypeConverter &converter,
                                      RewritePatternSet &patterns) {
   patterns.add<InitBarrierPattern, InvalBarrierPattern, BarrierExpectPattern,
+               ArriveBarrierPattern,
                WaitBarrierPattern, TMALoadPattern, TMAStorePattern,
                TMAStoreWaitPattern>(converter, patterns.getContext());
 }

@@ -37,29 +37,66 @@ Value mlir::tile::i32Constant(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantIntOp::create(b, loc, value, 32);
 }
 
+std::optional<WarpPartition> mlir::tile::getWarpPartition(Region *region) {
+  for (; region; region = region->getParentRegion()) {
+    auto specialize = dyn_cast<WarpSpecializeOp>(region->getParentOp());
+    if (!specialize)
+      continue;
+    if (region != &specialize.getConsumers())
+      return std::nullopt;
+    int threads = TileGPUDialect::kThreadsPerWarp;
+    return WarpPartition{specialize.getProducerWarps() * threads,
+                         TileGPUDialect::getNumWarps(specialize) * threads};
+  }
+  return std::nullopt;
+}
+
+/// Marks the i32 that the thread ids of a consumer partition count from.
+static constexpr StringLiteral kPartitionThreadAttr = "partition_thread_offset";
+
 ThreadId mlir::tile::getThreadId(OpBuilder &b, Operation *op) {
   auto function = op->getParentOfType<FunctionOpInterface>();
   Block &entry = function.getFunctionBody().front();
+  // Consumers of a warp_specialize count threads from their first warp, so
+  // every layout sees only its own partition's warps.
+  std::optional<WarpPartition> partition =
+      getWarpPartition(op->getParentRegion());
+  int64_t offset = partition ? partition->threadOffset : 0;
+  auto idsFrom = [](Operation *linear) {
+    ThreadId id;
+    id.linear = linear->getResult(0);
+    for (Operation *user : linear->getUsers()) {
+      if (auto lane = dyn_cast<arith::AndIOp>(user))
+        id.lane = lane;
+      if (auto warp = dyn_cast<arith::ShRUIOp>(user))
+        id.warp = warp;
+    }
+    return id;
+  };
   // Reuse the ids made by an earlier pattern in this function.
   for (Operation &existing : entry) {
-    if (auto tid = dyn_cast<NVVM::ThreadIdXOp>(existing)) {
-      ThreadId id;
-      id.linear = tid;
-      for (Operation *user : tid->getUsers()) {
-        if (auto lane = dyn_cast<arith::AndIOp>(user))
-          id.lane = lane;
-        if (auto warp = dyn_cast<arith::ShRUIOp>(user))
-          id.warp = warp;
-      }
-      if (id.lane && id.warp)
-        return id;
-    }
+    bool match = offset == 0 ? isa<NVVM::ThreadIdXOp>(existing)
+                             : existing.hasAttr(kPartitionThreadAttr) &&
+                                   existing.getAttrOfType<IntegerAttr>(
+                                       kPartitionThreadAttr)
+                                           .getInt() == offset;
+    if (!match)
+      continue;
+    ThreadId id = idsFrom(&existing);
+    if (id.lane && id.warp)
+      return id;
   }
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&entry);
   Location loc = function.getLoc();
+  Operation *linear = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  if (offset != 0) {
+    linear = arith::SubIOp::create(b, loc, linear->getResult(0),
+                                   i32Constant(b, loc, offset));
+    linear->setAttr(kPartitionThreadAttr, b.getI64IntegerAttr(offset));
+  }
   ThreadId id;
-  id.linear = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  id.linear = linear->getResult(0);
   id.lane = arith::AndIOp::create(b, loc, id.linear, i32Constant(b, loc, 31));
   id.warp = arith::ShRUIOp::create(b, loc, id.linear, i32Constant(b, loc, 5));
   return id;
@@ -222,7 +259,16 @@ Value mlir::tile::loadShared(OpBuilder &b, Location loc, Value ptr, Type type) {
 }
 
 void mlir::tile::emitBarrier(OpBuilder &b, Location loc) {
-  NVVM::Barrier0Op::create(b, loc);
+  std::optional<WarpPartition> partition =
+      getWarpPartition(b.getInsertionBlock()->getParent());
+  if (!partition) {
+    NVVM::Barrier0Op::create(b, loc);
+    return;
+  }
+  // The producer warps never reach it: barrier 1, consumers only.
+  emitInlineAsm(b, loc, TypeRange(), ValueRange(),
+                "bar.sync 1, " + std::to_string(partition->numThreads) + ";",
+                "", /*hasSideEffects=*/true);
 }
 
 /// shfl.sync of any scalar up to 64 bits wide; `lane` is the xor mask

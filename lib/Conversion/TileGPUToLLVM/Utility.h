@@ -19,8 +19,19 @@ struct ThreadId {
   Value linear;     // i32, threadIdx.x
 };
 
+/// The warps of a warp_specialize's consumers, seen from inside.
+struct WarpPartition {
+  int64_t threadOffset; // threadIdx.x of the partition's first thread
+  int64_t numThreads;
+};
+
+/// The consumer partition code in `region` runs in, if any (the producer
+/// and the code outside a warp_specialize count all of the CTA's threads).
+std::optional<WarpPartition> getWarpPartition(Region *region);
+
 /// The thread id values of the function containing `op`, created once at
-/// the top of its entry block.
+/// the top of its entry block; inside a consumer partition, counted from
+/// its first thread.
 ThreadId getThreadId(OpBuilder &b, Operation *op);
 
 /// Per register of `layout`, the coordinates (i32) this thread holds.
@@ -67,8 +78,13 @@ void storeShared(OpBuilder &b, Location loc, Value ptr, Value value,
                  Value predicate);
 Value loadShared(OpBuilder &b, Location loc, Value ptr, Type type);
 
-/// bar.sync 0.
+/// bar.sync 0; inside a consumer partition (where the builder inserts), a
+/// named barrier for its threads.
 void emitBarrier(OpBuilder &b, Location loc);
+
+/// Replaces each warp_specialize by branches on the warp id, each side
+/// setting its register budget first. Runs once its regions are lowered.
+void lowerWarpSpecialize(ModuleOp module);
 
 /// Writes a tensor's registers into the shared buffer at `buffer` laid out
 /// as `bufferType` says (owners only, vectorised up to 16 bytes; no

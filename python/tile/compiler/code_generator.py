@@ -378,14 +378,20 @@ class CodeGenerator(ast.NodeVisitor):
                 ", ".join(a.type.to_ir() for a in args))
         b.emit("%s : %s {" % (head, ty.to_ir()), with_loc=False)
         b.emit_lines(lines)
+        attrs = []
         stages = _py(it.num_stages)
         if stages is not None:
             if not isinstance(stages, int) or stages < 1:
                 raise self.error(node.iter, "num_stages must be a positive "
                                  "constexpr integer, got %r" % (stages,))
-            b.emit("} {tile.num_stages = %d : i32}" % stages)
-        else:
-            b.emit("}")
+            attrs.append("tile.num_stages = %d : i32" % stages)
+        specialize = _py(getattr(it, "warp_specialize", False))
+        if not isinstance(specialize, bool):
+            raise self.error(node.iter, "warp_specialize must be a constexpr "
+                             "bool, got %r" % (specialize,))
+        if specialize:
+            attrs.append("tile.warp_specialize")
+        b.emit("} {%s}" % ", ".join(attrs) if attrs else "}")
         self._rebind([n for n, _ in carried], results)
 
     def visit_While(self, node):

@@ -722,13 +722,17 @@ class range:  # noqa: A001 - mirrors tl.range
     """`for i in tl.range(...)`: a loop with compile-time options."""
 
     def __init__(self, arg1, arg2=None, step=None, num_stages=None,
-                 loop_unroll_factor=None):
+                 loop_unroll_factor=None, warp_specialize=False):
         if arg2 is None:
             self.start, self.end = 0, arg1
         else:
             self.start, self.end = arg1, arg2
         self.step = 1 if step is None else step
         self.num_stages = num_stages
+        # On sm_90a a loop whose dot operands all arrive by TMA gets a
+        # producer warpgroup issuing the copies (docs/design/
+        # warp-specialization.md); elsewhere the hint is ignored.
+        self.warp_specialize = warp_specialize
 
 
 # ---------------------------------------------------------------------------

@@ -230,7 +230,9 @@ def compile_to_gpu(fn, params, ir, num_warps, num_stages, target,
            "ptx": result.ptx, "cubin": result.cubin}
     for stage in ("tilegpu", "llir", "ptx"):
         _dump_ir(fn, params, stage, asm[stage])
-    metadata = {"name": result.name, "num_warps": num_warps,
+    # num_warps is what the kernel launches with: a warp-specialised loop
+    # adds its producer warps to the ones asked for.
+    metadata = {"name": result.name, "num_warps": result.num_warps,
                 "num_stages": num_stages, "target": target,
                 "enable_fp_fusion": fp_fusion,
                 "shared": result.shared,

@@ -156,6 +156,13 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
       return op->emitError() << "'" << name << "' only applies to scf.for";
     return success();
   }
+  if (name == getWarpSpecializeAttrName()) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'" << name << "' must be a unit attribute";
+    if (!isa<scf::ForOp>(op))
+      return op->emitError() << "'" << name << "' only applies to scf.for";
+    return success();
+  }
   return op->emitError() << "unknown tile attribute '" << name << "'";
 }
 

@@ -94,6 +94,16 @@ int TileGPUDialect::getNumWarps(Operation *op) {
   return 4;
 }
 
+int TileGPUDialect::getLaunchWarps(Operation *op) {
+  auto module =
+      isa<ModuleOp>(op) ? cast<ModuleOp>(op) : op->getParentOfType<ModuleOp>();
+  int extra = 0;
+  if (module)
+    if (auto attr = module->getAttrOfType<IntegerAttr>(getExtraWarpsAttrName()))
+      extra = attr.getInt();
+  return getNumWarps(op) + extra;
+}
+
 LogicalResult TileGPUDialect::verifyOperationAttribute(Operation *op,
                                                        NamedAttribute attr) {
   StringRef name = attr.getName().strref();
@@ -104,6 +114,15 @@ LogicalResult TileGPUDialect::verifyOperationAttribute(Operation *op,
       return op->emitError() << "'" << name
                              << "' must be a power-of-two integer in [1, 32] "
                                 "on a module";
+    return success();
+  }
+  if (name == getExtraWarpsAttrName()) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!isa<ModuleOp>(op) || !value || value.getInt() <= 0 ||
+        value.getInt() % 4 != 0)
+      return op->emitError() << "'" << name
+                             << "' must be a positive multiple of 4 on a "
+                                "module";
     return success();
   }
   if (name == getTargetAttrName()) {
@@ -817,6 +836,37 @@ LogicalResult BarrierExpectOp::verify() {
 
 LogicalResult WaitBarrierOp::verify() {
   return verifyBarrier(*this, getBarrier().getType());
+}
+
+LogicalResult ArriveBarrierOp::verify() {
+  return verifyBarrier(*this, getBarrier().getType());
+}
+
+LogicalResult WarpSpecializeOp::verify() {
+  if (getProducerWarps() % 4 != 0)
+    return emitOpError("producer_warps must be a multiple of 4 (a whole "
+                       "warpgroup sets its register budget), got ")
+           << getProducerWarps();
+  for (int32_t registers : {getProducerRegisters(), getConsumerRegisters()})
+    if (registers < 24 || registers > 256 || registers % 8 != 0)
+      return emitOpError("register budgets must be multiples of 8 in "
+                         "[24, 256], got ")
+             << registers;
+  if (!isa_and_nonnull<FunctionOpInterface>((*this)->getParentOp()))
+    return emitOpError("must be directly inside a kernel function");
+  // The producer has no layouts of its own: it may only move data.
+  WalkResult walk = getProducer().walk([&](Operation *op) {
+    auto isTensor = [](Type t) { return isa<RankedTensorType>(t); };
+    if (llvm::any_of(op->getResultTypes(), isTensor) ||
+        llvm::any_of(op->getOperandTypes(), isTensor) ||
+        isa<LocalAllocOp, WarpGroupDotOp>(op)) {
+      op->emitOpError("cannot run in the producer of a warp_specialize: it "
+                      "holds scalars and asynchronous copies only");
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
 }
 
 /// `buffer` holds one block of `desc` in the layout TMA copies use.

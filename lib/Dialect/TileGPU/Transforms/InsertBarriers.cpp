@@ -109,7 +109,7 @@ Accesses accessesOf(Operation *op) {
     add(acc.writes, op->getOperand(0));
     return acc;
   }
-  if (isa<BarrierExpectOp, WaitBarrierOp>(op)) {
+  if (isa<BarrierExpectOp, WaitBarrierOp, ArriveBarrierOp>(op)) {
     add(acc.reads, op->getOperand(0));
     return acc;
   }
@@ -179,6 +179,10 @@ public:
         if (touchesShared(loop) && runLoop(loop, pending, insert))
           continue;
       }
+      if (auto specialize = dyn_cast<WarpSpecializeOp>(op)) {
+        runWarpSpecialize(specialize, pending, insert);
+        continue;
+      }
       // Ops with scratch (reduce, scan) are single accesses: their combiner
       // regions hold no shared-memory ops of their own.
       if (op.getNumRegions() != 0 &&
@@ -218,7 +222,30 @@ public:
     }
   }
 
+  /// Set when the producer of a warp_specialize would need a CTA barrier.
+  bool producerHazard = false;
+
 private:
+  /// Both sides start behind one CTA barrier (the mbarriers initialised
+  /// before must be visible to all); inside, the mbarriers order the
+  /// producer's copies against the consumers, so only the consumers' own
+  /// accesses get barriers (named ones, for the consumer warps). The
+  /// producer must need none: its warps never meet the consumers'.
+  void runWarpSpecialize(WarpSpecializeOp specialize, Accesses &pending,
+                         bool insert) {
+    if (!pending.empty())
+      barrierBefore(specialize, pending, insert);
+    Accesses producer;
+    run(specialize.getProducer().front(), producer, /*insert=*/true);
+    specialize.getProducer().walk([&](BarrierOp barrier) {
+      producerHazard = true;
+      barrier.erase();
+    });
+    Accesses consumers;
+    run(specialize.getConsumers().front(), consumers, insert);
+    pending.unknown = true;
+  }
+
   /// A loop body starts with the accesses pending before the loop or at
   /// the end of an iteration. Returns false (nothing done) when that does
   /// not settle in a few rounds.
@@ -262,12 +289,17 @@ struct InsertBarriersPass
   void runOnOperation() override {
     if (failed(verifyTensorsHaveLayouts(getOperation())))
       return signalPassFailure();
-    getOperation().walk([](func::FuncOp function) {
+    getOperation().walk([&](func::FuncOp function) {
       if (function.isExternal())
         return;
       Accesses pending;
-      BarrierInserter(function).run(function.front(), pending,
-                                    /*insert=*/true);
+      BarrierInserter inserter(function);
+      inserter.run(function.front(), pending, /*insert=*/true);
+      if (inserter.producerHazard) {
+        function.emitError("the producer of a warp_specialize would need a "
+                           "CTA barrier its warps cannot take");
+        signalPassFailure();
+      }
     });
   }
 };

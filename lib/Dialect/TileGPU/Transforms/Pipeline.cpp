@@ -325,7 +325,12 @@ public:
                 int64_t maxShared, int64_t sharedPerSM)
       : loop(loop), plan(std::move(plan)), numBuffers(numStages),
         distance(numStages - 1), rewriter(loop.getContext()) {
-    if (!this->plan.hasCarriedDot())
+    // A producer refills a buffer only once the consumers release it, so
+    // `numStages` buffers serve carried dots too.
+    if (loop->hasAttr(TileDialect::getWarpSpecializeAttrName()) &&
+        canWarpSpecialize())
+      warpSpecialized = true;
+    if (warpSpecialized || !this->plan.hasCarriedDot())
       return;
     int64_t perStage = 0;
     for (StagedLoad &staged : this->plan.loads)
@@ -372,26 +377,14 @@ public:
   static constexpr int64_t kReservedPerCTA = 1024;
 
   void run() {
+    if (warpSpecialized)
+      return runWarpSpecialized();
     Location loc = loop.getLoc();
     rewriter.setInsertionPoint(loop);
-    for (StagedLoad &staged : plan.loads) {
-      MemDescType single = staged.alloc.getType();
-      SmallVector<int64_t> shape{numBuffers};
-      llvm::append_range(shape, single.getShape());
-      buffers.push_back(LocalAllocOp::create(
-          rewriter, loc,
-          MemDescType::get(loop.getContext(), shape, single.getElementType(),
-                           single.getEncoding()),
-          Value()));
-    }
+    createBuffers();
     if (hasTMA()) {
       // One mbarrier per buffer, armed by each copy into it.
-      barriers = LocalAllocOp::create(
-          rewriter, loc,
-          MemDescType::get(loop.getContext(), {numBuffers, 1},
-                           rewriter.getI64Type(),
-                           SharedEncodingAttr::get(loop.getContext(), {0})),
-          Value());
+      barriers = createBarrierArray();
       InitBarrierOp::create(rewriter, loc, barriers, 1);
     }
     emitPrologue();
@@ -417,6 +410,264 @@ public:
   }
 
 private:
+  void createBuffers() {
+    for (StagedLoad &staged : plan.loads) {
+      MemDescType single = staged.alloc.getType();
+      SmallVector<int64_t> shape{numBuffers};
+      llvm::append_range(shape, single.getShape());
+      buffers.push_back(LocalAllocOp::create(
+          rewriter, loop.getLoc(),
+          MemDescType::get(loop.getContext(), shape, single.getElementType(),
+                           single.getEncoding()),
+          Value()));
+    }
+  }
+
+  /// One mbarrier per buffer.
+  Value createBarrierArray() {
+    return LocalAllocOp::create(
+        rewriter, loop.getLoc(),
+        MemDescType::get(loop.getContext(), {numBuffers, 1},
+                         rewriter.getI64Type(),
+                         SharedEncodingAttr::get(loop.getContext(), {0})),
+        Value());
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Warp specialisation: a producer warpgroup issues every copy
+  //===--------------------------------------------------------------------===//
+
+  /// Whether the loop can get a producer: every staged load is a TMA copy,
+  /// the loop sits at the top of the kernel (the consumers' region takes
+  /// the whole body), and the copies' coordinates are scalars computable
+  /// from the kernel's arguments by pure ops. Records those ops.
+  bool canWarpSpecialize() {
+    if (!llvm::all_of(plan.loads,
+                      [](const StagedLoad &l) { return l.isTMA(); }))
+      return false;
+    auto function = dyn_cast<FunctionOpInterface>(loop->getParentOp());
+    if (!function || !function.getResultTypes().empty() ||
+        TileGPUDialect::getNumWarps(loop) % 4 != 0)
+      return false;
+    if (function->walk([](WarpSpecializeOp) { return WalkResult::interrupt(); })
+            .wasInterrupted())
+      return false;
+    auto scalar = [](Type type) {
+      return !isa<RankedTensorType, MemDescType>(type);
+    };
+    for (Operation *op : plan.addressOps)
+      if (!llvm::all_of(op->getResultTypes(), scalar))
+        return false;
+    // What the producer needs from before the loop.
+    SmallVector<Value> worklist{loop.getLowerBound(), loop.getUpperBound(),
+                                loop.getStep()};
+    for (unsigned index : plan.shiftedArgs)
+      worklist.push_back(loop.getInitArgs()[index]);
+    for (Operation *op : plan.addressOps)
+      llvm::append_range(worklist, op->getOperands());
+    for (StagedLoad &staged : plan.loads) {
+      auto load = cast<DescriptorLoadOp>(staged.load);
+      worklist.push_back(load.getDesc());
+      llvm::append_range(worklist, load.getIndices());
+    }
+    llvm::SmallPtrSet<Operation *, 16> needed;
+    while (!worklist.empty()) {
+      Value value = worklist.pop_back_val();
+      Operation *def = value.getDefiningOp();
+      if (!def || loop->isAncestor(def) || !needed.insert(def).second)
+        continue;
+      if (def->getBlock() != loop->getBlock() || def->getNumRegions() != 0 ||
+          !isMemoryEffectFree(def) ||
+          !llvm::all_of(def->getResultTypes(), scalar))
+        return false;
+      llvm::append_range(worklist, def->getOperands());
+    }
+    for (Operation &op : *loop->getBlock())
+      if (needed.contains(&op))
+        producerPrologue.push_back(&op);
+    return true;
+  }
+
+  /// The i32 index of the buffer after `index`, wrapping at numBuffers.
+  Value nextIndex(OpBuilder &b, Location loc, Value index) {
+    Type i32 = b.getI32Type();
+    Value plusOne = arith::AddIOp::create(
+        b, loc, index, arith::ConstantIntOp::create(b, loc, i32, 1));
+    Value wraps = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, plusOne,
+        arith::ConstantIntOp::create(b, loc, i32, numBuffers));
+    return arith::SelectOp::create(
+        b, loc, wraps, arith::ConstantIntOp::create(b, loc, i32, 0), plusOne);
+  }
+
+  /// The mbarrier parity to wait for after buffer `index`: flips each time
+  /// the index wraps.
+  Value nextParity(OpBuilder &b, Location loc, Value index, Value phase) {
+    Type i32 = b.getI32Type();
+    Value last = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, index,
+        arith::ConstantIntOp::create(b, loc, i32, numBuffers - 1));
+    Value flipped = arith::XOrIOp::create(
+        b, loc, phase, arith::ConstantIntOp::create(b, loc, i32, 1));
+    return arith::SelectOp::create(b, loc, last, flipped, phase);
+  }
+
+  /// The mbarrier `stage` of the array `array`.
+  Value barrierIn(Value array, Value stage) {
+    auto type = cast<MemDescType>(array.getType());
+    return MemDescIndexOp::create(rewriter, loop.getLoc(),
+                                  MemDescType::get(loop.getContext(), {1},
+                                                   type.getElementType(),
+                                                   type.getEncoding()),
+                                  array, stage);
+  }
+
+  /// The kernel body becomes the consumers of a warp_specialize whose
+  /// producer runs the loop's copies on its own:
+  ///
+  ///   full[s]: armed by the producer's expect, paid off by the copies;
+  ///            the consumers wait for it where the loop's loads were.
+  ///   empty[s]: one arrival per consumer thread once the dots that read
+  ///            buffer s are retired; the producer waits for it before
+  ///            refilling s (its first round passes: parity 1).
+  ///
+  /// No CTA barrier is left in the loop: the consumer warpgroups drift
+  /// apart, one's softmax running under the other's dots.
+  void runWarpSpecialized() {
+    Location loc = loop.getLoc();
+    auto function = cast<FunctionOpInterface>(loop->getParentOp());
+    Block &entry = function.getFunctionBody().front();
+    int consumerThreads =
+        TileGPUDialect::getNumWarps(loop) * TileGPUDialect::kThreadsPerWarp;
+    rewriter.setInsertionPointToStart(&entry);
+    createBuffers();
+    barriers = createBarrierArray();
+    InitBarrierOp::create(rewriter, loc, barriers, 1);
+    Value empty = createBarrierArray();
+    InitBarrierOp::create(rewriter, loc, empty, consumerThreads);
+    // Budgets as CUTLASS's Hopper kernels take them: 40 for the producer,
+    // the rest of the 64K registers shared by the consumers (<= 256 each).
+    int producerWarps = 4;
+    int consumerRegisters = std::min<int>(
+        256, (65536 - 40 * producerWarps * TileGPUDialect::kThreadsPerWarp) /
+                 consumerThreads / 8 * 8);
+    auto specialize = WarpSpecializeOp::create(rewriter, loc, producerWarps,
+                                               40, consumerRegisters);
+    Block *producer = rewriter.createBlock(&specialize.getProducer());
+    auto producerEnd = WarpYieldOp::create(rewriter, loc);
+    Block *consumers = rewriter.createBlock(&specialize.getConsumers());
+    auto consumersEnd = WarpYieldOp::create(rewriter, loc);
+    Operation *terminator = entry.getTerminator();
+    for (Operation &op : llvm::make_early_inc_range(llvm::make_range(
+             std::next(specialize->getIterator()), terminator->getIterator())))
+      op.moveBefore(consumersEnd);
+    (void)producer;
+    (void)consumers;
+    rewriter.setInsertionPoint(terminator);
+    LocalDeallocOp::create(rewriter, loc, empty);
+    LocalDeallocOp::create(rewriter, loc, barriers);
+    auto module = function->getParentOfType<ModuleOp>();
+    module->setAttr(TileGPUDialect::getExtraWarpsAttrName(),
+                    rewriter.getI32IntegerAttr(producerWarps));
+
+    rewriter.setInsertionPoint(producerEnd);
+    emitProducer(empty);
+
+    // The consumers: the loop, waiting for full buffers and releasing them.
+    rewriter.setInsertionPoint(loop);
+    addStageIndices();
+    Block *body = loop.getBody();
+    rewriter.setInsertionPointToStart(body);
+    WaitBarrierOp::create(rewriter, loc, barrierOf(readStage), phase);
+    replaceStagedLoads();
+    waitForAsyncDots();
+    rewriter.setInsertionPointAfter(previousDotsRetired());
+    Type i32 = rewriter.getI32Type();
+    Value isFirst = arith::CmpIOp::create(rewriter, loc,
+                                          arith::CmpIPredicate::eq, readStage,
+                                          constant(0, i32));
+    Value previous = arith::SelectOp::create(
+        rewriter, loc, isFirst, constant(numBuffers - 1, i32),
+        arith::SubIOp::create(rewriter, loc, readStage, constant(1, i32)));
+    Value notFirstIteration =
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne,
+                              loop.getInductionVar(), loop.getLowerBound());
+    ArriveBarrierOp::create(rewriter, loc, barrierIn(empty, previous),
+                            notFirstIteration);
+    for (Operation *op : llvm::reverse(plan.addressOps))
+      if (op->use_empty())
+        rewriter.eraseOp(op);
+    rewriter.setInsertionPointAfter(loop);
+    if (plan.hasCarriedDot()) {
+      if (plan.chained)
+        waitAfterLoop();
+      else
+        waitAfterGuardedLoop();
+    }
+    // Every copy has landed once the last full buffer was waited for.
+    for (Value buffer : buffers)
+      LocalDeallocOp::create(rewriter, loc, buffer);
+  }
+
+  /// The producer's loop at the builder's insertion point: the prologue's
+  /// scalars cloned, then per iteration wait for an empty buffer, arm its
+  /// full barrier and start its copies.
+  void emitProducer(Value empty) {
+    Location loc = loop.getLoc();
+    IRMapping outer;
+    for (Operation *op : producerPrologue)
+      rewriter.clone(*op, outer);
+    Type i32 = rewriter.getI32Type();
+    SmallVector<Value> inits;
+    for (unsigned index : plan.shiftedArgs)
+      inits.push_back(outer.lookupOrDefault(loop.getInitArgs()[index]));
+    inits.push_back(constant(0, i32));
+    inits.push_back(constant(0, i32));
+    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+    int64_t bytes = 0;
+    for (StagedLoad &staged : plan.loads)
+      bytes += bufferBytes(staged.alloc.getType());
+    auto producerLoop = scf::ForOp::create(
+        rewriter, loc, outer.lookupOrDefault(loop.getLowerBound()),
+        outer.lookupOrDefault(loop.getUpperBound()),
+        outer.lookupOrDefault(loop.getStep()), inits,
+        [&](OpBuilder &, Location, Value iv, ValueRange args) {
+          IRMapping mapping = outer;
+          mapping.map(loop.getInductionVar(), iv);
+          for (auto [index, arg] : llvm::zip(plan.shiftedArgs, args))
+            mapping.map(loop.getRegionIterArg(index), arg);
+          Value stage = args[plan.shiftedArgs.size()];
+          Value parity = args[plan.shiftedArgs.size() + 1];
+          Value emptyParity = arith::XOrIOp::create(rewriter, loc, parity,
+                                                    constant(1, i32));
+          WaitBarrierOp::create(rewriter, loc, barrierIn(empty, stage),
+                                emptyParity);
+          for (Operation *op : plan.addressOps)
+            rewriter.clone(*op, mapping);
+          Value always = constant(1, rewriter.getI1Type());
+          BarrierExpectOp::create(rewriter, loc, barrierOf(stage), bytes,
+                                  always);
+          for (auto [staged, buffer] : llvm::zip(plan.loads, buffers)) {
+            auto load = cast<DescriptorLoadOp>(staged.load);
+            Value view = MemDescIndexOp::create(
+                rewriter, loc, staged.alloc.getType(), buffer, stage);
+            SmallVector<Value> indices;
+            for (Value index : load.getIndices())
+              indices.push_back(mapping.lookupOrDefault(index));
+            AsyncTMACopyGlobalToLocalOp::create(
+                rewriter, loc, mapping.lookupOrDefault(load.getDesc()),
+                indices, view, barrierOf(stage), always);
+          }
+          SmallVector<Value> yields;
+          for (unsigned index : plan.shiftedArgs)
+            yields.push_back(mapping.lookupOrDefault(yield.getOperand(index)));
+          yields.push_back(nextIndex(rewriter, loc, stage));
+          yields.push_back(nextParity(rewriter, loc, stage, parity));
+          scf::YieldOp::create(rewriter, loc, yields);
+        });
+    (void)producerLoop;
+  }
+
   bool hasTMA() const {
     return llvm::any_of(plan.loads,
                         [](const StagedLoad &l) { return l.isTMA(); });
@@ -427,14 +678,7 @@ private:
   }
 
   /// The mbarrier of buffer `stage` (i32).
-  Value barrierOf(Value stage) {
-    auto type = cast<MemDescType>(barriers.getType());
-    return MemDescIndexOp::create(rewriter, loop.getLoc(),
-                                  MemDescType::get(loop.getContext(), {1},
-                                                   type.getElementType(),
-                                                   type.getEncoding()),
-                                  barriers, stage);
-  }
+  Value barrierOf(Value stage) { return barrierIn(barriers, stage); }
 
   Value constant(int64_t value, Type type) {
     return arith::ConstantOp::create(rewriter, loop.getLoc(), type,
@@ -522,29 +766,16 @@ private:
   /// `distance`) and the one this iteration's dots read (starting at 0);
   /// with TMA copies a third, the parity of the mbarrier phase this
   /// iteration waits for, which flips each time the read index wraps.
+  /// A warp-specialised loop's consumers fill nothing: no fill index.
   void addStageIndices() {
     Type i32 = rewriter.getI32Type();
     Value first = constant(distance, i32), zero = constant(0, i32);
-    auto next = [&](OpBuilder &b, Location loc, Value index) -> Value {
-      Value plusOne = arith::AddIOp::create(
-          b, loc, index, arith::ConstantIntOp::create(b, loc, i32, 1));
-      Value wraps = arith::CmpIOp::create(
-          b, loc, arith::CmpIPredicate::eq, plusOne,
-          arith::ConstantIntOp::create(b, loc, i32, numBuffers));
-      return arith::SelectOp::create(
-          b, loc, wraps, arith::ConstantIntOp::create(b, loc, i32, 0), plusOne);
-    };
-    auto nextPhase = [&](OpBuilder &b, Location loc, Value read,
-                         Value phase) -> Value {
-      Value last = arith::CmpIOp::create(
-          b, loc, arith::CmpIPredicate::eq, read,
-          arith::ConstantIntOp::create(b, loc, i32, numBuffers - 1));
-      Value flipped = arith::XOrIOp::create(
-          b, loc, phase, arith::ConstantIntOp::create(b, loc, i32, 1));
-      return arith::SelectOp::create(b, loc, last, flipped, phase);
-    };
     bool tma = hasTMA();
+    // The consumers of a warp-specialised loop fill nothing.
+    bool fills = !warpSpecialized;
     SmallVector<Value> inits{first, zero};
+    if (!fills)
+      inits.erase(inits.begin());
     if (tma)
       inits.push_back(zero);
     FailureOr<LoopLikeOpInterface> replaced =
@@ -554,19 +785,23 @@ private:
                 /*replaceInitOperandUsesInLoop=*/false,
                 [&](OpBuilder &b, Location loc,
                     ArrayRef<BlockArgument> args) -> SmallVector<Value> {
-                  SmallVector<Value> yields{next(b, loc, args[0]),
-                                            next(b, loc, args[1])};
+                  if (!fills)
+                    return {nextIndex(b, loc, args[0]),
+                            nextParity(b, loc, args[0], args[1])};
+                  SmallVector<Value> yields{nextIndex(b, loc, args[0]),
+                                            nextIndex(b, loc, args[1])};
                   if (tma)
-                    yields.push_back(nextPhase(b, loc, args[1], args[2]));
+                    yields.push_back(nextParity(b, loc, args[1], args[2]));
                   return yields;
                 });
     loop = cast<scf::ForOp>(replaced->getOperation());
     unsigned numArgs = loop.getRegionIterArgs().size();
-    unsigned base = numArgs - (tma ? 3 : 2);
-    fillStage = loop.getRegionIterArg(base);
-    readStage = loop.getRegionIterArg(base + 1);
+    unsigned base = numArgs - inits.size();
+    if (fills)
+      fillStage = loop.getRegionIterArg(base++);
+    readStage = loop.getRegionIterArg(base);
     if (tma)
-      phase = loop.getRegionIterArg(base + 2);
+      phase = loop.getRegionIterArg(base + 1);
   }
 
   void rewriteBody() {
@@ -598,29 +833,8 @@ private:
          op != &*rewriter.getInsertionPoint(); op = op->getNextNode())
       copyOps.push_back(op);
 
-    for (auto [staged, buffer] : llvm::zip(plan.loads, buffers)) {
-      rewriter.setInsertionPoint(staged.alloc);
-      Value view = MemDescIndexOp::create(rewriter, loc, staged.alloc.getType(),
-                                          buffer, readStage);
-      rewriter.replaceOp(staged.alloc, view);
-      rewriter.eraseOp(staged.load);
-    }
-    for (AsyncDot &async : plan.asyncDots)
-      async.dot.setIsAsync(true);
-    if (plan.chained) {
-      // Keep one MMA in flight: the previous iteration's has finished
-      // reading its buffers once this one is issued and waited down to 1.
-      WarpGroupDotOp dot = plan.asyncDots.front().dot;
-      rewriter.setInsertionPointAfter(dot);
-      auto wait =
-          WarpGroupDotWaitOp::create(rewriter, loc, ValueRange{dot.getD()},
-                                     /*pendings=*/1);
-      dot.getD().replaceAllUsesExcept(wait.getResult(0), wait);
-    } else {
-      for (size_t k = 0; k < plan.asyncDots.size(); ++k)
-        waitBeforeFirstRead(k);
-    }
-
+    replaceStagedLoads();
+    waitForAsyncDots();
     if (lateCopies) {
       // The buffer the copies fill was read by the previous iteration's
       // carried dots: start them once every warpgroup has waited for those.
@@ -637,6 +851,39 @@ private:
     for (Operation *op : llvm::reverse(plan.addressOps))
       if (op->use_empty())
         rewriter.eraseOp(op);
+  }
+
+  /// The dots' buffers become views of the multi-buffers at the read
+  /// stage; the loads are gone (their copies run elsewhere).
+  void replaceStagedLoads() {
+    for (auto [staged, buffer] : llvm::zip(plan.loads, buffers)) {
+      rewriter.setInsertionPoint(staged.alloc);
+      Value view =
+          MemDescIndexOp::create(rewriter, loop.getLoc(),
+                                 staged.alloc.getType(), buffer, readStage);
+      rewriter.replaceOp(staged.alloc, view);
+      rewriter.eraseOp(staged.load);
+    }
+  }
+
+  /// Makes the planned dots async and waits for each where needed.
+  void waitForAsyncDots() {
+    Location loc = loop.getLoc();
+    for (AsyncDot &async : plan.asyncDots)
+      async.dot.setIsAsync(true);
+    if (plan.chained) {
+      // Keep one MMA in flight: the previous iteration's has finished
+      // reading its buffers once this one is issued and waited down to 1.
+      WarpGroupDotOp dot = plan.asyncDots.front().dot;
+      rewriter.setInsertionPointAfter(dot);
+      auto wait =
+          WarpGroupDotWaitOp::create(rewriter, loc, ValueRange{dot.getD()},
+                                     /*pendings=*/1);
+      dot.getD().replaceAllUsesExcept(wait.getResult(0), wait);
+    } else {
+      for (size_t k = 0; k < plan.asyncDots.size(); ++k)
+        waitBeforeFirstRead(k);
+    }
   }
 
   /// The carried result of the async dot is complete after a wait.
@@ -736,6 +983,10 @@ private:
   /// Copies start where the previous iteration's dots have finished, not
   /// at the top of the body (S buffers for async dots that would need S+1).
   bool lateCopies = false;
+  /// A producer warpgroup issues the copies (runWarpSpecialized).
+  bool warpSpecialized = false;
+  /// Ops before the loop that the producer's copies need (pure scalars).
+  SmallVector<Operation *> producerPrologue;
   IRRewriter rewriter;
   SmallVector<Value> buffers;
   Value barriers;

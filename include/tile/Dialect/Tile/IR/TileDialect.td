@@ -42,6 +42,11 @@ def Tile_Dialect : Dialect {
     static constexpr llvm::StringLiteral getNumStagesAttrName() {
       return llvm::StringLiteral("tile.num_stages");
     }
+    /// On scf.for: `tl.range(..., warp_specialize=True)`, a producer
+    /// warpgroup for the loop's TMA copies.
+    static constexpr llvm::StringLiteral getWarpSpecializeAttrName() {
+      return llvm::StringLiteral("tile.warp_specialize");
+    }
   }];
 }
 

@@ -39,7 +39,14 @@ def TileGPU_Dialect : Dialect {
     static constexpr llvm::StringLiteral getOffsetAttrName() {
       return llvm::StringLiteral("tilegpu.offset");
     }
+    /// Warps a warp_specialize adds to `tilegpu.num_warps` (the producer's),
+    /// set on the module by the pass that creates it.
+    static constexpr llvm::StringLiteral getExtraWarpsAttrName() {
+      return llvm::StringLiteral("tilegpu.extra_warps");
+    }
     static constexpr int kThreadsPerWarp = 32;
+    /// Warps the kernel is launched with: num_warps plus extra_warps.
+    static int getLaunchWarps(Operation *op);
     /// num_warps of the module that holds `op`; 4 when it is not set.
     static int getNumWarps(Operation *op);
   }];

@@ -372,12 +372,78 @@ def TileGPU_AsyncTMAStoreWaitOp : TileGPU_Op<"async_tma_store_wait"> {
   let assemblyFormat = "attr-dict";
 }
 
+def TileGPU_ArriveBarrierOp : TileGPU_Op<"arrive_barrier",
+    [MemoryEffects<[MemRead<TileGPU_SharedMemory>,
+                    MemWrite<TileGPU_SharedMemory>]>]> {
+  let summary = "Every thread where `pred` holds arrives on an mbarrier";
+  let description = [{
+    A consumer's release of a pipeline buffer: the barrier was initialised
+    to expect one arrival per consumer thread, so its phase completes once
+    all of them are done with the buffer, and the producer waiting on it
+    may refill it.
+
+    ```mlir
+    tilegpu.arrive_barrier %empty, %pred : !tilegpu.memdesc<1xi64, #shared>
+    ```
+  }];
+  let arguments = (ins TileGPU_MemDescType:$barrier, I1:$pred);
+  let assemblyFormat = "$barrier `,` $pred attr-dict `:` type($barrier)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Warp specialisation (sm_90)
+//===----------------------------------------------------------------------===//
+
+def TileGPU_WarpSpecializeOp : TileGPU_Op<"warp_specialize",
+    [RecursiveMemoryEffects, NoRegionArguments,
+     SingleBlockImplicitTerminator<"WarpYieldOp">]> {
+  let summary = "Runs a producer and the consumers on separate warps";
+  let description = [{
+    The CTA gets `producer_warps` warps more than the module's
+    `tilegpu.num_warps`. Warps `[0, producer_warps)` are the producer: they
+    lower their register budget to `producer_registers` (setmaxnreg) and
+    the first of them runs the `producer` region, which holds scalars and
+    asynchronous copies only. The other warps are the consumers: they raise
+    theirs to `consumer_registers` and run the `consumers` region, in which
+    every layout counts consumer warps only (warp 0 of a layout is the first
+    consumer warp) and `tilegpu.barrier` synchronises the consumers alone.
+    The two sides meet only through mbarriers. Barriers initialised before
+    the op are visible to both (a CTA barrier precedes it).
+
+    ```mlir
+    tilegpu.warp_specialize producer(4 warps, 40 registers) {
+      ...
+    } consumers(232 registers) {
+      ...
+    }
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntPositive]>:$producer_warps,
+                       I32Attr:$producer_registers,
+                       I32Attr:$consumer_registers);
+  let regions = (region SizedRegion<1>:$producer, SizedRegion<1>:$consumers);
+  let assemblyFormat = [{
+    `producer` `(` $producer_warps `warps` `,` $producer_registers `registers`
+    `)` $producer `consumers` `(` $consumer_registers `registers` `)`
+    $consumers attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def TileGPU_WarpYieldOp : TileGPU_Op<"warp_yield",
+    [Pure, Terminator, HasParent<"WarpSpecializeOp">]> {
+  let summary = "Ends a region of warp_specialize";
+  let assemblyFormat = "attr-dict";
+}
+
 def TileGPU_BarrierOp : TileGPU_Op<"barrier"> {
   let summary = "Synchronises the CTA's threads (bar.sync 0)";
   let description = [{
     Orders every shared-memory access before it against every one after it.
     The barrier-insertion pass places these where the shared-memory access
-    analysis finds a hazard.
+    analysis finds a hazard. Inside the consumers of a `warp_specialize` it
+    synchronises the consumer warps only (a named barrier).
   }];
   let assemblyFormat = "attr-dict";
   let hasVerifier = 1;
