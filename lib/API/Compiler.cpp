@@ -189,6 +189,7 @@ CompiledKernel compileKernel(const std::string &tileIR,
   layouts.addPass(tilegpu::createTileGPULowerTMA());
   layouts.addPass(tilegpu::createTileGPUAllocateSharedMemory());
   layouts.addPass(tilegpu::createTileGPUInsertBarriers());
+  layouts.addPass(tilegpu::createTileGPUPingPong());
   if (failed(layouts.run(*module)))
     return finish();
   kernel.tilegpu = print(*module);

@@ -57,6 +57,7 @@ struct DistributeToThreadsPass
     // Memory ops become PTX here even on scalars.
     target.addIllegalOp<LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp>();
     target.addIllegalOp<PrintOp, AssertOp>();
+    target.addIllegalOp<TurnInitOp, TurnWaitOp, TurnPassOp>();
     target.addIllegalOp<LocalAllocOp, LocalLoadOp, LocalStoreOp, LocalDeallocOp,
                         WarpGroupDotOp, AsyncCopyGlobalToLocalOp,
                         AsyncCommitGroupOp, AsyncWaitOp, FenceAsyncSharedOp,
@@ -71,6 +72,7 @@ struct DistributeToThreadsPass
     populateSharedMemoryOpPatterns(converter, patterns, axisInfo);
     populateWarpGroupDotPatterns(converter, patterns);
     populateTMAPatterns(converter, patterns);
+    populateTurnPatterns(converter, patterns);
     patterns.add<BarrierPattern>(converter, context);
     scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                          target);

@@ -157,6 +157,9 @@ void populateDebugPatterns(ThreadTypeConverter &converter,
                            RewritePatternSet &patterns);
 void populateTMAPatterns(ThreadTypeConverter &converter,
                          RewritePatternSet &patterns);
+/// turn_init/turn_wait/turn_pass as named barriers.
+void populateTurnPatterns(ThreadTypeConverter &converter,
+                          RewritePatternSet &patterns);
 void populateDotPatterns(ThreadTypeConverter &converter,
                          RewritePatternSet &patterns);
 void populateSharedMemoryOpPatterns(ThreadTypeConverter &converter,

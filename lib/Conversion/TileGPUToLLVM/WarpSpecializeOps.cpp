@@ -14,6 +14,10 @@
 // warpgroup executes the same (aligned) setmaxnreg. Only one producer warp
 // runs the copies; the others give their registers back and leave.
 //
+// Turns between consumer warpgroups are named barriers: warpgroup g waits
+// on barrier first + g with 2 * 128 threads (its own sync, the previous
+// warpgroup's arrive) and passes by arriving on the next one's.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Utility.h"
@@ -40,6 +44,86 @@ static void inlineBefore(Region &region, Operation *before) {
   before->getBlock()->getOperations().splice(
       before->getIterator(), block.getOperations(), block.begin(),
       std::prev(block.end()));
+}
+
+namespace {
+
+/// The named barrier (i32) of warpgroup `(g + shift) % warpgroups` for the
+/// consumer warpgroup g this thread is in.
+template <typename TurnOp>
+Value turnBarrier(OpBuilder &b, TurnOp op, int shift) {
+  Location loc = op.getLoc();
+  Value group = arith::ShRUIOp::create(b, loc, getThreadId(b, op).warp,
+                                       i32Constant(b, loc, 2));
+  if (shift != 0) {
+    Value shifted =
+        arith::AddIOp::create(b, loc, group, i32Constant(b, loc, shift));
+    group = arith::RemUIOp::create(b, loc, shifted,
+                                   i32Constant(b, loc, op.getWarpgroups()));
+  }
+  return arith::AddIOp::create(b, loc, group,
+                               i32Constant(b, loc, op.getFirstBarrier()));
+}
+
+std::string turnThreads(int32_t) {
+  return std::to_string(2 * 4 * TileGPUDialect::kThreadsPerWarp);
+}
+
+struct TurnInitPattern : OpConversionPattern<TurnInitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TurnInitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value group = arith::ShRUIOp::create(
+        rewriter, loc, getThreadId(rewriter, op).warp,
+        i32Constant(rewriter, loc, 2));
+    Value last = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::eq, group,
+        i32Constant(rewriter, loc, op.getWarpgroups() - 1));
+    emitInlineAsm(rewriter, loc, TypeRange(), ValueRange{last},
+                  "@$0 bar.arrive " + std::to_string(op.getFirstBarrier()) +
+                      ", " + turnThreads(op.getWarpgroups()) + ";",
+                  "b", /*hasSideEffects=*/true);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct TurnWaitPattern : OpConversionPattern<TurnWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TurnWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value id = turnBarrier(rewriter, op, 0);
+    emitInlineAsm(rewriter, op.getLoc(), TypeRange(), ValueRange{id},
+                  "bar.sync $0, " + turnThreads(op.getWarpgroups()) + ";", "r",
+                  /*hasSideEffects=*/true);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct TurnPassPattern : OpConversionPattern<TurnPassOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TurnPassOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value id = turnBarrier(rewriter, op, 1);
+    emitInlineAsm(rewriter, op.getLoc(), TypeRange(), ValueRange{id},
+                  "bar.arrive $0, " + turnThreads(op.getWarpgroups()) + ";",
+                  "r", /*hasSideEffects=*/true);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tile::populateTurnPatterns(ThreadTypeConverter &converter,
+                                      RewritePatternSet &patterns) {
+  patterns.add<TurnInitPattern, TurnWaitPattern, TurnPassPattern>(
+      converter, patterns.getContext());
 }
 
 void mlir::tile::lowerWarpSpecialize(ModuleOp module) {

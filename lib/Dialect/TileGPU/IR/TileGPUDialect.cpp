@@ -869,6 +869,36 @@ LogicalResult WarpSpecializeOp::verify() {
   return failure(walk.wasInterrupted());
 }
 
+/// Turns are taken by the consumer warpgroups of a warp_specialize, on
+/// named barriers 2..15 (0 is the CTA's, 1 the consumers').
+static LogicalResult verifyTurn(Operation *op, int32_t warpgroups,
+                                int32_t firstBarrier) {
+  Region *region = op->getParentRegion();
+  auto specialize = op->getParentOfType<WarpSpecializeOp>();
+  if (!specialize || !specialize.getConsumers().isAncestor(region))
+    return op->emitOpError("must be inside the consumers of a "
+                           "warp_specialize");
+  if (firstBarrier + warpgroups > 16)
+    return op->emitOpError("needs named barriers ")
+           << firstBarrier << ".." << firstBarrier + warpgroups - 1
+           << ", past the 16 a CTA has";
+  if (TileGPUDialect::getNumWarps(op) != 4 * warpgroups)
+    return op->emitOpError("takes turns among ")
+           << warpgroups << " warpgroups, but the consumers have "
+           << TileGPUDialect::getNumWarps(op) << " warps";
+  return success();
+}
+
+LogicalResult TurnInitOp::verify() {
+  return verifyTurn(*this, getWarpgroups(), getFirstBarrier());
+}
+LogicalResult TurnWaitOp::verify() {
+  return verifyTurn(*this, getWarpgroups(), getFirstBarrier());
+}
+LogicalResult TurnPassOp::verify() {
+  return verifyTurn(*this, getWarpgroups(), getFirstBarrier());
+}
+
 /// `buffer` holds one block of `desc` in the layout TMA copies use.
 static LogicalResult verifyTMABuffer(Operation *op, tile::TensorDescType desc,
                                      size_t numIndices, MemDescType buffer) {

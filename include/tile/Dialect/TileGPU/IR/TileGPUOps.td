@@ -437,6 +437,48 @@ def TileGPU_WarpYieldOp : TileGPU_Op<"warp_yield",
   let assemblyFormat = "attr-dict";
 }
 
+class TileGPU_TurnOp<string mnemonic, string summary_, string what>
+    : TileGPU_Op<mnemonic> {
+  let summary = summary_;
+  let description = !strconcat([{
+    The consumer warpgroups of a warp_specialize take turns in order
+    0, 1, ..., `warpgroups` - 1, 0, ...: warpgroup g waits for its turn on
+    named barrier `first_barrier` + g (its 128 threads sync, the previous
+    warpgroup's 128 arrive). }], what);
+  let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<2>]>:$warpgroups,
+                       ConfinedAttr<I32Attr, [IntMinValue<2>]>:$first_barrier);
+  let assemblyFormat = [{
+    `warpgroups` `(` $warpgroups `)` `barrier` `(` $first_barrier `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def TileGPU_TurnInitOp : TileGPU_TurnOp<"turn_init",
+    "Gives warpgroup 0 the first turn", [{
+    The last warpgroup passes the turn to warpgroup 0 once, before any
+    `turn_wait`.
+
+    ```mlir
+    tilegpu.turn_init warpgroups(2) barrier(2)
+    ```
+  }]>;
+
+def TileGPU_TurnWaitOp : TileGPU_TurnOp<"turn_wait",
+    "Waits until it is this warpgroup's turn", [{
+    ```mlir
+    tilegpu.turn_wait warpgroups(2) barrier(2)
+    ```
+  }]>;
+
+def TileGPU_TurnPassOp : TileGPU_TurnOp<"turn_pass",
+    "Passes the turn to the next warpgroup", [{
+    Arrives (without waiting) on the next warpgroup's barrier.
+
+    ```mlir
+    tilegpu.turn_pass warpgroups(2) barrier(2)
+    ```
+  }]>;
+
 def TileGPU_BarrierOp : TileGPU_Op<"barrier"> {
   let summary = "Synchronises the CTA's threads (bar.sync 0)";
   let description = [{

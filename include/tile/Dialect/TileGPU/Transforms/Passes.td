@@ -122,4 +122,20 @@ def TileGPUInsertBarriers : Pass<"tilegpu-insert-barriers", "mlir::ModuleOp"> {
   }];
 }
 
+def TileGPUPingPong : Pass<"tilegpu-ping-pong", "mlir::ModuleOp"> {
+  let summary = "Consumer warpgroups of a warp_specialize take turns on "
+                "the tensor cores";
+  let description = [{
+    In a warp-specialised loop with two or more dots and several consumer
+    warpgroups, each run of dots that no `warpgroup_dot_wait` separates
+    (attention's P*V of one iteration and Q*K^T of the next) becomes a
+    turn: `turn_wait` before it, `turn_pass` after it, so one warpgroup's
+    softmax runs while the next one's dots use the tensor cores
+    (FlashAttention-3's ping-pong schedule). A turn that spans the back
+    edge also starts before the loop and ends after it. Loops with a
+    consumer barrier inside are left alone: a warpgroup waiting for its
+    turn would never reach it.
+  }];
+}
+
 #endif // TILE_DIALECT_TILEGPU_TRANSFORMS_PASSES_TD
