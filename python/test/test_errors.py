@@ -294,3 +294,16 @@ def test_descriptors_made_in_the_kernel_need_host_values(kind, message):
                      constexprs={"KIND": kind})
     text = str(info.value)
     assert "desc = tl.make_tensor_descriptor(" in text and "^" in text
+
+
+@tile.jit
+def specialize_with_runtime_flag(x_ptr, n, flag):
+    for i in tl.range(0, n, warp_specialize=flag):
+        tl.store(x_ptr + i, i)
+
+
+def test_warp_specialize_must_be_constexpr_bool():
+    check_error(specialize_with_runtime_flag,
+                {"x_ptr": "*i32", "n": "i32", "flag": "i32"}, {},
+                "warp_specialize must be a constexpr bool",
+                "tl.range(0, n, warp_specialize=flag)")

@@ -269,3 +269,19 @@ def test_precise_math():
 CHECK: tile.precise_divf {{.*}} : f32
 CHECK: tile.precise_sqrt {{.*}} : f32
 """)
+
+
+@tile.jit
+def specialized_loop(x_ptr, n, WS: tl.constexpr):
+    for i in tl.range(0, n, num_stages=3, warp_specialize=WS):
+        tl.store(x_ptr + i, i)
+
+
+def test_warp_specialize_marks_the_loop():
+    sig = {"x_ptr": "*i32", "n": "i32"}
+    filecheck(compile_ir(specialized_loop, sig, {"WS": True}), r"""
+CHECK: scf.for
+CHECK: } {tile.num_stages = 3 : i32, tile.warp_specialize}
+""")
+    assert "tile.warp_specialize" not in compile_ir(specialized_loop, sig,
+                                                    {"WS": False})

@@ -122,8 +122,9 @@ struct ArriveBarrierPattern : OpConversionPattern<ArriveBarrierOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value bar = sharedAddress(rewriter, loc, adaptor.getBarrier().front());
-    emitPredicated(rewriter, loc, "@$0 mbarrier.arrive.shared::cta.b64 _, [$1];",
-                   "b,r", {adaptor.getPred().front(), bar});
+    emitPredicated(rewriter, loc,
+                   "@$0 mbarrier.arrive.shared::cta.b64 _, [$1];", "b,r",
+                   {adaptor.getPred().front(), bar});
     rewriter.eraseOp(op);
     return success();
   }
@@ -248,7 +249,7 @@ struct TMAStoreWaitPattern : OpConversionPattern<AsyncTMAStoreWaitOp> {
 void mlir::tile::populateTMAPatterns(ThreadTypeConverter &converter,
                                      RewritePatternSet &patterns) {
   patterns.add<InitBarrierPattern, InvalBarrierPattern, BarrierExpectPattern,
-               ArriveBarrierPattern,
-               WaitBarrierPattern, TMALoadPattern, TMAStorePattern,
-               TMAStoreWaitPattern>(converter, patterns.getContext());
+               ArriveBarrierPattern, WaitBarrierPattern, TMALoadPattern,
+               TMAStorePattern, TMAStoreWaitPattern>(converter,
+                                                     patterns.getContext());
 }

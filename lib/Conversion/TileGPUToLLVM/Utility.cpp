@@ -51,9 +51,6 @@ std::optional<WarpPartition> mlir::tile::getWarpPartition(Region *region) {
   return std::nullopt;
 }
 
-/// Marks the i32 that the thread ids of a consumer partition count from.
-static constexpr StringLiteral kPartitionThreadAttr = "partition_thread_offset";
-
 ThreadId mlir::tile::getThreadId(OpBuilder &b, Operation *op) {
   auto function = op->getParentOfType<FunctionOpInterface>();
   Block &entry = function.getFunctionBody().front();
@@ -75,11 +72,12 @@ ThreadId mlir::tile::getThreadId(OpBuilder &b, Operation *op) {
   };
   // Reuse the ids made by an earlier pattern in this function.
   for (Operation &existing : entry) {
-    bool match = offset == 0 ? isa<NVVM::ThreadIdXOp>(existing)
-                             : existing.hasAttr(kPartitionThreadAttr) &&
-                                   existing.getAttrOfType<IntegerAttr>(
-                                       kPartitionThreadAttr)
-                                           .getInt() == offset;
+    bool match =
+        offset == 0
+            ? isa<NVVM::ThreadIdXOp>(existing)
+            : existing.hasAttr(kPartitionThreadAttr) &&
+                  existing.getAttrOfType<IntegerAttr>(kPartitionThreadAttr)
+                          .getInt() == offset;
     if (!match)
       continue;
     ThreadId id = idsFrom(&existing);

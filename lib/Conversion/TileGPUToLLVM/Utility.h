@@ -25,6 +25,10 @@ struct WarpPartition {
   int64_t numThreads;
 };
 
+/// Marks the i32 that the thread ids of a consumer partition count from
+/// (until lowerWarpSpecialize drops it).
+constexpr StringLiteral kPartitionThreadAttr = "partition_thread_offset";
+
 /// The consumer partition code in `region` runs in, if any (the producer
 /// and the code outside a warp_specialize count all of the CTA's threads).
 std::optional<WarpPartition> getWarpPartition(Region *region);

@@ -75,9 +75,9 @@ struct TurnInitPattern : OpConversionPattern<TurnInitOp> {
   matchAndRewrite(TurnInitOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value group = arith::ShRUIOp::create(
-        rewriter, loc, getThreadId(rewriter, op).warp,
-        i32Constant(rewriter, loc, 2));
+    Value group =
+        arith::ShRUIOp::create(rewriter, loc, getThreadId(rewriter, op).warp,
+                               i32Constant(rewriter, loc, 2));
     Value last = arith::CmpIOp::create(
         rewriter, loc, arith::CmpIPredicate::eq, group,
         i32Constant(rewriter, loc, op.getWarpgroups() - 1));
@@ -151,4 +151,5 @@ void mlir::tile::lowerWarpSpecialize(ModuleOp module) {
     inlineBefore(op.getConsumers(), sides.elseBlock()->getTerminator());
     op.erase();
   }
+  module.walk([](Operation *op) { op->removeAttr(kPartitionThreadAttr); });
 }

@@ -122,3 +122,43 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared = 16384 : i64, ti
     return
   }
 }
+
+// -----
+
+// warp_specialize: one CTA barrier before it publishes the mbarriers'
+// initialisation to both sides. The producer's copies and waits need no
+// barrier (the mbarriers order them against the consumers); inside the
+// consumers a store then a load of one buffer gets a barrier of its own
+// (lowered to the consumers' named barrier), and no region starts with one.
+// CHECK-LABEL: func.func @specialized
+// CHECK: tilegpu.init_barrier
+// CHECK-NEXT: tilegpu.barrier
+// CHECK-NEXT: tilegpu.warp_specialize
+// CHECK-NEXT: tilegpu.wait_barrier
+// CHECK-NEXT: tilegpu.barrier_expect
+// CHECK-NEXT: tilegpu.async_tma_copy_global_to_local
+// CHECK-NEXT: } consumers
+// CHECK-NEXT: tilegpu.local_store
+// CHECK-NEXT: tilegpu.barrier
+// CHECK-NEXT: tilegpu.local_load
+#blocked = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#s = #tilegpu.shared<{order = [0]}>
+#nvmma = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.extra_warps = 4 : i32} {
+func.func @specialized(%d: !tile.tensordesc<tensor<64x64xf16>>, %v: tensor<128xf32, #blocked>, %i: i32, %p: i1) {
+  %bars = tilegpu.local_alloc {tilegpu.offset = 0 : i64} : () -> !tilegpu.memdesc<1xi64, #s>
+  %buf = tilegpu.local_alloc {tilegpu.offset = 1024 : i64} : () -> !tilegpu.memdesc<64x64xf16, #nvmma>
+  %x = tilegpu.local_alloc {tilegpu.offset = 16 : i64} : () -> !tilegpu.memdesc<128xf32, #s>
+  tilegpu.init_barrier %bars, 1 : !tilegpu.memdesc<1xi64, #s>
+  tilegpu.warp_specialize producer(4 warps, 40 registers) {
+    tilegpu.wait_barrier %bars, %i : !tilegpu.memdesc<1xi64, #s>
+    tilegpu.barrier_expect %bars, 8192, %p : !tilegpu.memdesc<1xi64, #s>
+    tilegpu.async_tma_copy_global_to_local %d[%i, %i] %buf, %bars, %p : !tile.tensordesc<tensor<64x64xf16>>, !tilegpu.memdesc<64x64xf16, #nvmma>, !tilegpu.memdesc<1xi64, #s>
+  } consumers(232 registers) {
+    tilegpu.local_store %v, %x : tensor<128xf32, #blocked> -> !tilegpu.memdesc<128xf32, #s>
+    %y = tilegpu.local_load %x : !tilegpu.memdesc<128xf32, #s> -> tensor<128xf32, #blocked>
+    tilegpu.arrive_barrier %bars, %p : !tilegpu.memdesc<1xi64, #s>
+  }
+  return
+}
+}

@@ -243,3 +243,88 @@ func.func @tma_narrow(%d: !tile.tensordesc<tensor<64x8xf16>>, %buf: !tilegpu.mem
   tilegpu.async_tma_copy_local_to_global %d[%i, %i] %buf : !tile.tensordesc<tensor<64x8xf16>>, !tilegpu.memdesc<64x8xf16, #n>
   return
 }
+
+// -----
+
+func.func @producer_warps_not_warpgroups() {
+  // expected-error @+1 {{producer_warps must be a multiple of 4}}
+  tilegpu.warp_specialize producer(2 warps, 40 registers) {
+  } consumers(232 registers) {
+  }
+  return
+}
+
+// -----
+
+func.func @bad_register_budget() {
+  // expected-error @+1 {{register budgets must be multiples of 8 in [24, 256], got 20}}
+  tilegpu.warp_specialize producer(4 warps, 20 registers) {
+  } consumers(232 registers) {
+  }
+  return
+}
+
+// -----
+
+#blocked = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @tensor_in_producer() {
+  tilegpu.warp_specialize producer(4 warps, 40 registers) {
+    // expected-error @+1 {{cannot run in the producer of a warp_specialize}}
+    %r = tile.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32, #blocked>
+  } consumers(232 registers) {
+  }
+  return
+}
+
+// -----
+
+func.func @turn_outside_consumers() {
+  // expected-error @+1 {{must be inside the consumers of a warp_specialize}}
+  tilegpu.turn_wait warpgroups(2) barrier(2)
+  return
+}
+
+// -----
+
+module attributes {tilegpu.num_warps = 8 : i32} {
+func.func @turn_past_barriers() {
+  tilegpu.warp_specialize producer(4 warps, 40 registers) {
+  } consumers(232 registers) {
+    // expected-error @+1 {{needs named barriers 15..16, past the 16 a CTA has}}
+    tilegpu.turn_pass warpgroups(2) barrier(15)
+  }
+  return
+}
+}
+
+// -----
+
+module attributes {tilegpu.num_warps = 4 : i32} {
+func.func @turns_need_warpgroups() {
+  tilegpu.warp_specialize producer(4 warps, 40 registers) {
+  } consumers(232 registers) {
+    // expected-error @+1 {{takes turns among 2 warpgroups, but the consumers have 4 warps}}
+    tilegpu.turn_init warpgroups(2) barrier(2)
+  }
+  return
+}
+}
+
+// -----
+
+func.func @not_in_kernel_body() {
+  scf.execute_region {
+    // expected-error @+1 {{must be directly inside a kernel function}}
+    tilegpu.warp_specialize producer(4 warps, 40 registers) {
+    } consumers(232 registers) {
+    }
+    scf.yield
+  }
+  return
+}
+
+// -----
+
+module attributes {tilegpu.extra_warps = 3 : i32} {
+}
+// expected-error @-2 {{'tilegpu.extra_warps' must be a positive multiple of 4 on a module}}

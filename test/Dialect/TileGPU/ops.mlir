@@ -121,3 +121,30 @@ module attributes {tilegpu.num_warps = 4 : i32} {
     return
   }
 }
+
+// Warp specialisation: a producer warpgroup and two consumer warpgroups
+// taking turns.
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.extra_warps = 4 : i32} {
+  // CHECK-LABEL: func.func @specialized
+  // CHECK: tilegpu.warp_specialize producer(4 warps, 40 registers) {
+  // CHECK:   tilegpu.wait_barrier
+  // CHECK: } consumers(232 registers) {
+  // CHECK:   tilegpu.turn_init warpgroups(2) barrier(2)
+  // CHECK:   tilegpu.turn_wait warpgroups(2) barrier(2)
+  // CHECK:   tilegpu.turn_pass warpgroups(2) barrier(2)
+  // CHECK:   tilegpu.arrive_barrier %{{.*}}, %arg1 : <1xi64, #shared{{.*}}>
+  // CHECK: }
+  func.func @specialized(%i: i32, %p: i1) {
+    %bars = tilegpu.local_alloc : () -> !tilegpu.memdesc<2x1xi64, #bar>
+    %bar = tilegpu.memdesc_index %bars[%i] : !tilegpu.memdesc<2x1xi64, #bar> -> !tilegpu.memdesc<1xi64, #bar>
+    tilegpu.warp_specialize producer(4 warps, 40 registers) {
+      tilegpu.wait_barrier %bar, %i : !tilegpu.memdesc<1xi64, #bar>
+    } consumers(232 registers) {
+      tilegpu.turn_init warpgroups(2) barrier(2)
+      tilegpu.turn_wait warpgroups(2) barrier(2)
+      tilegpu.turn_pass warpgroups(2) barrier(2)
+      tilegpu.arrive_barrier %bar, %p : !tilegpu.memdesc<1xi64, #bar>
+    }
+    return
+  }
+}

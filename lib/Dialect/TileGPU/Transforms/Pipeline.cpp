@@ -551,8 +551,8 @@ private:
     int consumerRegisters = std::min<int>(
         256, (65536 - 40 * producerWarps * TileGPUDialect::kThreadsPerWarp) /
                  consumerThreads / 8 * 8);
-    auto specialize = WarpSpecializeOp::create(rewriter, loc, producerWarps,
-                                               40, consumerRegisters);
+    auto specialize = WarpSpecializeOp::create(rewriter, loc, producerWarps, 40,
+                                               consumerRegisters);
     Block *producer = rewriter.createBlock(&specialize.getProducer());
     auto producerEnd = WarpYieldOp::create(rewriter, loc);
     Block *consumers = rewriter.createBlock(&specialize.getConsumers());
@@ -583,9 +583,8 @@ private:
     waitForAsyncDots();
     rewriter.setInsertionPointAfter(previousDotsRetired());
     Type i32 = rewriter.getI32Type();
-    Value isFirst = arith::CmpIOp::create(rewriter, loc,
-                                          arith::CmpIPredicate::eq, readStage,
-                                          constant(0, i32));
+    Value isFirst = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::eq, readStage, constant(0, i32));
     Value previous = arith::SelectOp::create(
         rewriter, loc, isFirst, constant(numBuffers - 1, i32),
         arith::SubIOp::create(rewriter, loc, readStage, constant(1, i32)));
@@ -638,8 +637,8 @@ private:
             mapping.map(loop.getRegionIterArg(index), arg);
           Value stage = args[plan.shiftedArgs.size()];
           Value parity = args[plan.shiftedArgs.size() + 1];
-          Value emptyParity = arith::XOrIOp::create(rewriter, loc, parity,
-                                                    constant(1, i32));
+          Value emptyParity =
+              arith::XOrIOp::create(rewriter, loc, parity, constant(1, i32));
           WaitBarrierOp::create(rewriter, loc, barrierIn(empty, stage),
                                 emptyParity);
           for (Operation *op : plan.addressOps)
@@ -655,8 +654,8 @@ private:
             for (Value index : load.getIndices())
               indices.push_back(mapping.lookupOrDefault(index));
             AsyncTMACopyGlobalToLocalOp::create(
-                rewriter, loc, mapping.lookupOrDefault(load.getDesc()),
-                indices, view, barrierOf(stage), always);
+                rewriter, loc, mapping.lookupOrDefault(load.getDesc()), indices,
+                view, barrierOf(stage), always);
           }
           SmallVector<Value> yields;
           for (unsigned index : plan.shiftedArgs)
@@ -858,9 +857,8 @@ private:
   void replaceStagedLoads() {
     for (auto [staged, buffer] : llvm::zip(plan.loads, buffers)) {
       rewriter.setInsertionPoint(staged.alloc);
-      Value view =
-          MemDescIndexOp::create(rewriter, loop.getLoc(),
-                                 staged.alloc.getType(), buffer, readStage);
+      Value view = MemDescIndexOp::create(
+          rewriter, loop.getLoc(), staged.alloc.getType(), buffer, readStage);
       rewriter.replaceOp(staged.alloc, view);
       rewriter.eraseOp(staged.load);
     }
