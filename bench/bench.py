@@ -205,13 +205,15 @@ def bench_attention(mods, batch_heads=128, seq_len=4096, head_dim=128):
             ("attention_fwd_overlap_kernel", " overlap", {}),
             ("attention_fwd_tma_kernel", " TMA", {}),
             ("attention_fwd_tma_kernel", " TMA warp-spec.",
+             {"WARP_SPECIALIZE": True}),
+            ("attention_fwd_tma_overlap_kernel", " TMA overlap warp-spec.",
              {"WARP_SPECIALIZE": True})):
         name_s = "attention fwd d=%d S=%d%s" % (head_dim, seq_len, label)
         for name, m in mods.items():
             out = torch.full(shape, float("nan"), device="cuda",
                              dtype=torch.float16)
             kernel = getattr(m, kernel_name)
-            if kernel_name == "attention_fwd_tma_kernel":
+            if kernel_name.startswith("attention_fwd_tma"):
                 descs = attention_descriptors(m, q, k, v, out, 128, 64)
 
                 def run():

@@ -240,6 +240,49 @@ def attention_fwd_tma_kernel(q_desc, k_desc, v_desc, o_desc, sm_scale, seq_len,
 
 
 @jit_module.jit
+def attention_fwd_tma_overlap_kernel(q_desc, k_desc, v_desc, o_desc, sm_scale,
+                                     seq_len, BLOCK_M: tl.constexpr,
+                                     BLOCK_N: tl.constexpr,
+                                     HEAD_DIM: tl.constexpr,
+                                     WARP_SPECIALIZE: tl.constexpr = False):
+    # attention_fwd_overlap_kernel's schedule (the next block's Q.K^T and
+    # this block's P.V issued back to back, the softmax under both) on
+    # descriptors, as attention_fwd_tma_kernel loads them.
+    start_m = tl.program_id(0)
+    off_bh = tl.program_id(1)
+    base = off_bh * seq_len
+    q = q_desc.load([base + start_m * BLOCK_M, 0])
+    offs_n = tl.arange(0, BLOCK_N)
+    qk_scale = sm_scale * 1.44269504
+    k = k_desc.load([base, 0])
+    qk = tl.dot(q, k.T)
+    qk = tl.where(offs_n[None, :] < seq_len, qk * qk_scale, float("-inf"))
+    m_i = tl.max(qk, 1)
+    p = tl.math.exp2(qk - m_i[:, None])
+    l_i = tl.sum(p, 1)
+    p = p.to(tl.float16)
+    alpha = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    for start_n in tl.range(0, seq_len, BLOCK_N,
+                            warp_specialize=WARP_SPECIALIZE):
+        next_cols = start_n + BLOCK_N + offs_n
+        k = k_desc.load([base + start_n + BLOCK_N, 0])
+        qk = tl.dot(q, k.T)
+        acc = acc * alpha[:, None]
+        v = v_desc.load([base + start_n, 0])
+        acc = tl.dot(p, v, acc)
+        qk = tl.where(next_cols[None, :] < seq_len, qk * qk_scale, float("-inf"))
+        m_ij = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.math.exp2(qk - m_ij[:, None])
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        p = p.to(tl.float16)
+        m_i = m_ij
+    acc = acc / l_i[:, None]
+    o_desc.store([base + start_m * BLOCK_M, 0], acc.to(tl.float16))
+
+
+@jit_module.jit
 def attention_fwd_overlap_kernel(Q, K, V, Out, sm_scale, stride_qm, stride_kn,
                                  stride_vn, stride_om, seq_len,
                                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,

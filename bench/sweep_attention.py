@@ -19,6 +19,7 @@ KERNELS = [  # (kernel, row label suffix, extra constexprs)
     ("attention_fwd_overlap_kernel", "/ovl", {}),
     ("attention_fwd_tma_kernel", "/tma", {}),
     ("attention_fwd_tma_kernel", "/ws", {"WARP_SPECIALIZE": True}),
+    ("attention_fwd_tma_overlap_kernel", "/ovl-ws", {"WARP_SPECIALIZE": True}),
 ]
 
 
@@ -32,8 +33,11 @@ def main(batch_heads=128, seq_len=4096, head_dim=128):
     # SWEEP="/tma /ws" limits the sweep to those kernels.
     wanted = os.environ.get("SWEEP", "").split()
     kernels = [k for k in KERNELS if not wanted or (k[1] or "/ptr") in wanted]
+    # CONFIGS="128,128,8,2 128,64,8,3" limits the block configs.
+    configs = [tuple(int(x) for x in c.split(","))
+               for c in os.environ.get("CONFIGS", "").split()] or CONFIGS
     for (kernel_name, suffix, extra), (bm, bn, warps, stages), (name, m) in \
-            itertools.product(kernels, CONFIGS, mods.items()):
+            itertools.product(kernels, configs, mods.items()):
         name = name + suffix
         out = torch.full(shape, float("nan"), device="cuda", dtype=torch.float16)
         grid = ((seq_len + bm - 1) // bm, batch_heads)
@@ -41,7 +45,7 @@ def main(batch_heads=128, seq_len=4096, head_dim=128):
         kernel = getattr(m, kernel_name)
         config = dict(BLOCK_M=bm, BLOCK_N=bn, HEAD_DIM=head_dim,
                       num_warps=warps, num_stages=stages, **extra)
-        if kernel_name == "attention_fwd_tma_kernel":
+        if kernel_name.startswith("attention_fwd_tma"):
             descs = bench.attention_descriptors(m, q, k, v, out, bm, bn)
 
             def run():

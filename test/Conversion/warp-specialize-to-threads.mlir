@@ -16,7 +16,7 @@
 // CHECK: %[[WTID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
 // CHECK: %[[WARP:.*]] = llvm.lshr %[[WTID]]
 // CHECK: llvm.icmp "ult" %[[WARP]]
-// CHECK: "setmaxnreg.dec.sync.aligned.u32 40;"
+// CHECK: "setmaxnreg.dec.sync.aligned.u32 24;"
 // CHECK: mbarrier.try_wait.parity
 // CHECK: cp.async.bulk.tensor.2d.shared::cluster.global
 // CHECK: "setmaxnreg.inc.sync.aligned.u32 256;"

@@ -18,7 +18,7 @@
 // CHECK-NEXT: tilegpu.init_barrier %[[FULL]], 1
 // CHECK-NEXT: %[[EMPTY:.*]] = tilegpu.local_alloc : () -> !tilegpu.memdesc<3x1xi64, #shared>
 // CHECK-NEXT: tilegpu.init_barrier %[[EMPTY]], 128
-// CHECK-NEXT: tilegpu.warp_specialize producer(4 warps, 40 registers) {
+// CHECK-NEXT: tilegpu.warp_specialize producer(4 warps, 24 registers) {
 // CHECK: %[[PID:.*]] = tile.get_program_id x
 // CHECK: scf.for %[[PIV:.*]] = %c0_i32 to %arg3 step %c1_i32 iter_args(%[[PS:.*]] = %c0_i32, %[[PP:.*]] = %c0_i32)
 // CHECK:   %[[EP:.*]] = arith.xori %[[PP]], %c1_i32
