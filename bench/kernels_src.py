@@ -117,8 +117,7 @@ def matmul_make_desc_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr,
     offs_am = pid_m * BLOCK_M
     offs_bn = pid_n * BLOCK_N
     accumulator = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k in tl.range(0, tl.cdiv(K, BLOCK_K),
-                      warp_specialize=WARP_SPECIALIZE):
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
         a = a_desc.load([offs_am, k * BLOCK_K])
         b = b_desc.load([k * BLOCK_K, offs_bn])
         accumulator = tl.dot(a, b, accumulator)

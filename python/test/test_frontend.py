@@ -285,3 +285,16 @@ CHECK: } {tile.num_stages = 3 : i32, tile.warp_specialize}
 """)
     assert "tile.warp_specialize" not in compile_ir(specialized_loop, sig,
                                                     {"WS": False})
+
+
+def test_compile_takes_constexpr_defaults():
+    # tile.compile fills a constexpr the caller leaves out from its default,
+    # as a launch does.
+    ir = compile_ir(specialized_loop_default, {"x_ptr": "*i32", "n": "i32"})
+    assert "tile.warp_specialize" in ir
+
+
+@tile.jit
+def specialized_loop_default(x_ptr, n, WS: tl.constexpr = True):
+    for i in tl.range(0, n, warp_specialize=WS):
+        tl.store(x_ptr + i, i)

@@ -591,7 +591,7 @@ def test_attention_d128(seq_len, config, kernel):
     # ahead of P*V, both in flight under the softmax) against float64, with
     # a sequence length that leaves partial key and query blocks. 64x64
     # blocks on 4 warps get 3 buffers (two CTAs per SM) instead of 4.
-    block_m, block_n, warps, stages, ws = config
+    block_m, block_n, warps = config
     m = _bench_kernels()
     q, k, v, out, scale = _attention_inputs(heads=3, seq_len=seq_len, dim=128)
     dim = q.shape[-1]

@@ -552,6 +552,11 @@ def compile(fn, signature, constexprs=None, num_warps=4, num_stages=3,
             params[name] = tl.constexpr(constexprs.pop(name))
             continue
         if i in fn.constexprs:
+            # A default in the kernel's signature serves as at launch.
+            default = fn.params[i].default
+            if default is not inspect.Parameter.empty:
+                params[name] = tl.constexpr(default)
+                continue
             raise TypeError("%s: constexpr parameter '%s' needs a value in "
                             "constexprs" % (fn.__name__, name))
         if name not in signature:
