@@ -19,6 +19,9 @@ g++ -O2 -shared -fPIC -std=c++17 $(python3 -m pybind11 --includes) -Iinclude \
     python/src/TileModule.cpp python/src/Dispatcher.cpp python/src/HostDescriptors.cpp -L"$PKG/tile" -ltile -Wl,-rpath,'$ORIGIN' \
     -o "$PKG/tile/_C$(python3-config --extension-suffix)" || exit 1
 export PYTHONPATH="$PKG" PYTHONUNBUFFERED=1
+# Later commands of the same device call find this build's package here
+# (several runs leave several /tmp/tmp.*/site behind).
+echo "$PKG" > /tmp/tile_site_path
 # Cold caches for both compilers: the benchmark reports cold compile times.
 export TILE_CACHE_DIR=$(mktemp -d) TRITON_CACHE_DIR=$(mktemp -d)
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
