@@ -90,40 +90,40 @@ struct TurnInitPattern : OpConversionPattern<TurnInitOp> {
   }
 };
 
-struct TurnWaitPattern : OpConversionPattern<TurnWaitOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(TurnWaitOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Value id = turnBarrier(rewriter, op, 0);
-    emitInlineAsm(rewriter, op.getLoc(), TypeRange(), ValueRange{id},
-                  "bar.sync $0, " + turnThreads(op.getWarpgroups()) + ";", "r",
-                  /*hasSideEffects=*/true);
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
+/// turn_wait: `bar.sync` on this warpgroup's barrier; turn_pass:
+/// `bar.arrive` on the next one's.
+template <typename TurnOp>
+struct TurnBarrierPattern : OpConversionPattern<TurnOp> {
+  TurnBarrierPattern(const TypeConverter &converter, MLIRContext *context,
+                     StringRef instruction, int shift)
+      : OpConversionPattern<TurnOp>(converter, context),
+        instruction(instruction), shift(shift) {}
 
-struct TurnPassPattern : OpConversionPattern<TurnPassOp> {
-  using OpConversionPattern::OpConversionPattern;
   LogicalResult
-  matchAndRewrite(TurnPassOp op, OpAdaptor adaptor,
+  matchAndRewrite(TurnOp op, typename TurnOp::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Value id = turnBarrier(rewriter, op, 1);
+    Value id = turnBarrier(rewriter, op, shift);
     emitInlineAsm(rewriter, op.getLoc(), TypeRange(), ValueRange{id},
-                  "bar.arrive $0, " + turnThreads(op.getWarpgroups()) + ";",
+                  instruction + " $0, " + turnThreads(op.getWarpgroups()) + ";",
                   "r", /*hasSideEffects=*/true);
     rewriter.eraseOp(op);
     return success();
   }
+
+  std::string instruction;
+  int shift;
 };
 
 } // namespace
 
 void mlir::tile::populateTurnPatterns(ThreadTypeConverter &converter,
                                       RewritePatternSet &patterns) {
-  patterns.add<TurnInitPattern, TurnWaitPattern, TurnPassPattern>(
-      converter, patterns.getContext());
+  MLIRContext *context = patterns.getContext();
+  patterns.add<TurnInitPattern>(converter, context);
+  patterns.add<TurnBarrierPattern<TurnWaitOp>>(converter, context, "bar.sync",
+                                               0);
+  patterns.add<TurnBarrierPattern<TurnPassOp>>(converter, context, "bar.arrive",
+                                               1);
 }
 
 void mlir::tile::lowerWarpSpecialize(ModuleOp module) {

@@ -1,0 +1,33 @@
+// RUN: tile-opt %s --tilegpu-distribute-to-threads | FileCheck %s
+
+// Turns among two consumer warpgroups: g = (consumer warp) / 4 with
+// consumer warps counted from thread 128. The last warpgroup arrives on
+// warpgroup 0's barrier 2 once; a wait syncs on barrier 2 + g, a pass
+// arrives on 2 + (g + 1) % 2, each with both warpgroups' 256 threads.
+// CHECK-LABEL: func.func @k
+// CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x
+// CHECK: %[[CTID:.*]] = arith.subi %[[TID]], %c128_i32
+// CHECK: %[[WARP:.*]] = arith.shrui %[[CTID]], %c5_i32
+// CHECK: "setmaxnreg.inc.sync.aligned.u32 240;"
+// CHECK: %[[G0:.*]] = arith.shrui %[[WARP]], %c2_i32
+// CHECK: %[[LAST:.*]] = arith.cmpi eq, %[[G0]], %c1_i32
+// CHECK: "@$0 bar.arrive 2, 256;", "b" %[[LAST]]
+// CHECK: %[[G1:.*]] = arith.shrui %[[WARP]], %c2_i32
+// CHECK: %[[MINE:.*]] = arith.addi %[[G1]], %c2_i32
+// CHECK: "bar.sync $0, 256;", "r" %[[MINE]]
+// CHECK: %[[G2:.*]] = arith.shrui %[[WARP]], %c2_i32
+// CHECK: %[[PLUS:.*]] = arith.addi %[[G2]], %c1_i32
+// CHECK: %[[NEXT:.*]] = arith.remui %[[PLUS]], %c2_i32
+// CHECK: %[[ID:.*]] = arith.addi %[[NEXT]], %c2_i32
+// CHECK: "bar.arrive $0, 256;", "r" %[[ID]]
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.extra_warps = 4 : i32} {
+func.func @k() attributes {tile.kernel} {
+  tilegpu.warp_specialize producer(4 warps, 24 registers) {
+  } consumers(240 registers) {
+    tilegpu.turn_init warpgroups(2) barrier(2)
+    tilegpu.turn_wait warpgroups(2) barrier(2)
+    tilegpu.turn_pass warpgroups(2) barrier(2)
+  }
+  return
+}
+}
