@@ -48,13 +48,22 @@ static void inlineBefore(Region &region, Operation *before) {
 
 namespace {
 
+/// Threads at each turn barrier: one warpgroup syncs, the one before it
+/// arrives.
+constexpr int kTurnThreads = 2 * 4 * TileGPUDialect::kThreadsPerWarp;
+
+/// The consumer warpgroup (i32) this thread is in.
+Value consumerWarpgroup(OpBuilder &b, Operation *op) {
+  return arith::ShRUIOp::create(b, op->getLoc(), getThreadId(b, op).warp,
+                                i32Constant(b, op->getLoc(), 2));
+}
+
 /// The named barrier (i32) of warpgroup `(g + shift) % warpgroups` for the
 /// consumer warpgroup g this thread is in.
 template <typename TurnOp>
 Value turnBarrier(OpBuilder &b, TurnOp op, int shift) {
   Location loc = op.getLoc();
-  Value group = arith::ShRUIOp::create(b, loc, getThreadId(b, op).warp,
-                                       i32Constant(b, loc, 2));
+  Value group = consumerWarpgroup(b, op);
   if (shift != 0) {
     Value shifted =
         arith::AddIOp::create(b, loc, group, i32Constant(b, loc, shift));
@@ -65,25 +74,19 @@ Value turnBarrier(OpBuilder &b, TurnOp op, int shift) {
                                i32Constant(b, loc, op.getFirstBarrier()));
 }
 
-std::string turnThreads(int32_t) {
-  return std::to_string(2 * 4 * TileGPUDialect::kThreadsPerWarp);
-}
-
 struct TurnInitPattern : OpConversionPattern<TurnInitOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(TurnInitOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value group =
-        arith::ShRUIOp::create(rewriter, loc, getThreadId(rewriter, op).warp,
-                               i32Constant(rewriter, loc, 2));
+    Value group = consumerWarpgroup(rewriter, op);
     Value last = arith::CmpIOp::create(
         rewriter, loc, arith::CmpIPredicate::eq, group,
         i32Constant(rewriter, loc, op.getWarpgroups() - 1));
     emitInlineAsm(rewriter, loc, TypeRange(), ValueRange{last},
                   "@$0 bar.arrive " + std::to_string(op.getFirstBarrier()) +
-                      ", " + turnThreads(op.getWarpgroups()) + ";",
+                      ", " + std::to_string(kTurnThreads) + ";",
                   "b", /*hasSideEffects=*/true);
     rewriter.eraseOp(op);
     return success();
@@ -104,7 +107,7 @@ struct TurnBarrierPattern : OpConversionPattern<TurnOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Value id = turnBarrier(rewriter, op, shift);
     emitInlineAsm(rewriter, op.getLoc(), TypeRange(), ValueRange{id},
-                  instruction + " $0, " + turnThreads(op.getWarpgroups()) + ";",
+                  instruction + " $0, " + std::to_string(kTurnThreads) + ";",
                   "r", /*hasSideEffects=*/true);
     rewriter.eraseOp(op);
     return success();

@@ -549,22 +549,20 @@ private:
     // loop needs a dozen); the consumers share the rest of the 64K, at most
     // 256 each (FlashAttention-3's budgets with two consumer warpgroups).
     int producerWarps = 4, producerRegisters = 24;
-    int consumerRegisters = std::min<int>(
-        256, (65536 - producerRegisters * producerWarps *
-                          TileGPUDialect::kThreadsPerWarp) /
-                 consumerThreads / 8 * 8);
+    int consumerRegisters =
+        std::min<int>(256, (65536 - producerRegisters * producerWarps *
+                                        TileGPUDialect::kThreadsPerWarp) /
+                               consumerThreads / 8 * 8);
     auto specialize = WarpSpecializeOp::create(
         rewriter, loc, producerWarps, producerRegisters, consumerRegisters);
-    Block *producer = rewriter.createBlock(&specialize.getProducer());
+    rewriter.createBlock(&specialize.getProducer());
     auto producerEnd = WarpYieldOp::create(rewriter, loc);
-    Block *consumers = rewriter.createBlock(&specialize.getConsumers());
+    rewriter.createBlock(&specialize.getConsumers());
     auto consumersEnd = WarpYieldOp::create(rewriter, loc);
     Operation *terminator = entry.getTerminator();
     for (Operation &op : llvm::make_early_inc_range(llvm::make_range(
              std::next(specialize->getIterator()), terminator->getIterator())))
       op.moveBefore(consumersEnd);
-    (void)producer;
-    (void)consumers;
     rewriter.setInsertionPoint(terminator);
     LocalDeallocOp::create(rewriter, loc, empty);
     LocalDeallocOp::create(rewriter, loc, barriers);
@@ -625,10 +623,7 @@ private:
     inits.push_back(constant(0, i32));
     inits.push_back(constant(0, i32));
     auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-    int64_t bytes = 0;
-    for (StagedLoad &staged : plan.loads)
-      bytes += bufferBytes(staged.alloc.getType());
-    auto producerLoop = scf::ForOp::create(
+    scf::ForOp::create(
         rewriter, loc, outer.lookupOrDefault(loop.getLowerBound()),
         outer.lookupOrDefault(loop.getUpperBound()),
         outer.lookupOrDefault(loop.getStep()), inits,
@@ -643,22 +638,8 @@ private:
               arith::XOrIOp::create(rewriter, loc, parity, constant(1, i32));
           WaitBarrierOp::create(rewriter, loc, barrierIn(empty, stage),
                                 emptyParity);
-          for (Operation *op : plan.addressOps)
-            rewriter.clone(*op, mapping);
-          Value always = constant(1, rewriter.getI1Type());
-          BarrierExpectOp::create(rewriter, loc, barrierOf(stage), bytes,
-                                  always);
-          for (auto [staged, buffer] : llvm::zip(plan.loads, buffers)) {
-            auto load = cast<DescriptorLoadOp>(staged.load);
-            Value view = MemDescIndexOp::create(
-                rewriter, loc, staged.alloc.getType(), buffer, stage);
-            SmallVector<Value> indices;
-            for (Value index : load.getIndices())
-              indices.push_back(mapping.lookupOrDefault(index));
-            AsyncTMACopyGlobalToLocalOp::create(
-                rewriter, loc, mapping.lookupOrDefault(load.getDesc()), indices,
-                view, barrierOf(stage), always);
-          }
+          // Every iteration of the producer's own loop is in range.
+          emitCopies(mapping, iv, stage, constant(1, rewriter.getI1Type()));
           SmallVector<Value> yields;
           for (unsigned index : plan.shiftedArgs)
             yields.push_back(mapping.lookupOrDefault(yield.getOperand(index)));
@@ -666,7 +647,6 @@ private:
           yields.push_back(nextParity(rewriter, loc, stage, parity));
           scf::YieldOp::create(rewriter, loc, yields);
         });
-    (void)producerLoop;
   }
 
   bool hasTMA() const {
@@ -694,25 +674,33 @@ private:
     return arith::AddIOp::create(rewriter, loop.getLoc(), iv, offset);
   }
 
+  /// Bytes the TMA copies of one stage land on its mbarrier.
+  int64_t tmaBytesPerStage() {
+    int64_t bytes = 0;
+    for (StagedLoad &staged : plan.loads)
+      if (staged.isTMA())
+        bytes += bufferBytes(staged.alloc.getType());
+    return bytes;
+  }
+
   /// Clones the address ops with `mapping` (the induction variable and the
   /// shifted args already mapped), then starts each staged load's copy
-  /// into buffer `stage`, masked off where `iv` is past the loop's end.
-  void emitCopies(IRMapping &mapping, Value iv, Value stage) {
+  /// into buffer `stage`, masked off where `iv` is past the loop's end
+  /// (unless `inRange` is given).
+  void emitCopies(IRMapping &mapping, Value iv, Value stage,
+                  Value inRange = {}) {
     Location loc = loop.getLoc();
     for (Operation *op : plan.addressOps)
       rewriter.clone(*op, mapping);
-    Value inRange =
-        arith::CmpIOp::create(rewriter, loc,
-                              loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
-                                                    : arith::CmpIPredicate::slt,
-                              iv, loop.getUpperBound());
-    if (hasTMA()) {
-      int64_t bytes = 0;
-      for (StagedLoad &staged : plan.loads)
-        if (staged.isTMA())
-          bytes += bufferBytes(staged.alloc.getType());
-      BarrierExpectOp::create(rewriter, loc, barrierOf(stage), bytes, inRange);
-    }
+    if (!inRange)
+      inRange = arith::CmpIOp::create(rewriter, loc,
+                                      loop.getUnsignedCmp()
+                                          ? arith::CmpIPredicate::ult
+                                          : arith::CmpIPredicate::slt,
+                                      iv, loop.getUpperBound());
+    if (hasTMA())
+      BarrierExpectOp::create(rewriter, loc, barrierOf(stage),
+                              tmaBytesPerStage(), inRange);
     for (auto [staged, buffer] : llvm::zip(plan.loads, buffers)) {
       auto viewOf = [&, buffer = buffer, type = staged.alloc.getType()] {
         return MemDescIndexOp::create(rewriter, loc, type, buffer, stage);
@@ -722,9 +710,9 @@ private:
         SmallVector<Value> indices;
         for (Value index : load.getIndices())
           indices.push_back(mapping.lookupOrDefault(index));
-        AsyncTMACopyGlobalToLocalOp::create(rewriter, loc, load.getDesc(),
-                                            indices, view, barrierOf(stage),
-                                            inRange);
+        AsyncTMACopyGlobalToLocalOp::create(
+            rewriter, loc, mapping.lookupOrDefault(load.getDesc()), indices,
+            view, barrierOf(stage), inRange);
         continue;
       }
       auto load = cast<LoadOp>(staged.load);
