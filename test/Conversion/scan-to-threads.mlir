@@ -6,6 +6,9 @@
 // warp's last lane; the warps' totals of both chunks go through shared
 // memory behind one barrier; the second chunk then takes the first's total.
 // CHECK-LABEL: func.func @cumsum
+// The warp index first: lane 0's, broadcast to the warp.
+// CHECK: %[[W:.*]] = arith.shrui
+// CHECK: nvvm.shfl.sync idx %{{.*}}, %[[W]], %c0_i32
 // CHECK-COUNT-14: nvvm.shfl.sync idx
 // CHECK-NOT: nvvm.shfl.sync
 // CHECK: nvvm.barrier0

@@ -1,13 +1,17 @@
 // RUN: tile-opt %s --tilegpu-distribute-to-threads | FileCheck %s
 
 // Turns among two consumer warpgroups: g = (consumer warp) / 4 with
-// consumer warps counted from thread 128. The last warpgroup arrives on
+// consumer warps counted from thread 128 (lane 0's, broadcast). The last warpgroup arrives on
 // warpgroup 0's barrier 2 once; a wait syncs on barrier 2 + g, a pass
 // arrives on 2 + (g + 1) % 2, each with both warpgroups' 256 threads.
 // CHECK-LABEL: func.func @k
+// CHECK: %[[W0:.*]] = arith.shrui %{{.*}}, %c5_i32
+// CHECK: %[[WARP0:.*]] = nvvm.shfl.sync idx %{{.*}}, %[[W0]], %c0_i32
 // CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x
 // CHECK: %[[CTID:.*]] = arith.subi %[[TID]], %c128_i32
-// CHECK: %[[WARP:.*]] = arith.shrui %[[CTID]], %c5_i32
+// CHECK: %[[W:.*]] = arith.shrui %[[CTID]], %c5_i32
+// CHECK: %[[WARP:.*]] = nvvm.shfl.sync idx %{{.*}}, %[[W]], %c0_i32
+// CHECK: arith.cmpi ult, %[[WARP0]], %c4_i32
 // CHECK: "setmaxnreg.inc.sync.aligned.u32 240;"
 // CHECK: %[[G0:.*]] = arith.shrui %[[WARP]], %c2_i32
 // CHECK: %[[LAST:.*]] = arith.cmpi eq, %[[G0]], %c1_i32

@@ -1,7 +1,8 @@
 // A warp-specialised K loop down to LLVM: the launch gets the producer's 4
 // warps (reqntid 256 for 4 consumer warps); warps 0-3 lower their register
-// budget and warp 0 runs the copies, the others raise theirs and count
-// thread ids from thread 128; the consumers' barriers are named barrier 1
+// budget and warp 0 runs the copies (the warp index is lane 0's,
+// broadcast, so ptxas sees warp-uniform branches), the others raise
+// theirs and count thread ids from thread 128; the consumers' barriers are named barrier 1
 // for their 128 threads, and each consumer thread releases a buffer with
 // an mbarrier arrival.
 // RUN: tile-opt %s --tilegpu-pipeline --canonicalize --tilegpu-lower-tma --tilegpu-allocate-shared-memory --tilegpu-insert-barriers --tilegpu-ping-pong --tilegpu-distribute-to-threads --convert-scf-to-cf --convert-tile-to-llvm --reconcile-unrealized-casts | FileCheck %s
@@ -11,10 +12,11 @@
 // CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
 // CHECK: %[[C128:.*]] = llvm.mlir.constant(128 : i32) : i32
 // CHECK: llvm.sub %[[TID]], %[[C128]] : i32
+// CHECK: %[[WTID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
+// CHECK: %[[W:.*]] = llvm.lshr %[[WTID]]
+// CHECK: %[[WARP:.*]] = nvvm.shfl.sync idx %{{.*}}, %[[W]]
 // CHECK: "@$0 mbarrier.init.shared::cta.b64 [$1], 128;"
 // CHECK: nvvm.barrier0
-// CHECK: %[[WTID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
-// CHECK: %[[WARP:.*]] = llvm.lshr %[[WTID]]
 // CHECK: llvm.icmp "ult" %[[WARP]]
 // CHECK: "setmaxnreg.dec.sync.aligned.u32 24;"
 // CHECK: mbarrier.try_wait.parity

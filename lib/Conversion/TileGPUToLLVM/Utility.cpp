@@ -65,8 +65,10 @@ ThreadId mlir::tile::getThreadId(OpBuilder &b, Operation *op) {
     for (Operation *user : linear->getUsers()) {
       if (auto lane = dyn_cast<arith::AndIOp>(user))
         id.lane = lane;
-      if (auto warp = dyn_cast<arith::ShRUIOp>(user))
-        id.warp = warp;
+      if (isa<arith::ShRUIOp>(user))
+        for (Operation *broadcast : user->getUsers())
+          if (isa<NVVM::ShflOp>(broadcast))
+            id.warp = broadcast->getResult(0);
     }
     return id;
   };
@@ -96,7 +98,15 @@ ThreadId mlir::tile::getThreadId(OpBuilder &b, Operation *op) {
   ThreadId id;
   id.linear = linear->getResult(0);
   id.lane = arith::AndIOp::create(b, loc, id.linear, i32Constant(b, loc, 31));
-  id.warp = arith::ShRUIOp::create(b, loc, id.linear, i32Constant(b, loc, 5));
+  // Lane 0's warp index, broadcast: ptxas then knows it is warp-uniform
+  // and keeps what derives from it (wgmma descriptors of a warpgroup's
+  // slab, say) in uniform registers rather than in spilled vector ones.
+  Value warp =
+      arith::ShRUIOp::create(b, loc, id.linear, i32Constant(b, loc, 5));
+  id.warp = NVVM::ShflOp::create(
+      b, loc, b.getI32Type(), i32Constant(b, loc, -1), warp,
+      i32Constant(b, loc, 0), i32Constant(b, loc, 0x1f), NVVM::ShflKind::idx,
+      UnitAttr());
   return id;
 }
 

@@ -135,8 +135,8 @@ void mlir::tile::lowerWarpSpecialize(ModuleOp module) {
   for (WarpSpecializeOp op : ops) {
     OpBuilder b(op);
     Location loc = op.getLoc();
-    Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
-    Value warp = arith::ShRUIOp::create(b, loc, tid, i32Constant(b, loc, 5));
+    // The warp-uniform index: ptxas sees each side taken by whole warps.
+    Value warp = getThreadId(b, op).warp;
     Value isProducer =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, warp,
                               i32Constant(b, loc, op.getProducerWarps()));

@@ -671,8 +671,10 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // is waited for one group behind (P*V may stay pending) where the softmax
 // first reads it. P*V takes the probabilities carried in registers from
 // the previous iteration, which the back edge overwrites, so it is waited
-// for before the yield, not in the next iteration: no MMA crosses the back
-// edge (ptxas would serialise every wgmma otherwise) and three buffers do.
+// for in this iteration, not in the next: no MMA crosses the back edge
+// (ptxas would serialise every wgmma otherwise) and three buffers do. The
+// wait sits where the next probabilities are cast to fp16, so the old and
+// new operand registers are never live together.
 // CHECK-LABEL: func.func @attn_overlap
 // CHECK-DAG: tilegpu.local_alloc : () -> !tilegpu.memdesc<3x32x32xf16, #nvmma1>
 // CHECK-DAG: tilegpu.local_alloc : () -> !tilegpu.memdesc<3x32x32xf16, #nvmma>
@@ -682,7 +684,8 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // CHECK: %[[O:.*]] = tilegpu.warpgroup_dot {{.*}} async : tensor<64x32xf16, #dot_op>
 // CHECK-NEXT: tilegpu.warpgroup_dot_wait %[[S]] {pendings = 1 : i32}
 // CHECK: %[[DONE:.*]] = tilegpu.warpgroup_dot_wait %[[O]] {pendings = 0 : i32}
-// CHECK-NEXT: scf.yield %[[DONE]]
+// CHECK-NEXT: arith.truncf
+// CHECK: scf.yield %[[DONE]]
 // CHECK-NOT: warpgroup_dot_wait
 // CHECK: tilegpu.async_wait {pending = 0 : i32}
 #blocked = #tilegpu.blocked<{sizePerThread = [8, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>

@@ -131,6 +131,37 @@ bool readsCarriedRegisters(WarpGroupDotOp dot, scf::ForOp loop) {
          arg.getOwner() == loop.getBody();
 }
 
+/// Where the body makes the registers that the next iteration's `dot`
+/// reads as its A operand: the start of the chain of layout conversions
+/// and narrowing casts that ends in the yielded value (an fp32 tile cast
+/// to fp16, say). The in-flight dot still reads the current ones, so
+/// retiring it there keeps the two sets from being live together (32
+/// registers per thread for a 64x128 fp16 operand).
+Operation *nextOperandBirth(WarpGroupDotOp dot, scf::ForOp loop) {
+  if (!readsCarriedRegisters(dot, loop))
+    return nullptr;
+  Value a = dot.getA();
+  while (auto convert = a.getDefiningOp<ConvertLayoutOp>())
+    a = convert.getSrc();
+  unsigned index = cast<BlockArgument>(a).getArgNumber() - 1;
+  Value next = loop.getBody()->getTerminator()->getOperand(index);
+  Operation *birth = nullptr;
+  while (Operation *def = next.getDefiningOp()) {
+    if (def->getBlock() != loop.getBody() || def->getNumOperands() != 1)
+      break;
+    auto from = dyn_cast<RankedTensorType>(def->getOperand(0).getType());
+    auto to = dyn_cast<RankedTensorType>(next.getType());
+    bool narrowing =
+        isa<CastOpInterface>(def) && from && to &&
+        to.getElementTypeBitWidth() < from.getElementTypeBitWidth();
+    if (!isa<ConvertLayoutOp>(def) && !narrowing)
+      break;
+    birth = def;
+    next = def->getOperand(0);
+  }
+  return birth;
+}
+
 /// The warpgroup_dots of the body that can run async, into `plan`.
 void matchAsyncDots(scf::ForOp loop, LoopPlan &plan) {
   Block *body = loop.getBody();
@@ -951,6 +982,10 @@ private:
     Operation *first = firstReaderIn(body, read);
     if (!first)
       return;
+    if (Operation *birth = nextOperandBirth(async.dot, loop))
+      if (!async.carriedIndex && async.dot->isBeforeInBlock(birth) &&
+          birth->isBeforeInBlock(first))
+        first = birth;
     int64_t pendings = 0;
     for (auto [i, other] : llvm::enumerate(plan.asyncDots)) {
       bool issuedAfter = i > k;
