@@ -190,40 +190,47 @@ def attention_descriptors(m, q, k, v, out, block_m, block_n):
             m.TensorDescriptor.from_tensor(flat[3], [block_m, d]))
 
 
+# Each attention source at the block config (BLOCK_M, BLOCK_N, num_warps,
+# num_stages) that bench/sweep_attention.py found best for both compilers
+# (H100, 2026-11-21); the overlapped descriptor source holds a fifth K
+# block, so 128x128 blocks leave room for two stages only.
+ATTENTION_ROWS = [  # (kernel, row label, extra constexprs, config)
+    ("attention_fwd_kernel", "", {}, (128, 64, 8, 3)),
+    ("attention_fwd_overlap_kernel", " overlap", {}, (128, 64, 8, 3)),
+    ("attention_fwd_tma_kernel", " TMA", {}, (128, 128, 8, 3)),
+    ("attention_fwd_tma_kernel", " TMA warp-spec.", {"WARP_SPECIALIZE": True},
+     (128, 128, 8, 3)),
+    ("attention_fwd_tma_overlap_kernel", " TMA overlap warp-spec.",
+     {"WARP_SPECIALIZE": True}, (128, 128, 8, 2)),
+]
+
+
 def bench_attention(mods, batch_heads=128, seq_len=4096, head_dim=128):
     """Fused attention forward, fp16, non-causal: TFLOPS for the same source
     and block config under tile and Triton, and torch's
     scaled_dot_product_attention (its flash kernel) for scale."""
-    config = dict(BLOCK_M=128, BLOCK_N=64, HEAD_DIM=head_dim)
     rows = []
     q, k, v, sm_scale, ref, flops = attention_problem(batch_heads, seq_len,
                                                       head_dim)
     shape = q.shape
-    grid = (triton_cdiv(seq_len, 128), batch_heads)
-    for kernel_name, label, extra in (
-            ("attention_fwd_kernel", "", {}),
-            ("attention_fwd_overlap_kernel", " overlap", {}),
-            ("attention_fwd_tma_kernel", " TMA", {}),
-            ("attention_fwd_tma_kernel", " TMA warp-spec.",
-             {"WARP_SPECIALIZE": True}),
-            ("attention_fwd_tma_overlap_kernel", " TMA overlap warp-spec.",
-             {"WARP_SPECIALIZE": True})):
+    for kernel_name, label, extra, (bm, bn, warps, stages) in ATTENTION_ROWS:
         name_s = "attention fwd d=%d S=%d%s" % (head_dim, seq_len, label)
+        config = dict(BLOCK_M=bm, BLOCK_N=bn, HEAD_DIM=head_dim,
+                      num_warps=warps, num_stages=stages, **extra)
+        grid = (triton_cdiv(seq_len, bm), batch_heads)
         for name, m in mods.items():
             out = torch.full(shape, float("nan"), device="cuda",
                              dtype=torch.float16)
             kernel = getattr(m, kernel_name)
             if kernel_name.startswith("attention_fwd_tma"):
-                descs = attention_descriptors(m, q, k, v, out, 128, 64)
+                descs = attention_descriptors(m, q, k, v, out, bm, bn)
 
                 def run():
-                    kernel[grid](*descs, sm_scale, seq_len, num_warps=8,
-                                 num_stages=3, **config, **extra)
+                    kernel[grid](*descs, sm_scale, seq_len, **config)
             else:
                 def run():
                     kernel[grid](q, k, v, out, sm_scale, head_dim, head_dim,
-                                 head_dim, head_dim, seq_len, num_warps=8,
-                                 num_stages=3, **config)
+                                 head_dim, head_dim, seq_len, **config)
             t = time.perf_counter()
             try:
                 run()
@@ -236,13 +243,16 @@ def bench_attention(mods, batch_heads=128, seq_len=4096, head_dim=128):
             err = ((out.float() - ref).norm() / ref.norm()).item()
             assert err < 1e-2, (name, err)
             ms = gpu_time_ms(run, reps=20)
-            rows.append((name_s, name, flops / ms / 1e9, cold))
+            rows.append((name_s, name, flops / ms / 1e9, cold,
+                         "%dx%d/%dw/%ds" % (bm, bn, warps, stages)))
     ms = gpu_time_ms(lambda: sdpa(q, k, v, sm_scale), reps=20)
     rows.append(("attention fwd d=%d S=%d" % (head_dim, seq_len), "torch",
-                 flops / ms / 1e9, float("nan")))
-    print("%-34s %-7s %10s %16s" % ("kernel", "impl", "TFLOPS", "cold compile ms"))
-    for kernel, impl, tflops, cold in rows:
-        print("%-34s %-7s %10.1f %16.0f" % (kernel, impl, tflops, cold))
+                 flops / ms / 1e9, float("nan"), ""))
+    print("%-34s %-7s %10s %16s  %s" % ("kernel", "impl", "TFLOPS",
+                                        "cold compile ms", "blocks"))
+    for kernel, impl, tflops, cold, blocks in rows:
+        print("%-34s %-7s %10.1f %16.0f  %s" % (kernel, impl, tflops, cold,
+                                                blocks))
 
 
 def triton_cdiv(a, b):

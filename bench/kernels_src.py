@@ -194,11 +194,11 @@ def attention_fwd_kernel(Q, K, V, Out, sm_scale, stride_qm, stride_kn, stride_vn
         acc = acc * alpha[:, None]
         v = tl.load(V + (base + cols[:, None]) * stride_vn + offs_d[None, :],
                     mask=cols[:, None] < seq_len, other=0.0)
-        acc = tl.dot(p.to(tl.float16), v, acc)
+        acc = tl.dot(p.to(V.dtype.element_ty), v, acc)
         m_i = m_ij
     acc = acc / l_i[:, None]
     tl.store(Out + (base + offs_m[:, None]) * stride_om + offs_d[None, :],
-             acc.to(tl.float16), mask=offs_m[:, None] < seq_len)
+             acc.to(Out.dtype.element_ty), mask=offs_m[:, None] < seq_len)
 
 
 @jit_module.jit
@@ -232,10 +232,10 @@ def attention_fwd_tma_kernel(q_desc, k_desc, v_desc, o_desc, sm_scale, seq_len,
         l_i = l_i * alpha + tl.sum(p, 1)
         acc = acc * alpha[:, None]
         v = v_desc.load([base + start_n, 0])
-        acc = tl.dot(p.to(tl.float16), v, acc)
+        acc = tl.dot(p.to(v_desc.dtype), v, acc)
         m_i = m_ij
     acc = acc / l_i[:, None]
-    o_desc.store([base + start_m * BLOCK_M, 0], acc.to(tl.float16))
+    o_desc.store([base + start_m * BLOCK_M, 0], acc.to(o_desc.dtype))
 
 
 @jit_module.jit
@@ -259,7 +259,7 @@ def attention_fwd_tma_overlap_kernel(q_desc, k_desc, v_desc, o_desc, sm_scale,
     m_i = tl.max(qk, 1)
     p = tl.math.exp2(qk - m_i[:, None])
     l_i = tl.sum(p, 1)
-    p = p.to(tl.float16)
+    p = p.to(v_desc.dtype)
     alpha = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
     acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
     for start_n in tl.range(0, seq_len, BLOCK_N,
@@ -275,10 +275,10 @@ def attention_fwd_tma_overlap_kernel(q_desc, k_desc, v_desc, o_desc, sm_scale,
         p = tl.math.exp2(qk - m_ij[:, None])
         alpha = tl.math.exp2(m_i - m_ij)
         l_i = l_i * alpha + tl.sum(p, 1)
-        p = p.to(tl.float16)
+        p = p.to(v_desc.dtype)
         m_i = m_ij
     acc = acc / l_i[:, None]
-    o_desc.store([base + start_m * BLOCK_M, 0], acc.to(tl.float16))
+    o_desc.store([base + start_m * BLOCK_M, 0], acc.to(o_desc.dtype))
 
 
 @jit_module.jit
@@ -308,7 +308,7 @@ def attention_fwd_overlap_kernel(Q, K, V, Out, sm_scale, stride_qm, stride_kn,
     m_i = tl.max(qk, 1)
     p = tl.math.exp2(qk - m_i[:, None])
     l_i = tl.sum(p, 1)
-    p = p.to(tl.float16)
+    p = p.to(V.dtype.element_ty)
     alpha = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
     acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
     for start_n in range(0, seq_len, BLOCK_N):
@@ -326,8 +326,8 @@ def attention_fwd_overlap_kernel(Q, K, V, Out, sm_scale, stride_qm, stride_kn,
         p = tl.math.exp2(qk - m_ij[:, None])
         alpha = tl.math.exp2(m_i - m_ij)
         l_i = l_i * alpha + tl.sum(p, 1)
-        p = p.to(tl.float16)
+        p = p.to(V.dtype.element_ty)
         m_i = m_ij
     acc = acc / l_i[:, None]
     tl.store(Out + (base + offs_m[:, None]) * stride_om + offs_d[None, :],
-             acc.to(tl.float16), mask=offs_m[:, None] < seq_len)
+             acc.to(Out.dtype.element_ty), mask=offs_m[:, None] < seq_len)

@@ -24,7 +24,9 @@ KERNELS = [  # (kernel, row label suffix, extra constexprs)
 
 
 def main(batch_heads=128, seq_len=4096, head_dim=128):
-    mods = {name: bench.load(name) for name in ("tile", "triton")}
+    # IMPLS="tile" runs one compiler only (under a profiler, say).
+    impls = os.environ.get("IMPLS", "tile triton").split()
+    mods = {name: bench.load(name) for name in impls}
     q, k, v, scale, ref, flops = bench.attention_problem(batch_heads, seq_len,
                                                          head_dim)
     shape = q.shape

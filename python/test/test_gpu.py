@@ -673,6 +673,73 @@ def test_attention_tma_overlap(ws):
                    for c in m.attention_fwd_tma_overlap_kernel.cache.values())
 
 
+_ATTENTION_DTYPES = {"bf16": torch.bfloat16, "e4m3": torch.float8_e4m3fn,
+                     "e5m2": torch.float8_e5m2}
+
+
+def _attention_dtype_inputs(dtype, heads, seq_len, dim=128):
+    """q, k, v in `dtype` (fp8 rounded from normal fp32 draws), an fp16
+    (bf16 for bf16 inputs) NaN-poisoned output, the scale and the error
+    floor: how far the same attention lies from float64 when only P is
+    rounded to `dtype` before P.V, as the kernel must do it."""
+    q, k, v = (torch.randn(heads, seq_len, dim, device="cuda").to(dtype)
+               for _ in range(3))
+    out_dtype = torch.bfloat16 if dtype == torch.bfloat16 else torch.float16
+    out = torch.full((heads, seq_len, dim), float("nan"), device="cuda",
+                     dtype=out_dtype)
+    scale = dim ** -0.5
+    ref = _attention_reference(q, k, v, scale)
+    scores = (q.double() @ k.double().transpose(1, 2)) * scale
+    p = torch.exp(scores - scores.amax(-1, keepdim=True))
+    rounded = (p.to(dtype).double() @ v.double()) / p.sum(-1, keepdim=True)
+    floor = ((rounded - ref).norm() / ref.norm()).item()
+    return q, k, v, out, scale, ref, floor
+
+
+@pytest.mark.parametrize("dtype", list(_ATTENTION_DTYPES))
+@pytest.mark.parametrize("kernel", ["attention_fwd_kernel",
+                                    "attention_fwd_overlap_kernel"])
+def test_attention_dtypes(dtype, kernel):
+    # The benchmark's attention sources are dtype-generic (P is cast to V's
+    # element type, the output to Out's): bf16 and both fp8 formats (fp8
+    # wgmma needs K-major operands: V is transposed on its way to shared
+    # memory) with partial key and query blocks, against float64. P's
+    # rounding to the input type bounds the accuracy: the kernel must land
+    # within 1.5x of that floor.
+    m = _bench_kernels()
+    seq_len = 300
+    q, k, v, out, scale, ref, floor = _attention_dtype_inputs(
+        _ATTENTION_DTYPES[dtype], heads=3, seq_len=seq_len)
+    dim = q.shape[-1]
+    getattr(m, kernel)[(triton_cdiv(seq_len, 128), 3)](
+        q, k, v, out, scale, dim, dim, dim, dim, seq_len, BLOCK_M=128,
+        BLOCK_N=64, HEAD_DIM=dim, num_warps=8, num_stages=3)
+    torch.cuda.synchronize()
+    err = rel_err(out, ref)
+    assert err < 1.5 * floor + 2e-3, (err, floor)
+
+
+@pytest.mark.parametrize("dtype", list(_ATTENTION_DTYPES))
+@pytest.mark.parametrize("ws", [False, True])
+def test_attention_tma_dtypes(dtype, ws):
+    # The same on descriptors, 128x128 blocks (fp8: one 128-byte swizzled
+    # row per key), with and without warp specialisation; 640 keys = five
+    # blocks, so the stage ring wraps.
+    m = _bench_kernels()
+    seq_len = 640
+    q, k, v, out, scale, ref, floor = _attention_dtype_inputs(
+        _ATTENTION_DTYPES[dtype], heads=2, seq_len=seq_len)
+    dim = q.shape[-1]
+    flat = [t.reshape(-1, dim) for t in (q, k, v, out)]
+    descs = [tile.TensorDescriptor.from_tensor(t, [128, dim]) for t in flat]
+    m.attention_fwd_tma_kernel[(seq_len // 128, 2)](
+        *descs, scale, seq_len, BLOCK_M=128, BLOCK_N=128, HEAD_DIM=dim,
+        WARP_SPECIALIZE=ws, num_warps=8, num_stages=2)
+    torch.cuda.synchronize()
+    err = rel_err(out, ref)
+    assert err < 1.5 * floor + 2e-3, (err, floor)
+
+
 @tile.jit
 def descriptor_copy_kernel(in_desc, out_desc, BM: tl.constexpr, BN: tl.constexpr):
     pid_m = tl.program_id(0)
