@@ -186,9 +186,9 @@ def attention_fwd_kernel(Q, K, V, Out, sm_scale, stride_qm, stride_kn, stride_vn
         k = tl.load(K + (base + cols[None, :]) * stride_kn + offs_d[:, None],
                     mask=cols[None, :] < seq_len, other=0.0)
         qk = tl.dot(q, k)
-        qk = tl.where(cols[None, :] < seq_len, qk * qk_scale, float("-inf"))
-        m_ij = tl.maximum(m_i, tl.max(qk, 1))
-        p = tl.math.exp2(qk - m_ij[:, None])
+        qk = tl.where(cols[None, :] < seq_len, qk, float("-inf"))
+        m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+        p = tl.math.exp2(qk * qk_scale - m_ij[:, None])
         alpha = tl.math.exp2(m_i - m_ij)
         l_i = l_i * alpha + tl.sum(p, 1)
         acc = acc * alpha[:, None]
@@ -225,9 +225,9 @@ def attention_fwd_tma_kernel(q_desc, k_desc, v_desc, o_desc, sm_scale, seq_len,
         cols = start_n + offs_n
         k = k_desc.load([base + start_n, 0])
         qk = tl.dot(q, k.T)
-        qk = tl.where(cols[None, :] < seq_len, qk * qk_scale, float("-inf"))
-        m_ij = tl.maximum(m_i, tl.max(qk, 1))
-        p = tl.math.exp2(qk - m_ij[:, None])
+        qk = tl.where(cols[None, :] < seq_len, qk, float("-inf"))
+        m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+        p = tl.math.exp2(qk * qk_scale - m_ij[:, None])
         alpha = tl.math.exp2(m_i - m_ij)
         l_i = l_i * alpha + tl.sum(p, 1)
         acc = acc * alpha[:, None]
@@ -255,9 +255,9 @@ def attention_fwd_tma_overlap_kernel(q_desc, k_desc, v_desc, o_desc, sm_scale,
     qk_scale = sm_scale * 1.44269504
     k = k_desc.load([base, 0])
     qk = tl.dot(q, k.T)
-    qk = tl.where(offs_n[None, :] < seq_len, qk * qk_scale, float("-inf"))
-    m_i = tl.max(qk, 1)
-    p = tl.math.exp2(qk - m_i[:, None])
+    qk = tl.where(offs_n[None, :] < seq_len, qk, float("-inf"))
+    m_i = tl.max(qk, 1) * qk_scale
+    p = tl.math.exp2(qk * qk_scale - m_i[:, None])
     l_i = tl.sum(p, 1)
     p = p.to(v_desc.dtype)
     alpha = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
@@ -270,9 +270,9 @@ def attention_fwd_tma_overlap_kernel(q_desc, k_desc, v_desc, o_desc, sm_scale,
         acc = acc * alpha[:, None]
         v = v_desc.load([base + start_n, 0])
         acc = tl.dot(p, v, acc)
-        qk = tl.where(next_cols[None, :] < seq_len, qk * qk_scale, float("-inf"))
-        m_ij = tl.maximum(m_i, tl.max(qk, 1))
-        p = tl.math.exp2(qk - m_ij[:, None])
+        qk = tl.where(next_cols[None, :] < seq_len, qk, float("-inf"))
+        m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+        p = tl.math.exp2(qk * qk_scale - m_ij[:, None])
         alpha = tl.math.exp2(m_i - m_ij)
         l_i = l_i * alpha + tl.sum(p, 1)
         p = p.to(v_desc.dtype)
@@ -304,9 +304,9 @@ def attention_fwd_overlap_kernel(Q, K, V, Out, sm_scale, stride_qm, stride_kn,
     k = tl.load(K + (base + offs_n[None, :]) * stride_kn + offs_d[:, None],
                 mask=offs_n[None, :] < seq_len, other=0.0)
     qk = tl.dot(q, k)
-    qk = tl.where(offs_n[None, :] < seq_len, qk * qk_scale, float("-inf"))
-    m_i = tl.max(qk, 1)
-    p = tl.math.exp2(qk - m_i[:, None])
+    qk = tl.where(offs_n[None, :] < seq_len, qk, float("-inf"))
+    m_i = tl.max(qk, 1) * qk_scale
+    p = tl.math.exp2(qk * qk_scale - m_i[:, None])
     l_i = tl.sum(p, 1)
     p = p.to(V.dtype.element_ty)
     alpha = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
@@ -321,9 +321,9 @@ def attention_fwd_overlap_kernel(Q, K, V, Out, sm_scale, stride_qm, stride_kn,
         v = tl.load(V + (base + cols[:, None]) * stride_vn + offs_d[None, :],
                     mask=cols[:, None] < seq_len, other=0.0)
         acc = tl.dot(p, v, acc)
-        qk = tl.where(next_cols[None, :] < seq_len, qk * qk_scale, float("-inf"))
-        m_ij = tl.maximum(m_i, tl.max(qk, 1))
-        p = tl.math.exp2(qk - m_ij[:, None])
+        qk = tl.where(next_cols[None, :] < seq_len, qk, float("-inf"))
+        m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+        p = tl.math.exp2(qk * qk_scale - m_ij[:, None])
         alpha = tl.math.exp2(m_i - m_ij)
         l_i = l_i * alpha + tl.sum(p, 1)
         p = p.to(V.dtype.element_ty)
