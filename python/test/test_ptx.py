@@ -367,15 +367,16 @@ _ATTENTION_SIGNATURE = dict(Q=_F16, K=_F16, V=_F16, Out=_F16, sm_scale="fp32",
                             stride_om="i32", seq_len="i32")
 
 
-@pytest.mark.parametrize("name, block_n, capped", [
+@pytest.mark.parametrize("name, block_n, two_ctas", [
     ("attention_fwd_overlap_kernel", 32, True),
     ("attention_fwd_kernel", 64, False)])
-def test_register_cap_for_occupancy(name, block_n, capped):
+def test_register_cap_for_occupancy(name, block_n, two_ctas):
     # The benchmark's overlapped attention at 128x32 blocks on 8 warps
-    # needs 80 KiB of shared memory (two CTAs fit an SM) but ptxas gives it
-    # more than 128 registers (one CTA): it is assembled again with
-    # .maxnreg 128. The plain one at 128x64 needs 128 KiB, which holds it
-    # to one CTA anyway: no cap.
+    # needs 80 KiB of shared memory: two CTAs fit an SM if each thread gets
+    # by on 128 registers, by itself (it does since the warp index is
+    # warp-uniform) or by reassembly with .maxnreg 128 (the decision is
+    # unit-tested in OccupancyTest). The plain one at 128x64 needs 128 KiB,
+    # which holds it to one CTA anyway: never capped.
     bench = bench_kernels()
     kernel = tile.compile(
         getattr(bench, name), signature=_ATTENTION_SIGNATURE,
@@ -386,9 +387,9 @@ def test_register_cap_for_occupancy(name, block_n, capped):
     meta = kernel.metadata
     assert kernel.asm["cubin"][:4] == b"\x7fELF"
     # The PTX shown is the one the cubin was made from.
-    assert (".maxnreg 128" in kernel.asm["ptx"]) == capped
-    if capped:
-        assert meta["maxnreg"] == 128 and meta["num_regs"] == 128
+    assert (".maxnreg 128" in kernel.asm["ptx"]) == (meta["maxnreg"] == 128)
+    if two_ctas:
+        assert meta["num_regs"] <= 128
         assert meta["shared"] <= 233472 // 2 - 1024
     else:
-        assert meta["maxnreg"] == 0 and meta["num_regs"] > 128
+        assert meta["maxnreg"] == 0 and meta["shared"] > 233472 // 2
