@@ -18,7 +18,9 @@
 // CHECK: "@$0 bar.arrive 2, 256;", "b" %[[LAST]]
 // CHECK: %[[G1:.*]] = arith.shrui %[[WARP]], %c2_i32
 // CHECK: %[[MINE:.*]] = arith.addi %[[G1]], %c2_i32
-// CHECK: "bar.sync $0, 256;", "r" %[[MINE]]
+// The wait sits alone in a block (a back edge never taken) so that ptxas
+// cannot slide the arithmetic before it under it.
+// CHECK: "{\0A.reg .pred again;\0Asetp.gt.u32 again, $0, 15;\0Aturn_wait:\0Abar.sync $0, 256;\0A@again bra.uni turn_wait;\0A}", "r" %[[MINE]]
 // CHECK: %[[G2:.*]] = arith.shrui %[[WARP]], %c2_i32
 // CHECK: %[[PLUS:.*]] = arith.addi %[[G2]], %c1_i32
 // CHECK: %[[NEXT:.*]] = arith.remui %[[PLUS]], %c2_i32

@@ -106,8 +106,19 @@ struct TurnBarrierPattern : OpConversionPattern<TurnOp> {
   matchAndRewrite(TurnOp op, typename TurnOp::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Value id = turnBarrier(rewriter, op, shift);
-    emitInlineAsm(rewriter, op.getLoc(), TypeRange(), ValueRange{id},
-                  instruction + " $0, " + std::to_string(kTurnThreads) + ";",
+    std::string barrier =
+        instruction + " $0, " + std::to_string(kTurnThreads) + ";";
+    // ptxas moves arithmetic across a bar.sync within a basic block: the
+    // softmax a turn's wait follows would slide under it and wait for the
+    // other warpgroup's turn (measured: 21% of the consumers' stall
+    // samples on an EX2 behind the hoisted wait). A wait alone in a block
+    // keeps its place; the block's back edge (barrier ids never exceed 15)
+    // is never taken.
+    if (shift == 0)
+      barrier = "{\n.reg .pred again;\nsetp.gt.u32 again, $0, 15;\n"
+                "turn_wait:\n" +
+                barrier + "\n@again bra.uni turn_wait;\n}";
+    emitInlineAsm(rewriter, op.getLoc(), TypeRange(), ValueRange{id}, barrier,
                   "r", /*hasSideEffects=*/true);
     rewriter.eraseOp(op);
     return success();
