@@ -696,6 +696,17 @@ def _attention_dtype_inputs(dtype, heads, seq_len, dim=128):
     return q, k, v, out, scale, ref, floor
 
 
+def _check_attention_dtype(dtype, heads, seq_len, launch):
+    """Runs `launch(q, k, v, out, scale)` on fresh inputs of `dtype`; the
+    result must land within 1.5x of the P-rounding floor of float64."""
+    q, k, v, out, scale, ref, floor = _attention_dtype_inputs(
+        _ATTENTION_DTYPES[dtype], heads=heads, seq_len=seq_len)
+    launch(q, k, v, out, scale)
+    torch.cuda.synchronize()
+    err = rel_err(out, ref)
+    assert err < 1.5 * floor + 2e-3, (err, floor)
+
+
 @pytest.mark.parametrize("dtype", list(_ATTENTION_DTYPES))
 @pytest.mark.parametrize("kernel", ["attention_fwd_kernel",
                                     "attention_fwd_overlap_kernel"])
@@ -704,19 +715,15 @@ def test_attention_dtypes(dtype, kernel):
     # element type, the output to Out's): bf16 and both fp8 formats (fp8
     # wgmma needs K-major operands: V is transposed on its way to shared
     # memory) with partial key and query blocks, against float64. P's
-    # rounding to the input type bounds the accuracy: the kernel must land
-    # within 1.5x of that floor.
-    m = _bench_kernels()
-    seq_len = 300
-    q, k, v, out, scale, ref, floor = _attention_dtype_inputs(
-        _ATTENTION_DTYPES[dtype], heads=3, seq_len=seq_len)
-    dim = q.shape[-1]
-    getattr(m, kernel)[(triton_cdiv(seq_len, 128), 3)](
-        q, k, v, out, scale, dim, dim, dim, dim, seq_len, BLOCK_M=128,
-        BLOCK_N=64, HEAD_DIM=dim, num_warps=8, num_stages=3)
-    torch.cuda.synchronize()
-    err = rel_err(out, ref)
-    assert err < 1.5 * floor + 2e-3, (err, floor)
+    # rounding to the input type bounds the accuracy.
+    fn = getattr(_bench_kernels(), kernel)
+    seq_len, dim = 300, 128
+
+    def launch(q, k, v, out, scale):
+        fn[(triton_cdiv(seq_len, 128), 3)](
+            q, k, v, out, scale, dim, dim, dim, dim, seq_len, BLOCK_M=128,
+            BLOCK_N=64, HEAD_DIM=dim, num_warps=8, num_stages=3)
+    _check_attention_dtype(dtype, 3, seq_len, launch)
 
 
 @pytest.mark.parametrize("dtype", list(_ATTENTION_DTYPES))
@@ -726,18 +733,16 @@ def test_attention_tma_dtypes(dtype, ws):
     # row per key), with and without warp specialisation; 640 keys = five
     # blocks, so the stage ring wraps.
     m = _bench_kernels()
-    seq_len = 640
-    q, k, v, out, scale, ref, floor = _attention_dtype_inputs(
-        _ATTENTION_DTYPES[dtype], heads=2, seq_len=seq_len)
-    dim = q.shape[-1]
-    flat = [t.reshape(-1, dim) for t in (q, k, v, out)]
-    descs = [tile.TensorDescriptor.from_tensor(t, [128, dim]) for t in flat]
-    m.attention_fwd_tma_kernel[(seq_len // 128, 2)](
-        *descs, scale, seq_len, BLOCK_M=128, BLOCK_N=128, HEAD_DIM=dim,
-        WARP_SPECIALIZE=ws, num_warps=8, num_stages=2)
-    torch.cuda.synchronize()
-    err = rel_err(out, ref)
-    assert err < 1.5 * floor + 2e-3, (err, floor)
+    seq_len, dim = 640, 128
+
+    def launch(q, k, v, out, scale):
+        flat = [t.reshape(-1, dim) for t in (q, k, v, out)]
+        descs = [tile.TensorDescriptor.from_tensor(t, [128, dim])
+                 for t in flat]
+        m.attention_fwd_tma_kernel[(seq_len // 128, 2)](
+            *descs, scale, seq_len, BLOCK_M=128, BLOCK_N=128, HEAD_DIM=dim,
+            WARP_SPECIALIZE=ws, num_warps=8, num_stages=2)
+    _check_attention_dtype(dtype, 2, seq_len, launch)
 
 
 @tile.jit
