@@ -610,6 +610,15 @@ def _attention_inputs(heads, seq_len, dim):
     return q, k, v, torch.full_like(q, float("nan")), dim ** -0.5
 
 
+def _attention_descriptors(q, k, v, out, block_m, block_n):
+    """Host descriptors over (heads * S, D): query and output blocks of
+    block_m rows, key and value blocks of block_n."""
+    rows = (block_m, block_n, block_n, block_m)
+    return [tile.TensorDescriptor.from_tensor(t.reshape(-1, t.shape[-1]),
+                                              [r, t.shape[-1]])
+            for t, r in zip((q, k, v, out), rows)]
+
+
 def _attention_reference(q, k, v, scale):
     scores = (q.double() @ k.double().transpose(1, 2)) * scale
     return torch.softmax(scores, dim=-1) @ v.double()
@@ -628,9 +637,7 @@ def test_attention_tma(seq_len, config):
     m = _bench_kernels()
     q, k, v, out, scale = _attention_inputs(heads=3, seq_len=seq_len, dim=128)
     dim = q.shape[-1]
-    flat = [t.reshape(-1, dim) for t in (q, k, v, out)]
-    descs = [tile.TensorDescriptor.from_tensor(t, [rows, dim]) for t, rows in
-             zip(flat, (block_m, block_n, block_n, block_m))]
+    descs = _attention_descriptors(q, k, v, out, block_m, block_n)
     m.attention_fwd_tma_kernel[(seq_len // block_m, 3)](
         *descs, scale, seq_len, BLOCK_M=block_m, BLOCK_N=block_n,
         HEAD_DIM=dim, WARP_SPECIALIZE=ws, num_warps=warps, num_stages=stages)
@@ -659,9 +666,7 @@ def test_attention_tma_overlap(ws):
     seq_len, block_m, block_n = 384, 128, 128
     q, k, v, out, scale = _attention_inputs(heads=3, seq_len=seq_len, dim=128)
     dim = q.shape[-1]
-    flat = [t.reshape(-1, dim) for t in (q, k, v, out)]
-    descs = [tile.TensorDescriptor.from_tensor(t, [rows, dim]) for t, rows in
-             zip(flat, (block_m, block_n, block_n, block_m))]
+    descs = _attention_descriptors(q, k, v, out, block_m, block_n)
     m.attention_fwd_tma_overlap_kernel[(seq_len // block_m, 3)](
         *descs, scale, seq_len, BLOCK_M=block_m, BLOCK_N=block_n,
         HEAD_DIM=dim, WARP_SPECIALIZE=ws, num_warps=8, num_stages=2)
@@ -736,9 +741,7 @@ def test_attention_tma_dtypes(dtype, ws):
     seq_len, dim = 640, 128
 
     def launch(q, k, v, out, scale):
-        flat = [t.reshape(-1, dim) for t in (q, k, v, out)]
-        descs = [tile.TensorDescriptor.from_tensor(t, [128, dim])
-                 for t in flat]
+        descs = _attention_descriptors(q, k, v, out, 128, 128)
         m.attention_fwd_tma_kernel[(seq_len // 128, 2)](
             *descs, scale, seq_len, BLOCK_M=128, BLOCK_N=128, HEAD_DIM=dim,
             WARP_SPECIALIZE=ws, num_warps=8, num_stages=2)

@@ -25,6 +25,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include <type_traits>
+
 using namespace mlir;
 using namespace mlir::tile;
 using namespace mlir::tilegpu;
@@ -114,7 +116,7 @@ struct TurnBarrierPattern : OpConversionPattern<TurnOp> {
     // samples on an EX2 behind the hoisted wait). A wait alone in a block
     // keeps its place; the block's back edge (barrier ids never exceed 15)
     // is never taken.
-    if (shift == 0)
+    if constexpr (std::is_same_v<TurnOp, TurnWaitOp>)
       barrier = "{\n.reg .pred again;\nsetp.gt.u32 again, $0, 15;\n"
                 "turn_wait:\n" +
                 barrier + "\n@again bra.uni turn_wait;\n}";

@@ -119,16 +119,19 @@ Operation *firstReaderIn(Block *body, Value value) {
   return first;
 }
 
-/// Whether `dot` takes its A from registers carried from the previous
-/// iteration: the back edge then rewrites them, which ptxas only allows
-/// once the dot has finished (else it serialises every wgmma, C7514).
-bool readsCarriedRegisters(WarpGroupDotOp dot, scf::ForOp loop) {
+/// The iter arg `dot` takes its A from when that is registers carried from
+/// the previous iteration (through layout conversions), else null: the back
+/// edge then rewrites them, which ptxas only allows once the dot has
+/// finished (else it serialises every wgmma, C7514).
+BlockArgument carriedRegisterOperand(WarpGroupDotOp dot, scf::ForOp loop) {
   Value a = dot.getA();
   while (auto convert = a.getDefiningOp<ConvertLayoutOp>())
     a = convert.getSrc();
   auto arg = dyn_cast<BlockArgument>(a);
-  return isa<RankedTensorType>(a.getType()) && arg &&
-         arg.getOwner() == loop.getBody();
+  if (!isa<RankedTensorType>(a.getType()) || !arg ||
+      arg.getOwner() != loop.getBody())
+    return nullptr;
+  return arg;
 }
 
 /// Where the body makes the registers that the next iteration's `dot`
@@ -138,13 +141,11 @@ bool readsCarriedRegisters(WarpGroupDotOp dot, scf::ForOp loop) {
 /// retiring it there keeps the two sets from being live together (32
 /// registers per thread for a 64x128 fp16 operand).
 Operation *nextOperandBirth(WarpGroupDotOp dot, scf::ForOp loop) {
-  if (!readsCarriedRegisters(dot, loop))
+  BlockArgument carried = carriedRegisterOperand(dot, loop);
+  if (!carried)
     return nullptr;
-  Value a = dot.getA();
-  while (auto convert = a.getDefiningOp<ConvertLayoutOp>())
-    a = convert.getSrc();
-  unsigned index = cast<BlockArgument>(a).getArgNumber() - 1;
-  Value next = loop.getBody()->getTerminator()->getOperand(index);
+  Value next =
+      loop.getBody()->getTerminator()->getOperand(carried.getArgNumber() - 1);
   Operation *birth = nullptr;
   while (Operation *def = next.getDefiningOp()) {
     if (def->getBlock() != loop.getBody() || def->getNumOperands() != 1)
@@ -171,7 +172,7 @@ void matchAsyncDots(scf::ForOp loop, LoopPlan &plan) {
       continue;
     bool onlyCarried =
         dot->hasOneUse() && isa<scf::YieldOp>(dot->use_begin()->getOwner());
-    if (!onlyCarried || readsCarriedRegisters(dot, loop)) {
+    if (!onlyCarried || carriedRegisterOperand(dot, loop)) {
       // Waited for in this iteration (at the latest before the yield):
       // worth it when something can run before the result is read.
       if (dot->getNextNode() != firstReaderIn(body, dot.getD()))
@@ -421,13 +422,7 @@ public:
     emitPrologue();
     addStageIndices();
     rewriteBody();
-    rewriter.setInsertionPointAfter(loop);
-    if (plan.hasCarriedDot()) {
-      if (plan.chained)
-        waitAfterLoop();
-      else
-        waitAfterGuardedLoop();
-    }
+    waitForCarriedDotsAfterLoop();
     if (hasCpAsync())
       AsyncWaitOp::create(rewriter, loc, 0);
     if (hasTMA()) {
@@ -624,16 +619,8 @@ private:
                               loop.getInductionVar(), loop.getLowerBound());
     ArriveBarrierOp::create(rewriter, loc, barrierIn(empty, previous),
                             notFirstIteration);
-    for (Operation *op : llvm::reverse(plan.addressOps))
-      if (op->use_empty())
-        rewriter.eraseOp(op);
-    rewriter.setInsertionPointAfter(loop);
-    if (plan.hasCarriedDot()) {
-      if (plan.chained)
-        waitAfterLoop();
-      else
-        waitAfterGuardedLoop();
-    }
+    eraseDeadAddressOps();
+    waitForCarriedDotsAfterLoop();
     // Every copy has landed once the last full buffer was waited for.
     for (Value buffer : buffers)
       LocalDeallocOp::create(rewriter, loc, buffer);
@@ -866,11 +853,27 @@ private:
         op->moveAfter(barrier);
     }
 
-    // The original address ops now only fed the erased loads and the
-    // replaced yields.
+    eraseDeadAddressOps();
+  }
+
+  /// The original address ops now only fed the erased loads and the
+  /// replaced yields.
+  void eraseDeadAddressOps() {
     for (Operation *op : llvm::reverse(plan.addressOps))
       if (op->use_empty())
         rewriter.eraseOp(op);
+  }
+
+  /// The carried dots' final wait, after the loop (leaves the insertion
+  /// point after it).
+  void waitForCarriedDotsAfterLoop() {
+    rewriter.setInsertionPointAfter(loop);
+    if (!plan.hasCarriedDot())
+      return;
+    if (plan.chained)
+      waitAfterLoop();
+    else
+      waitAfterGuardedLoop();
   }
 
   /// The dots' buffers become views of the multi-buffers at the read
