@@ -182,6 +182,9 @@ CompiledKernel compileKernel(const std::string &tileIR,
   layouts.addPass(tilegpu::createTileGPURemoveLayoutConversions());
   layouts.addPass(createCanonicalizerPass());
   layouts.addPass(createCSEPass());
+  tilegpu::TileGPUWarpSpecializeOptions specialize;
+  specialize.numStages = options.numStages;
+  layouts.addPass(tilegpu::createTileGPUWarpSpecialize(specialize));
   tilegpu::TileGPUPipelineOptions pipeline;
   pipeline.numStages = options.numStages;
   layouts.addPass(tilegpu::createTileGPUPipeline(pipeline));

@@ -30,6 +30,29 @@ def TileGPUAccelerateMatmul
   }];
 }
 
+def TileGPUWarpSpecialize
+    : Pass<"tilegpu-warp-specialize", "mlir::ModuleOp"> {
+  let summary = "A producer warpgroup issues the TMA copies of a marked loop";
+  let description = [{
+    An `scf.for` marked `tile.warp_specialize` (from
+    `tl.range(..., warp_specialize=True)`) whose staged dot operands all
+    arrive by TMA descriptor loads, which sits in the kernel's entry block
+    and whose copy coordinates pure scalar ops compute from the kernel's
+    arguments: the kernel body becomes the `consumers` region of a
+    `tilegpu.warp_specialize`, and the `producer` region runs the copies
+    into `num_stages` buffers in a loop of its own, handing buffers over
+    through a `full` and an `empty` mbarrier array. The consumers' dots
+    run async and are waited for as `tilegpu-pipeline` waits for them.
+    Other loops (and marked loops that do not qualify) are left to
+    `tilegpu-pipeline`, which runs after this pass.
+  }];
+  let options = [
+    Option<"numStages", "num-stages", "int", "3",
+           "Pipeline depth, when the loop does not say">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 def TileGPUPipeline : Pass<"tilegpu-pipeline", "mlir::ModuleOp"> {
   let summary = "Load dot operands several iterations ahead with cp.async";
   let description = [{

@@ -1,4 +1,4 @@
-// RUN: tile-opt %s -split-input-file --tilegpu-pipeline --canonicalize | FileCheck %s
+// RUN: tile-opt %s -split-input-file --tilegpu-warp-specialize --tilegpu-pipeline --canonicalize | FileCheck %s
 
 // tl.range(..., warp_specialize=True) on a loop whose dot operands all
 // arrive by TMA: the kernel body becomes the consumers of a

@@ -1,0 +1,254 @@
+//===- LoopPlan.cpp - Which loads a pipelined loop stages -----------------===//
+//
+// Matches a loop whose body loads tiles from global memory only to stage
+// them in shared memory for warpgroup_dots, collects the address arithmetic
+// the copies will have to run ahead, and picks the dots that can run
+// asynchronously. Nothing here changes the IR.
+//
+// The addresses of a later iteration come from the loop-carried values they
+// depend on (typically the pointer tensors), which the rewrite shifts to
+// run ahead. That needs the carried values to be used by nothing but
+// address arithmetic, and their final values to be unused.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Pipeliner.h"
+
+#include "tile/Analysis/SharedAccess.h"
+
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tilegpu;
+using namespace mlir::tilegpu::pipeliner;
+
+int64_t pipeliner::bufferBytes(MemDescType type) {
+  int64_t bytes = getSharedElementBytes(type.getElementType());
+  for (int64_t dim : type.getShape())
+    bytes *= dim;
+  return bytes;
+}
+
+/// The op of `body` that first reads `value`, if any.
+Operation *pipeliner::firstReaderIn(Block *body, Value value) {
+  Operation *first = nullptr;
+  for (Operation *user : value.getUsers()) {
+    Operation *inBody = body->findAncestorOpInBlock(*user);
+    if (inBody && (!first || inBody->isBeforeInBlock(first)))
+      first = inBody;
+  }
+  return first;
+}
+
+/// The iter arg `dot` takes its A from when that is registers carried from
+/// the previous iteration (through layout conversions), else null: the back
+/// edge then rewrites them, which ptxas only allows once the dot has
+/// finished (else it serialises every wgmma, C7514).
+BlockArgument pipeliner::carriedRegisterOperand(WarpGroupDotOp dot, scf::ForOp loop) {
+  Value a = dot.getA();
+  while (auto convert = a.getDefiningOp<ConvertLayoutOp>())
+    a = convert.getSrc();
+  auto arg = dyn_cast<BlockArgument>(a);
+  if (!isa<RankedTensorType>(a.getType()) || !arg ||
+      arg.getOwner() != loop.getBody())
+    return nullptr;
+  return arg;
+}
+
+namespace {
+
+/// The warpgroup_dots of the body that can run async, into `plan`.
+void matchAsyncDots(scf::ForOp loop, LoopPlan &plan) {
+  Block *body = loop.getBody();
+  auto dots = llvm::to_vector(body->getOps<WarpGroupDotOp>());
+  for (WarpGroupDotOp dot : dots) {
+    if (dot->use_empty())
+      continue;
+    bool onlyCarried =
+        dot->hasOneUse() && isa<scf::YieldOp>(dot->use_begin()->getOwner());
+    if (!onlyCarried || carriedRegisterOperand(dot, loop)) {
+      // Waited for in this iteration (at the latest before the yield):
+      // worth it when something can run before the result is read.
+      if (dot->getNextNode() != firstReaderIn(body, dot.getD()))
+        plan.asyncDots.push_back({dot, std::nullopt});
+      continue;
+    }
+    unsigned index = dot->use_begin()->getOperandNumber();
+    // Only the wait where the next iteration reads the result keeps the
+    // dot's buffers from being refilled under it.
+    if (loop.getRegionIterArg(index).use_empty())
+      continue;
+    plan.chained =
+        dots.size() == 1 && dot.getC() == loop.getRegionIterArg(index);
+    plan.asyncDots.push_back({dot, index});
+  }
+}
+
+bool isZeroOrAbsent(Value other) {
+  return !other || matchPattern(other, m_AnyZeroFloat()) ||
+         matchPattern(other, m_Zero());
+}
+
+/// Whether each thread's pieces of `load` can be copied by cp.async (at
+/// least 4 bytes at a time) into `buffer`.
+bool copiesInWords(LoadOp load, MemDescType buffer,
+                   const AxisInfoAnalysis &axisInfo) {
+  auto tensor = dyn_cast<RankedTensorType>(load.getType());
+  if (!tensor)
+    return false;
+  FailureOr<SharedAccessMap> map = composeAccessMap(tensor, buffer);
+  if (failed(map))
+    return false;
+  unsigned vec =
+      std::min(map->vec, vectorWidth(load.getPtr(), load.getMask(), axisInfo));
+  return vec * getSharedElementBytes(tensor.getElementType()) >= 4;
+}
+
+/// The local_alloc in `body` that `load` only fills, when only dots in
+/// `body` read it.
+LocalAllocOp matchDotStaging(Operation *load, Block *body) {
+  if (load->getBlock() != body || !load->hasOneUse())
+    return {};
+  auto alloc = dyn_cast<LocalAllocOp>(*load->user_begin());
+  if (!alloc || alloc->getBlock() != body || alloc.getResult().use_empty())
+    return {};
+  auto readByDots = [&](Value buffer) {
+    return llvm::all_of(buffer.getUsers(), [&](Operation *user) {
+      return isa<WarpGroupDotOp>(user) && user->getBlock() == body;
+    });
+  };
+  // Dots may read it through a transposed view (attention's K^T).
+  for (Operation *user : alloc->getUsers())
+    if (auto trans = dyn_cast<MemDescTransOp>(user)) {
+      if (trans->getBlock() != body || !readByDots(trans.getResult()))
+        return {};
+    } else if (!isa<WarpGroupDotOp>(user) || user->getBlock() != body) {
+      return {};
+    }
+  return alloc;
+}
+
+std::optional<StagedLoad> matchStagedLoad(Operation *op, Block *body,
+                                          const AxisInfoAnalysis &axisInfo) {
+  if (auto load = dyn_cast<DescriptorLoadOp>(op)) {
+    // The TMA copy must be able to write the dot's buffer as it is.
+    LocalAllocOp alloc = matchDotStaging(load, body);
+    if (!alloc || !getTMASharedEncoding(load.getDesc().getType()) ||
+        alloc.getType().getEncoding() !=
+            getTMASharedEncoding(load.getDesc().getType()))
+      return std::nullopt;
+    if (Operation *def = load.getDesc().getDefiningOp())
+      if (def->getBlock() == body)
+        return std::nullopt;
+    return StagedLoad{load, alloc, /*tma=*/true};
+  }
+  auto load = dyn_cast<LoadOp>(op);
+  if (!load || load.getIsVolatile() || !isZeroOrAbsent(load.getOther()))
+    return std::nullopt;
+  LocalAllocOp alloc = matchDotStaging(load, body);
+  if (!alloc || !copiesInWords(load, alloc.getType(), axisInfo))
+    return std::nullopt;
+  return StagedLoad{load, alloc};
+}
+
+/// Collects the body ops that `roots` depend on, and the iter args they
+/// read, closing over the next values of those iter args. Fails when one
+/// of them has side effects or regions.
+LogicalResult collectAddressOps(scf::ForOp loop, LoopPlan &plan) {
+  Block *body = loop.getBody();
+  llvm::SmallPtrSet<Operation *, 32> ops;
+  llvm::SmallSetVector<unsigned, 4> args;
+  SmallVector<Value> worklist;
+  for (StagedLoad &staged : plan.loads) {
+    if (auto load = dyn_cast<LoadOp>(staged.load)) {
+      worklist.push_back(load.getPtr());
+      if (Value mask = load.getMask())
+        worklist.push_back(mask);
+    } else {
+      llvm::append_range(worklist,
+                         cast<DescriptorLoadOp>(staged.load).getIndices());
+    }
+  }
+  auto yield = cast<scf::YieldOp>(body->getTerminator());
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (auto arg = dyn_cast<BlockArgument>(value)) {
+      if (arg.getOwner() != body || arg == loop.getInductionVar())
+        continue;
+      unsigned index = arg.getArgNumber() - 1;
+      if (args.insert(index))
+        worklist.push_back(yield.getOperand(index));
+      continue;
+    }
+    Operation *op = value.getDefiningOp();
+    if (op->getBlock() != body || !ops.insert(op).second)
+      continue;
+    if (op->getNumRegions() != 0 || !isMemoryEffectFree(op))
+      return failure();
+    llvm::append_range(worklist, op->getOperands());
+  }
+  for (Operation &op : *body)
+    if (ops.contains(&op))
+      plan.addressOps.push_back(&op);
+  plan.shiftedArgs.assign(args.begin(), args.end());
+
+  // The shifted values and everything computed from them must feed only
+  // addresses, staged loads and the shifted args' next values.
+  llvm::SmallPtrSet<Operation *, 8> loads;
+  for (StagedLoad &staged : plan.loads)
+    loads.insert(staged.load);
+  llvm::SmallPtrSet<Value, 32> shifted;
+  for (unsigned index : plan.shiftedArgs) {
+    if (!loop.getResult(index).use_empty())
+      return failure();
+    shifted.insert(loop.getRegionIterArg(index));
+  }
+  for (Operation *op : plan.addressOps)
+    if (llvm::any_of(op->getOperands(),
+                     [&](Value v) { return shifted.contains(v); }))
+      shifted.insert(op->getResults().begin(), op->getResults().end());
+  for (Value value : shifted)
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (ops.contains(user) || loads.contains(user))
+        continue;
+      if (user == yield &&
+          llvm::is_contained(plan.shiftedArgs, use.getOperandNumber()))
+        continue;
+      return failure();
+    }
+  return success();
+}
+} // namespace
+
+SmallVector<std::pair<scf::ForOp, int>>
+pipeliner::loopsToPipeline(ModuleOp module, int defaultStages) {
+  SmallVector<std::pair<scf::ForOp, int>> loops;
+  module.walk([&](scf::ForOp loop) {
+    int stages = defaultStages;
+    if (auto attr = loop->getAttrOfType<IntegerAttr>(
+            TileDialect::getNumStagesAttrName()))
+      stages = attr.getInt();
+    if (stages >= 2)
+      loops.push_back({loop, stages});
+  });
+  return loops;
+}
+
+std::optional<LoopPlan> pipeliner::planLoop(scf::ForOp loop,
+                                            const AxisInfoAnalysis &axisInfo) {
+  APInt step;
+  if (!matchPattern(loop.getStep(), m_ConstantInt(&step)) ||
+      !step.isStrictlyPositive())
+    return std::nullopt;
+  LoopPlan plan;
+  for (Operation &op : *loop.getBody())
+    if (auto staged = matchStagedLoad(&op, loop.getBody(), axisInfo))
+      plan.loads.push_back(*staged);
+  if (plan.loads.empty() || failed(collectAddressOps(loop, plan)))
+    return std::nullopt;
+  matchAsyncDots(loop, plan);
+  return plan;
+}

@@ -1,0 +1,205 @@
+//===- Pipeliner.h - Pieces shared by the pipeliner and warp specialisation ===//
+//
+// The software pipeliner is split the way its decisions are made:
+//
+//   LoopPlan.cpp      which loads are staged, what computes their addresses,
+//                     which dots run async (no IR is changed);
+//   MultiBuffer.cpp   the multi-buffered operands: buffers, stage indices,
+//                     mbarrier arrays, and the copies into them (cp.async
+//                     or TMA);
+//   AsyncDotWaits.cpp where each async dot is waited for;
+//   Pipeline.cpp      the tilegpu-pipeline pass: copies run ahead in the
+//                     loop itself (prologue + body);
+//   WarpSpecialize.cpp the tilegpu-warp-specialize pass: a producer
+//                     warpgroup issues the copies.
+//
+// The buffer-count policy is PipelineSchedule.h (public, unit-tested).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_LIB_DIALECT_TILEGPU_TRANSFORMS_PIPELINER_PIPELINER_H
+#define TILE_LIB_DIALECT_TILEGPU_TRANSFORMS_PIPELINER_PIPELINER_H
+
+#include "tile/Analysis/Allocation.h"
+#include "tile/Analysis/AxisInfo.h"
+#include "tile/Dialect/TileGPU/IR/Dialect.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <optional>
+
+namespace mlir {
+namespace tilegpu {
+namespace pipeliner {
+
+//===----------------------------------------------------------------------===//
+// The plan
+//===----------------------------------------------------------------------===//
+
+/// A global load (a tile.load, or a descriptor load copied by TMA) whose
+/// only use fills a shared buffer that only dots read.
+struct StagedLoad {
+  Operation *load;
+  LocalAllocOp alloc;
+  /// Kept apart from `load`, which the rewrite erases while the pipeliner
+  /// still asks this.
+  bool tma = false;
+  bool isTMA() const { return tma; }
+};
+
+/// A warpgroup_dot of the loop body that runs asynchronously.
+struct AsyncDot {
+  WarpGroupDotOp dot;
+  /// The iter arg the result goes back to, when that is its only use.
+  std::optional<unsigned> carriedIndex;
+};
+
+/// What pipelining one loop takes.
+struct LoopPlan {
+  SmallVector<StagedLoad> loads;
+  /// Body ops computing the loads' operands and the next values of the
+  /// shifted iter args, in body order.
+  SmallVector<Operation *> addressOps;
+  /// Iter args that run ahead.
+  SmallVector<unsigned> shiftedArgs;
+  /// The body's dots, in body order, all run asynchronously. When the only
+  /// dot takes its accumulator straight from the iter arg its result goes
+  /// back to (a K loop, `chained`), one MMA stays in flight behind the
+  /// next. Otherwise each is waited for where its result is first read:
+  /// later in the same iteration (other dots issued in between keep the
+  /// tensor cores busy meanwhile), or, for a result only carried to the
+  /// next iteration, where that iteration first reads it, overlapping
+  /// everything before that (attention's P*V, whose accumulator is
+  /// rescaled first).
+  SmallVector<AsyncDot> asyncDots;
+  bool chained = false;
+
+  bool hasCarriedDot() const {
+    return llvm::any_of(asyncDots,
+                        [](const AsyncDot &d) { return d.carriedIndex; });
+  }
+  bool hasTMA() const {
+    return llvm::any_of(loads, [](const StagedLoad &l) { return l.isTMA(); });
+  }
+  bool hasCpAsync() const {
+    return llvm::any_of(loads, [](const StagedLoad &l) { return !l.isTMA(); });
+  }
+  /// Makes the carried dots synchronous.
+  void dropCarriedDots() {
+    llvm::erase_if(asyncDots, [](const AsyncDot &d) { return d.carriedIndex; });
+    chained = false;
+  }
+};
+
+/// The loops of `module` to pipeline, in post-order, with their stage
+/// counts: a loop's `tile.num_stages`, else `defaultStages`; fewer than 2
+/// leaves a loop alone.
+SmallVector<std::pair<scf::ForOp, int>> loopsToPipeline(ModuleOp module,
+                                                        int defaultStages);
+
+/// The plan of `loop`, or none when it cannot be pipelined.
+std::optional<LoopPlan> planLoop(scf::ForOp loop,
+                                 const tile::AxisInfoAnalysis &axisInfo);
+
+/// Bytes of one copy of a staged operand's buffer.
+int64_t bufferBytes(MemDescType type);
+
+/// The op of `body` that first reads `value`, if any.
+Operation *firstReaderIn(Block *body, Value value);
+
+/// The iter arg `dot` takes its A from when that is registers carried from
+/// the previous iteration (through layout conversions), else null: the back
+/// edge then rewrites them, which ptxas only allows once the dot has
+/// finished (else it serialises every wgmma, C7514).
+BlockArgument carriedRegisterOperand(WarpGroupDotOp dot, scf::ForOp loop);
+
+//===----------------------------------------------------------------------===//
+// Async-dot waits (AsyncDotWaits.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Makes the planned dots async and waits for each where needed.
+void waitForAsyncDots(scf::ForOp loop, LoopPlan &plan, RewriterBase &rewriter);
+
+/// The carried dots' final wait, after the loop (which may end up inside an
+/// `scf.if`); leaves the insertion point after the loop (or that `if`).
+void waitForCarriedDotsAfterLoop(scf::ForOp loop, const LoopPlan &plan,
+                                 RewriterBase &rewriter);
+
+/// The first op of the body after which no dot of the previous iteration
+/// is in flight.
+Operation *previousDotsRetired(scf::ForOp loop);
+
+//===----------------------------------------------------------------------===//
+// Multi-buffered operands (MultiBuffer.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The state and the rewrites that both ways of filling multi-buffered
+/// operands share: the loop itself copying ahead (LoopPipeliner), or a
+/// producer warpgroup (WarpSpecializer).
+class MultiBufferRewriter {
+protected:
+  MultiBufferRewriter(scf::ForOp loop, LoopPlan plan, int64_t numBuffers,
+                      int distance)
+      : loop(loop), plan(std::move(plan)), numBuffers(numBuffers),
+        distance(distance), rewriter(loop.getContext()) {}
+
+  /// One allocation of `numBuffers` copies per staged operand, at the
+  /// insertion point.
+  void createBuffers();
+  /// One mbarrier per buffer.
+  Value createBarrierArray();
+
+  /// Stage-index iter args: the buffer the next copy fills (starting at
+  /// `distance`) unless `fills` is false, the one this iteration's dots
+  /// read (starting at 0), and with TMA copies the parity of the mbarrier
+  /// phase this iteration waits for, which flips each time the read index
+  /// wraps. Replaces `loop`.
+  void addStageIndices(bool fills);
+
+  /// Clones the address ops with `mapping` (the induction variable and the
+  /// shifted args already mapped), then starts each staged load's copy
+  /// into buffer `stage`, masked off where `iv` is past the loop's end
+  /// (unless `inRange` is given).
+  void emitCopies(IRMapping &mapping, Value iv, Value stage,
+                  Value inRange = {});
+
+  /// The dots' buffers become views of the multi-buffers at the read
+  /// stage; the loads are gone (their copies run elsewhere).
+  void replaceStagedLoads();
+
+  /// The original address ops now only fed the erased loads and the
+  /// replaced yields.
+  void eraseDeadAddressOps();
+
+  /// The i32 index of the buffer after `index`, wrapping at numBuffers.
+  Value nextIndex(OpBuilder &b, Location loc, Value index);
+  /// The mbarrier parity to wait for after buffer `index`: flips each time
+  /// the index wraps.
+  Value nextParity(OpBuilder &b, Location loc, Value index, Value phase);
+  /// The mbarrier `stage` of the array `array`.
+  Value barrierIn(Value array, Value stage);
+  /// The mbarrier of buffer `stage` (i32).
+  Value barrierOf(Value stage) { return barrierIn(barriers, stage); }
+  Value constant(int64_t value, Type type);
+  /// Bytes the TMA copies of one stage land on its mbarrier.
+  int64_t tmaBytesPerStage();
+
+  scf::ForOp loop;
+  LoopPlan plan;
+  int64_t numBuffers;
+  /// How many iterations ahead the copies run.
+  int distance;
+  IRRewriter rewriter;
+  SmallVector<Value> buffers;
+  /// The `full` mbarriers: one per buffer, armed by each TMA copy into it.
+  Value barriers;
+  Value fillStage, readStage, phase;
+};
+
+} // namespace pipeliner
+} // namespace tilegpu
+} // namespace mlir
+
+#endif // TILE_LIB_DIALECT_TILEGPU_TRANSFORMS_PIPELINER_PIPELINER_H

@@ -1,0 +1,241 @@
+//===- WarpSpecialize.cpp - A producer warpgroup issues a loop's copies ---===//
+//
+// `tl.range(..., warp_specialize=True)` marks a loop with
+// `tile.warp_specialize`. When every operand the loop stages arrives by
+// TMA, the loop sits in the kernel's entry block (the consumers' region
+// takes the whole body) and the copies' coordinates are scalars that pure
+// ops compute from the kernel's arguments, the kernel body becomes the
+// consumers of a tilegpu.warp_specialize whose producer warpgroup runs the
+// copies in a loop of its own:
+//
+//   full[s]:  armed by the producer's expect, paid off by the copies; the
+//             consumers wait for it where the loop's loads were.
+//   empty[s]: one arrival per consumer thread once the dots that read
+//             buffer s are retired; the producer waits for it before
+//             refilling s (its first round passes: parity 1).
+//
+// No CTA barrier is left in the loop: the consumer warpgroups drift apart,
+// one's softmax running under the other's dots. A producer refills a buffer
+// only once the consumers release it, so `num_stages` buffers serve carried
+// dots too. Loops that do not qualify are left to tilegpu-pipeline.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Pipeliner.h"
+
+#include "tile/Dialect/TileGPU/Transforms/Passes.h"
+
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir {
+namespace tilegpu {
+#define GEN_PASS_DEF_TILEGPUWARPSPECIALIZE
+#include "tile/Dialect/TileGPU/Transforms/Passes.h.inc"
+} // namespace tilegpu
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tilegpu;
+using namespace mlir::tilegpu::pipeliner;
+
+namespace {
+
+class WarpSpecializer : public MultiBufferRewriter {
+public:
+  WarpSpecializer(scf::ForOp loop, LoopPlan plan, int numStages)
+      : MultiBufferRewriter(loop, std::move(plan), numStages, numStages - 1) {}
+
+  /// Whether the loop can get a producer: every staged load is a TMA copy,
+  /// the loop sits at the top of the kernel (the consumers' region takes
+  /// the whole body), and the copies' coordinates are scalars computable
+  /// from the kernel's arguments by pure ops. Records those ops.
+  bool canWarpSpecialize() {
+    if (plan.hasCpAsync())
+      return false;
+    auto function = dyn_cast<FunctionOpInterface>(loop->getParentOp());
+    if (!function || !function.getResultTypes().empty() ||
+        TileGPUDialect::getNumWarps(loop) % 4 != 0)
+      return false;
+    if (function->walk([](WarpSpecializeOp) { return WalkResult::interrupt(); })
+            .wasInterrupted())
+      return false;
+    auto scalar = [](Type type) {
+      return !isa<RankedTensorType, MemDescType>(type);
+    };
+    for (Operation *op : plan.addressOps)
+      if (!llvm::all_of(op->getResultTypes(), scalar))
+        return false;
+    // What the producer needs from before the loop.
+    SmallVector<Value> worklist{loop.getLowerBound(), loop.getUpperBound(),
+                                loop.getStep()};
+    for (unsigned index : plan.shiftedArgs)
+      worklist.push_back(loop.getInitArgs()[index]);
+    for (Operation *op : plan.addressOps)
+      llvm::append_range(worklist, op->getOperands());
+    for (StagedLoad &staged : plan.loads) {
+      auto load = cast<DescriptorLoadOp>(staged.load);
+      worklist.push_back(load.getDesc());
+      llvm::append_range(worklist, load.getIndices());
+    }
+    llvm::SmallPtrSet<Operation *, 16> needed;
+    while (!worklist.empty()) {
+      Value value = worklist.pop_back_val();
+      Operation *def = value.getDefiningOp();
+      if (!def || loop->isAncestor(def) || !needed.insert(def).second)
+        continue;
+      if (def->getBlock() != loop->getBlock() || def->getNumRegions() != 0 ||
+          !isMemoryEffectFree(def) ||
+          !llvm::all_of(def->getResultTypes(), scalar))
+        return false;
+      llvm::append_range(worklist, def->getOperands());
+    }
+    for (Operation &op : *loop->getBlock())
+      if (needed.contains(&op))
+        producerPrologue.push_back(&op);
+    return true;
+  }
+
+  /// The kernel body becomes the consumers of a warp_specialize whose
+  /// producer runs the loop's copies on its own (see the file banner).
+  void run() {
+    Location loc = loop.getLoc();
+    auto function = cast<FunctionOpInterface>(loop->getParentOp());
+    Block &entry = function.getFunctionBody().front();
+    int consumerThreads =
+        TileGPUDialect::getNumWarps(loop) * TileGPUDialect::kThreadsPerWarp;
+    rewriter.setInsertionPointToStart(&entry);
+    createBuffers();
+    barriers = createBarrierArray();
+    InitBarrierOp::create(rewriter, loc, barriers, 1);
+    Value empty = createBarrierArray();
+    InitBarrierOp::create(rewriter, loc, empty, consumerThreads);
+    // The producer keeps the 24 registers setmaxnreg allows at least (its
+    // loop needs a dozen); the consumers share the rest of the 64K, at most
+    // 256 each (FlashAttention-3's budgets with two consumer warpgroups).
+    int producerWarps = 4, producerRegisters = 24;
+    int consumerRegisters =
+        std::min<int>(256, (65536 - producerRegisters * producerWarps *
+                                        TileGPUDialect::kThreadsPerWarp) /
+                               consumerThreads / 8 * 8);
+    auto specialize = WarpSpecializeOp::create(
+        rewriter, loc, producerWarps, producerRegisters, consumerRegisters);
+    rewriter.createBlock(&specialize.getProducer());
+    auto producerEnd = WarpYieldOp::create(rewriter, loc);
+    rewriter.createBlock(&specialize.getConsumers());
+    auto consumersEnd = WarpYieldOp::create(rewriter, loc);
+    Operation *terminator = entry.getTerminator();
+    for (Operation &op : llvm::make_early_inc_range(llvm::make_range(
+             std::next(specialize->getIterator()), terminator->getIterator())))
+      op.moveBefore(consumersEnd);
+    rewriter.setInsertionPoint(terminator);
+    LocalDeallocOp::create(rewriter, loc, empty);
+    LocalDeallocOp::create(rewriter, loc, barriers);
+    auto module = function->getParentOfType<ModuleOp>();
+    module->setAttr(TileGPUDialect::getExtraWarpsAttrName(),
+                    rewriter.getI32IntegerAttr(producerWarps));
+
+    rewriter.setInsertionPoint(producerEnd);
+    emitProducer(empty);
+
+    // The consumers: the loop, waiting for full buffers and releasing them.
+    rewriter.setInsertionPoint(loop);
+    addStageIndices(/*fills=*/false);
+    Block *body = loop.getBody();
+    rewriter.setInsertionPointToStart(body);
+    WaitBarrierOp::create(rewriter, loc, barrierOf(readStage), phase);
+    replaceStagedLoads();
+    waitForAsyncDots(loop, plan, rewriter);
+    rewriter.setInsertionPointAfter(previousDotsRetired(loop));
+    Type i32 = rewriter.getI32Type();
+    Value isFirst = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::eq, readStage, constant(0, i32));
+    Value previous = arith::SelectOp::create(
+        rewriter, loc, isFirst, constant(numBuffers - 1, i32),
+        arith::SubIOp::create(rewriter, loc, readStage, constant(1, i32)));
+    Value notFirstIteration =
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne,
+                              loop.getInductionVar(), loop.getLowerBound());
+    ArriveBarrierOp::create(rewriter, loc, barrierIn(empty, previous),
+                            notFirstIteration);
+    eraseDeadAddressOps();
+    waitForCarriedDotsAfterLoop(loop, plan, rewriter);
+    // Every copy has landed once the last full buffer was waited for.
+    for (Value buffer : buffers)
+      LocalDeallocOp::create(rewriter, loc, buffer);
+  }
+
+  /// The producer's loop at the builder's insertion point: the prologue's
+  /// scalars cloned, then per iteration wait for an empty buffer, arm its
+  /// full barrier and start its copies.
+  void emitProducer(Value empty) {
+    Location loc = loop.getLoc();
+    IRMapping outer;
+    for (Operation *op : producerPrologue)
+      rewriter.clone(*op, outer);
+    Type i32 = rewriter.getI32Type();
+    SmallVector<Value> inits;
+    for (unsigned index : plan.shiftedArgs)
+      inits.push_back(outer.lookupOrDefault(loop.getInitArgs()[index]));
+    inits.push_back(constant(0, i32));
+    inits.push_back(constant(0, i32));
+    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+    scf::ForOp::create(
+        rewriter, loc, outer.lookupOrDefault(loop.getLowerBound()),
+        outer.lookupOrDefault(loop.getUpperBound()),
+        outer.lookupOrDefault(loop.getStep()), inits,
+        [&](OpBuilder &, Location, Value iv, ValueRange args) {
+          IRMapping mapping = outer;
+          mapping.map(loop.getInductionVar(), iv);
+          for (auto [index, arg] : llvm::zip(plan.shiftedArgs, args))
+            mapping.map(loop.getRegionIterArg(index), arg);
+          Value stage = args[plan.shiftedArgs.size()];
+          Value parity = args[plan.shiftedArgs.size() + 1];
+          Value emptyParity =
+              arith::XOrIOp::create(rewriter, loc, parity, constant(1, i32));
+          WaitBarrierOp::create(rewriter, loc, barrierIn(empty, stage),
+                                emptyParity);
+          // Every iteration of the producer's own loop is in range.
+          emitCopies(mapping, iv, stage, constant(1, rewriter.getI1Type()));
+          SmallVector<Value> yields;
+          for (unsigned index : plan.shiftedArgs)
+            yields.push_back(mapping.lookupOrDefault(yield.getOperand(index)));
+          yields.push_back(nextIndex(rewriter, loc, stage));
+          yields.push_back(nextParity(rewriter, loc, stage, parity));
+          scf::YieldOp::create(rewriter, loc, yields);
+        });
+  }
+
+private:
+  /// Ops before the loop that the producer's copies need (pure scalars).
+  SmallVector<Operation *> producerPrologue;
+};
+
+struct WarpSpecializePass
+    : tilegpu::impl::TileGPUWarpSpecializeBase<WarpSpecializePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (failed(verifyTensorsHaveLayouts(module)))
+      return signalPassFailure();
+    SmallVector<std::pair<scf::ForOp, int>> loops;
+    for (auto [loop, stages] : loopsToPipeline(module, numStages))
+      if (loop->hasAttr(TileDialect::getWarpSpecializeAttrName()))
+        loops.push_back({loop, stages});
+    if (loops.empty())
+      return;
+    AxisInfoAnalysis axisInfo(module);
+    for (auto [loop, stages] : loops) {
+      std::optional<LoopPlan> plan = planLoop(loop, axisInfo);
+      if (!plan)
+        continue;
+      WarpSpecializer specializer(loop, std::move(*plan), stages);
+      if (specializer.canWarpSpecialize())
+        specializer.run();
+    }
+  }
+};
+
+} // namespace
