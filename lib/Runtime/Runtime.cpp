@@ -2,7 +2,7 @@
 
 #include "tile/Runtime/Runtime.h"
 
-#include "tile/Dialect/TileGPU/IR/TMA.h"
+#include "tile/Support/TMA.h"
 
 #include <dlfcn.h>
 #include <mutex>
@@ -220,9 +220,9 @@ bool encodeTensorMap(void *map, int dataType, unsigned elementBytes,
   }
   // The box and swizzle the compiler's shared layout expects (TMA.h).
   int64_t rowBytes = blockShape[rank - 1] * elementBytes;
-  unsigned swizzle = mlir::tilegpu::getNVMMASwizzleBytes(rowBytes);
+  unsigned swizzle = tma::getNVMMASwizzleBytes(rowBytes);
   box[0] = uint32_t(
-      mlir::tilegpu::getTMABoxInner(blockShape[rank - 1], elementBytes));
+      tma::getTMABoxInner(blockShape[rank - 1], elementBytes));
   for (size_t i = 1; i < rank; ++i)
     if (box[i] > 256) {
       error = "a block dimension is larger than the 256 a TMA box allows";

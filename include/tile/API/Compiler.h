@@ -10,10 +10,10 @@
 #ifndef TILE_API_COMPILER_H
 #define TILE_API_COMPILER_H
 
+#include "tile/Support/Export.h"
+
 #include <string>
 #include <vector>
-
-#define TILE_API __attribute__((visibility("default")))
 
 namespace tile {
 

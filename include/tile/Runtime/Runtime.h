@@ -8,7 +8,7 @@
 #ifndef TILE_RUNTIME_RUNTIME_H
 #define TILE_RUNTIME_RUNTIME_H
 
-#include "tile/API/Compiler.h"
+#include "tile/Support/Export.h"
 
 #include <cstdint>
 #include <string>

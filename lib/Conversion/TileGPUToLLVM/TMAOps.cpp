@@ -10,7 +10,7 @@
 #include "Utility.h"
 
 #include "tile/Analysis/Allocation.h"
-#include "tile/Dialect/TileGPU/IR/TMA.h"
+#include "tile/Support/TMA.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
@@ -160,7 +160,7 @@ SmallVector<std::pair<Value, Value>> atomCopies(OpBuilder &b, Location loc,
   RankedTensorType block = desc.getBlockType();
   unsigned bytes = getSharedElementBytes(block.getElementType());
   int64_t rows = block.getShape()[0], cols = block.getShape()[1];
-  int64_t boxCols = getTMABoxInner(cols, bytes);
+  int64_t boxCols = ::tile::tma::getTMABoxInner(cols, bytes);
   SmallVector<std::pair<Value, Value>> copies;
   for (int64_t c = 0; c < cols; c += boxCols) {
     Value atom = c == 0

@@ -22,7 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tile/Dialect/TileGPU/IR/TMA.h"
+#include "tile/Support/TMA.h"
 #include "tile/Dialect/TileGPU/Transforms/Passes.h"
 
 #include "mlir/IR/Dominance.h"
@@ -96,7 +96,7 @@ void rewriteForMmaSync(DotOp dot, MmaEncodingAttr mma) {
 /// The widest NVMMA swizzle that divides rows of `rowBytes` (TMA copies
 /// pick the same one, so their buffers can feed the dot directly).
 unsigned pickSwizzle(int64_t rowBytes) {
-  return getNVMMASwizzleBytes(rowBytes);
+  return ::tile::tma::getNVMMASwizzleBytes(rowBytes);
 }
 
 /// The wgmma accumulator layout for an MxN dot over `numWarps`, if any.

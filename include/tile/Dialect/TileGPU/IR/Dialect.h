@@ -44,7 +44,7 @@ LogicalResult verifyTensorsHaveLayouts(Operation *root);
 LinearLayout getLinearLayout(RankedTensorType type);
 
 /// The NVMMA layout TMA copies of `desc`'s blocks use in shared memory
-/// (row-major, the swizzle of tile/Dialect/TileGPU/IR/TMA.h), or null when
+/// (row-major, the swizzle of tile/Support/TMA.h), or null when
 /// such blocks cannot be copied: TMA lowering handles rank-2 blocks whose
 /// rows are a multiple of 32 bytes, in a multiple of 8 rows.
 NVMMASharedEncodingAttr getTMASharedEncoding(tile::TensorDescType desc);

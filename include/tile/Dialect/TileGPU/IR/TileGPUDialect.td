@@ -25,6 +25,12 @@ def TileGPU_Dialect : Dialect {
   let useDefaultTypePrinterParser = 1;
   let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
+    // Each in the .cpp of its .td (TileGPUAttrs.cpp, TileGPUTypes.cpp,
+    // TileGPUOps.cpp), where the storage classes are complete.
+    void registerAttributes();
+    void registerTypes();
+    void registerOps();
+
     static constexpr llvm::StringLiteral getNumWarpsAttrName() {
       return llvm::StringLiteral("tilegpu.num_warps");
     }

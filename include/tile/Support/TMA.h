@@ -3,19 +3,19 @@
 // The compiler (which picks the shared layout a TMA copy writes) and the
 // runtime (which encodes the CUtensorMap the copy reads) must agree on the
 // swizzle and the box; both take them from here. Header-only and free of
-// MLIR so that the runtime needs nothing else.
+// MLIR, and outside the dialect's headers, so that the runtime includes
+// nothing of the compiler.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILE_DIALECT_TILEGPU_IR_TMA_H
-#define TILE_DIALECT_TILEGPU_IR_TMA_H
+#ifndef TILE_SUPPORT_TMA_H
+#define TILE_SUPPORT_TMA_H
 
 #include <algorithm>
 #include <cstdint>
 
-// In mlir::tilegpu for the compiler's sake; it needs no MLIR header.
-namespace mlir {
-namespace tilegpu {
+namespace tile {
+namespace tma {
 
 /// The widest NVMMA swizzle (128, 64 or 32 bytes) that divides rows of
 /// `rowBytes`; 0 when none does.
@@ -37,7 +37,7 @@ inline int64_t getTMABoxInner(int64_t rowElements, unsigned elementBytes) {
   return std::min<int64_t>(rowElements, swizzle / elementBytes);
 }
 
-} // namespace tilegpu
-} // namespace mlir
+} // namespace tma
+} // namespace tile
 
-#endif // TILE_DIALECT_TILEGPU_IR_TMA_H
+#endif // TILE_SUPPORT_TMA_H
