@@ -65,7 +65,8 @@ struct DistributeToThreadsPass
     RewritePatternSet patterns(context);
     populateElementwiseAndShapePatterns(converter, patterns, axisInfo);
     populateMemoryOpPatterns(converter, patterns, axisInfo);
-    populateReduceScanPatterns(converter, patterns);
+    populateReducePatterns(converter, patterns);
+    populateScanPatterns(converter, patterns);
     populateCombinePatterns(converter, patterns);
     populateDebugPatterns(converter, patterns);
     populateDotPatterns(converter, patterns);

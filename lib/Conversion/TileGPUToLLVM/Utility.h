@@ -153,8 +153,10 @@ void populateElementwiseAndShapePatterns(ThreadTypeConverter &converter,
 void populateMemoryOpPatterns(ThreadTypeConverter &converter,
                               RewritePatternSet &patterns,
                               const AxisInfoAnalysis &axisInfo);
-void populateReduceScanPatterns(ThreadTypeConverter &converter,
-                                RewritePatternSet &patterns);
+void populateReducePatterns(ThreadTypeConverter &converter,
+                            RewritePatternSet &patterns);
+void populateScanPatterns(ThreadTypeConverter &converter,
+                          RewritePatternSet &patterns);
 void populateCombinePatterns(ThreadTypeConverter &converter,
                              RewritePatternSet &patterns);
 void populateDebugPatterns(ThreadTypeConverter &converter,

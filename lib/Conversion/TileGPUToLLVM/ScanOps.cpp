@@ -1,24 +1,17 @@
-//===- ReduceScanOps.cpp - Reductions and scans per thread ----------------===//
+//===- ScanOps.cpp - Scans per thread -------------------------------------===//
 //
-// A reduction combines in three steps, following the layout's bases along
-// the reduced axis: the registers of one thread, then the lanes of a warp
-// with butterfly shuffles (one per lane bit), then the warps through shared
-// memory (one partial per warp, read back by every thread).
-//
-// A scan goes the same three levels when the layout allows (blocked
-// layouts do): registers, lanes with shuffles, warps through shared memory,
-// then the registers that wrap around the axis. Other layouts write the
-// tensor to shared memory and scan each row serially in one thread.
+// A scan goes the same three levels as a reduction when the layout allows
+// (blocked layouts do): registers, lanes with shuffles, warps through shared
+// memory, then the registers that wrap around the axis. Other layouts write
+// the tensor to shared memory and scan each row serially in one thread.
 //
 //===----------------------------------------------------------------------===//
 
+#include "CrossWarpExchange.h"
 #include "Utility.h"
-
-#include "tile/Analysis/Allocation.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/IR/IRMapping.h"
 
 #include <map>
 
@@ -28,208 +21,6 @@ using namespace mlir::tilegpu;
 
 namespace {
 
-/// Applies the combiner region to (lhs..., rhs...).
-SmallVector<Value> combine(OpBuilder &b, Region &combiner, ValueRange lhs,
-                           ValueRange rhs) {
-  Block &block = combiner.front();
-  IRMapping mapping;
-  unsigned n = lhs.size();
-  for (unsigned i = 0; i < n; ++i) {
-    mapping.map(block.getArgument(i), lhs[i]);
-    mapping.map(block.getArgument(n + i), rhs[i]);
-  }
-  for (Operation &op : block.without_terminator())
-    b.clone(op, mapping);
-  SmallVector<Value> results;
-  for (Value v : block.getTerminator()->getOperands())
-    results.push_back(mapping.lookupOrDefault(v));
-  return results;
-}
-
-struct ReducePattern : OpConversionPattern<ReduceOp> {
-  using OpConversionPattern::OpConversionPattern;
-
-  LogicalResult
-  matchAndRewrite(ReduceOp op, OneToNOpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    unsigned axis = op.getAxis();
-    auto srcType = cast<RankedTensorType>(op.getSrcs()[0].getType());
-    for (Value src : op.getSrcs())
-      if (cast<RankedTensorType>(src.getType()).getEncoding() !=
-          srcType.getEncoding())
-        return op.emitError("reduce operands must share one layout");
-    LinearLayout layout = getLinearLayout(srcType);
-    unsigned numOperands = op.getSrcs().size();
-    bool scalarResult = srcType.getRank() == 1;
-    LinearLayout outLayout =
-        scalarResult ? LinearLayout() : layout.sliced(axis);
-    Region &combiner = op.getCombineOp();
-
-    // 1. Within the thread: registers that differ only along the axis.
-    auto keyOf = [&](LinearLayout::Basis coords) {
-      coords[axis] = 0;
-      return coords;
-    };
-    std::map<LinearLayout::Basis, SmallVector<SmallVector<Value>>> along;
-    for (int64_t reg = 0; reg < layout.getNumRegisters(); ++reg) {
-      SmallVector<Value> values;
-      for (unsigned k = 0; k < numOperands; ++k)
-        values.push_back(adaptor.getSrcs()[k][reg]);
-      along[keyOf(layout.applyOne(LinearLayout::Register, reg))].push_back(
-          values);
-    }
-    // Neighbours pairwise, level by level: log2(n) dependent combines
-    // instead of n - 1 (a 64x128 softmax row max per thread: 5, not 31),
-    // in the same left-to-right order, so associativity is all it needs.
-    std::map<LinearLayout::Basis, SmallVector<Value>> partial;
-    for (auto &[key, level] : along) {
-      while (level.size() > 1) {
-        SmallVector<SmallVector<Value>> next;
-        for (size_t i = 0; i + 1 < level.size(); i += 2)
-          next.push_back(combine(rewriter, combiner, level[i], level[i + 1]));
-        if (level.size() % 2)
-          next.push_back(level.back());
-        level = std::move(next);
-      }
-      partial.emplace(key, level.front());
-    }
-    // Result registers in the order of the result layout.
-    SmallVector<SmallVector<Value>> accs;
-    int64_t outRegisters = scalarResult ? 1 : outLayout.getNumRegisters();
-    for (int64_t reg = 0; reg < outRegisters; ++reg) {
-      LinearLayout::Basis key(layout.getRank(), 0);
-      if (!scalarResult) {
-        LinearLayout::Basis out =
-            outLayout.applyOne(LinearLayout::Register, reg);
-        for (unsigned d = 0, o = 0; d < layout.getRank(); ++d)
-          key[d] = d == axis ? 0 : out[o++];
-      }
-      auto it = partial.find(key);
-      if (it == partial.end())
-        return op.emitError("reduce: layout not understood");
-      accs.push_back(it->second);
-    }
-
-    // 2. Across the lanes of a warp.
-    for (auto [bit, basis] :
-         llvm::enumerate(layout.getBases(LinearLayout::Lane))) {
-      if (basis[axis] == 0)
-        continue;
-      for (auto &acc : accs) {
-        SmallVector<Value> other;
-        for (Value v : acc)
-          other.push_back(shuffleXor(rewriter, loc, v, 1 << bit));
-        acc = combine(rewriter, combiner, acc, other);
-      }
-    }
-
-    // 3. Across warps, through shared memory.
-    SmallVector<unsigned> warpAxisBits;
-    for (auto [bit, basis] :
-         llvm::enumerate(layout.getBases(LinearLayout::Warp)))
-      if (basis[axis] != 0)
-        warpAxisBits.push_back(bit);
-    if (!warpAxisBits.empty()) {
-      FailureOr<int64_t> offset = getScratchOffset(op);
-      if (failed(offset))
-        return failure();
-      ThreadId tid = getThreadId(rewriter, op);
-      int64_t warps = int64_t(1) << warpAxisBits.size();
-      int64_t outputs = srcType.getNumElements() / srcType.getShape()[axis];
-      // This warp's position along the axis, from its axis bits.
-      Value warpIndex = i32Constant(rewriter, loc, 0);
-      for (auto [k, bit] : llvm::enumerate(warpAxisBits)) {
-        Value set = arith::AndIOp::create(
-            rewriter, loc,
-            arith::ShRUIOp::create(rewriter, loc, tid.warp,
-                                   i32Constant(rewriter, loc, bit)),
-            i32Constant(rewriter, loc, 1));
-        warpIndex = arith::OrIOp::create(
-            rewriter, loc, warpIndex,
-            arith::ShLIOp::create(rewriter, loc, set,
-                                  i32Constant(rewriter, loc, k)));
-      }
-      // One writer per warp and output: lanes along the axis hold the same
-      // partial after step 2, and broadcast copies hold it too.
-      uint64_t laneMask = layout.getBroadcastMask(LinearLayout::Lane);
-      for (auto [bit, basis] :
-           llvm::enumerate(layout.getBases(LinearLayout::Lane)))
-        if (basis[axis] != 0)
-          laneMask |= uint64_t(1) << bit;
-      Value writer = arith::CmpIOp::create(
-          rewriter, loc, arith::CmpIPredicate::eq,
-          arith::AndIOp::create(rewriter, loc, tid.lane,
-                                i32Constant(rewriter, loc, laneMask)),
-          i32Constant(rewriter, loc, 0));
-      if (uint64_t warpMask = layout.getBroadcastMask(LinearLayout::Warp))
-        writer = arith::AndIOp::create(
-            rewriter, loc, writer,
-            arith::CmpIOp::create(
-                rewriter, loc, arith::CmpIPredicate::eq,
-                arith::AndIOp::create(rewriter, loc, tid.warp,
-                                      i32Constant(rewriter, loc, warpMask)),
-                i32Constant(rewriter, loc, 0)));
-      // Output index of each result register in this thread.
-      SmallVector<Value> outIndex;
-      if (scalarResult) {
-        outIndex.push_back(i32Constant(rewriter, loc, 0));
-      } else {
-        SmallVector<int64_t> outShape(srcType.getShape());
-        outShape.erase(outShape.begin() + axis);
-        for (auto &coords : emitCoordinates(rewriter, loc, outLayout, tid))
-          outIndex.push_back(emitLinearIndex(rewriter, loc, coords, outShape));
-      }
-      auto ptrType = LLVM::LLVMPointerType::get(getContext(), 3);
-      int64_t operandOffset = *offset;
-      SmallVector<Value> bases;
-      for (unsigned k = 0; k < numOperands; ++k) {
-        Type element = getElementTypeOrSelf(op.getSrcs()[k].getType());
-        bases.push_back(getSharedPointer(
-            rewriter, loc, op, i32Constant(rewriter, loc, operandOffset)));
-        operandOffset += warps * outputs * getSharedElementBytes(element);
-      }
-      auto slot = [&](unsigned k, Value index) -> Value {
-        Type storage =
-            storageType(getElementTypeOrSelf(op.getSrcs()[k].getType()));
-        return LLVM::GEPOp::create(rewriter, loc, ptrType, storage, bases[k],
-                                   ValueRange{index});
-      };
-      for (auto [reg, acc] : llvm::enumerate(accs)) {
-        Value index = arith::AddIOp::create(
-            rewriter, loc,
-            arith::MulIOp::create(rewriter, loc, warpIndex,
-                                  i32Constant(rewriter, loc, outputs)),
-            outIndex[reg]);
-        for (unsigned k = 0; k < numOperands; ++k)
-          storeShared(rewriter, loc, slot(k, index), acc[k], writer);
-      }
-      emitBarrier(rewriter, loc);
-      for (auto [reg, acc] : llvm::enumerate(accs)) {
-        SmallVector<Value> total;
-        for (int64_t w = 0; w < warps; ++w) {
-          Value index = arith::AddIOp::create(
-              rewriter, loc, i32Constant(rewriter, loc, w * outputs),
-              outIndex[reg]);
-          SmallVector<Value> values;
-          for (unsigned k = 0; k < numOperands; ++k)
-            values.push_back(
-                loadShared(rewriter, loc, slot(k, index),
-                           getElementTypeOrSelf(op.getSrcs()[k].getType())));
-          total = w == 0 ? values : combine(rewriter, combiner, total, values);
-        }
-        acc = total;
-      }
-    }
-
-    SmallVector<SmallVector<Value>> results(numOperands);
-    for (auto &acc : accs)
-      for (unsigned k = 0; k < numOperands; ++k)
-        results[k].push_back(acc[k]);
-    rewriter.replaceOpWithMultiple(op, results);
-    return success();
-  }
-};
 
 /// How the scan axis sits in a layout, when the parallel scan applies:
 /// every basis that moves along the axis moves along it alone, each
@@ -292,20 +83,8 @@ int64_t gatherBits(int64_t index, ArrayRef<unsigned> bits) {
     out |= ((index >> bit) & 1) << k;
   return out;
 }
-
-Value gatherBits(OpBuilder &b, Location loc, Value index,
-                 ArrayRef<unsigned> bits) {
-  Value out = i32Constant(b, loc, 0);
-  for (auto [k, bit] : llvm::enumerate(bits)) {
-    Value set = arith::AndIOp::create(
-        b, loc, arith::ShRUIOp::create(b, loc, index, i32Constant(b, loc, bit)),
-        i32Constant(b, loc, 1));
-    out = arith::OrIOp::create(
-        b, loc, out,
-        arith::ShLIOp::create(b, loc, set, i32Constant(b, loc, k)));
-  }
-  return out;
-}
+// ... and of a runtime index (CrossWarpExchange.h).
+using mlir::tile::gatherBits;
 
 /// `index` with the bits `bits` replaced by those of `field`.
 Value scatterBits(OpBuilder &b, Location loc, Value index, Value field,
@@ -395,7 +174,7 @@ LogicalResult scanInParallel(ScanOp op, ArrayRef<ValueRange> srcs,
                                       order, i32Constant(rewriter, loc, 1));
     for (int64_t reg : regs)
       values[reg] = selectValues(
-          rewriter, loc, has, combine(rewriter, combiner, before, values[reg]),
+          rewriter, loc, has, applyCombiner(rewriter, combiner, before, values[reg]),
           values[reg]);
   };
 
@@ -404,7 +183,7 @@ LogicalResult scanInParallel(ScanOp op, ArrayRef<ValueRange> srcs,
   for (auto &[key, regs] : groups) {
     for (size_t i = 1; i < regs.size(); ++i)
       values[regs[i]] =
-          combine(rewriter, combiner, values[regs[i - 1]], values[regs[i]]);
+          applyCombiner(rewriter, combiner, values[regs[i - 1]], values[regs[i]]);
     totals[key] = values[regs.back()];
   }
 
@@ -443,7 +222,7 @@ LogicalResult scanInParallel(ScanOp op, ArrayRef<ValueRange> srcs,
             arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sge,
                                   order, i32Constant(rewriter, loc, distance));
         running = selectValues(rewriter, loc, has,
-                               combine(rewriter, combiner, earlier, running),
+                               applyCombiner(rewriter, combiner, earlier, running),
                                running);
       }
       // Everything before this lane, applied to its registers.
@@ -464,24 +243,17 @@ LogicalResult scanInParallel(ScanOp op, ArrayRef<ValueRange> srcs,
     FailureOr<int64_t> offset = getScratchOffset(op);
     if (failed(offset))
       return failure();
-    auto ptrType = LLVM::LLVMPointerType::get(rewriter.getContext(), 3);
-    SmallVector<Value> bases;
     SmallVector<Type> elements;
-    int64_t operandOffset = *offset;
-    for (Value src : op.getSrcs()) {
-      Type element = getElementTypeOrSelf(src.getType());
-      elements.push_back(element);
-      bases.push_back(getSharedPointer(
-          rewriter, loc, op, i32Constant(rewriter, loc, operandOffset)));
-      operandOffset +=
-          srcType.getNumElements() * getSharedElementBytes(element);
-    }
+    for (Value src : op.getSrcs())
+      elements.push_back(getElementTypeOrSelf(src.getType()));
+    CrossWarpExchange exchange(rewriter, loc, op, *offset, elements,
+                               srcType.getNumElements());
     SmallVector<int64_t> rowShape(srcType.getShape());
     rowShape.erase(rowShape.begin() + axis);
     auto coordinates = emitCoordinates(rewriter, loc, layout, tid);
-    // Slot of (row, chunk, warp in scan order).
-    auto slot = [&](unsigned k, Value row, int64_t chunk, Value warp) {
-      Value index = arith::AddIOp::create(
+    // Slot index of (row, chunk, warp in scan order).
+    auto slot = [&](Value row, int64_t chunk, Value warp) -> Value {
+      return arith::AddIOp::create(
           rewriter, loc,
           arith::MulIOp::create(
               rewriter, loc,
@@ -492,9 +264,6 @@ LogicalResult scanInParallel(ScanOp op, ArrayRef<ValueRange> srcs,
                   i32Constant(rewriter, loc, chunk)),
               i32Constant(rewriter, loc, warpCount)),
           warp);
-      return LLVM::GEPOp::create(rewriter, loc, ptrType,
-                                 storageType(elements[k]), bases[k],
-                                 ValueRange{index});
     };
     Value w = gatherBits(rewriter, loc, tid.warp, split.warps);
     Value order =
@@ -521,20 +290,19 @@ LogicalResult scanInParallel(ScanOp op, ArrayRef<ValueRange> srcs,
       Value row = emitLinearIndex(rewriter, loc, coords, rowShape);
       rowIndex[key.first] = row;
       for (unsigned k = 0; k < numOperands; ++k)
-        storeShared(rewriter, loc, slot(k, row, key.second, order),
-                    totals[key][k], writer);
+        exchange.write(rewriter, k, slot(row, key.second, order),
+                       totals[key][k], writer);
     }
-    emitBarrier(rewriter, loc);
+    exchange.publish(rewriter);
     for (auto &[key, regs] : groups) {
       Value row = rowIndex[key.first];
       SmallVector<SmallVector<Value>> warpTotals;
       for (int64_t m = 0; m < warpCount; ++m) {
         SmallVector<Value> t;
         for (unsigned k = 0; k < numOperands; ++k)
-          t.push_back(loadShared(
-              rewriter, loc,
-              slot(k, row, key.second, i32Constant(rewriter, loc, m)),
-              elements[k]));
+          t.push_back(exchange.read(
+              rewriter, k,
+              slot(row, key.second, i32Constant(rewriter, loc, m))));
         warpTotals.push_back(t);
       }
       // The warps before this one, in scan order.
@@ -545,12 +313,12 @@ LogicalResult scanInParallel(ScanOp op, ArrayRef<ValueRange> srcs,
                                   order, i32Constant(rewriter, loc, m));
         before = selectValues(
             rewriter, loc, take,
-            combine(rewriter, combiner, before, warpTotals[m]), before);
+            applyCombiner(rewriter, combiner, before, warpTotals[m]), before);
       }
       prependUnlessFirst(order, before, regs);
       SmallVector<Value> total = warpTotals[0];
       for (int64_t m = 1; m < warpCount; ++m)
-        total = combine(rewriter, combiner, total, warpTotals[m]);
+        total = applyCombiner(rewriter, combiner, total, warpTotals[m]);
       totals[key] = total;
     }
   }
@@ -565,8 +333,8 @@ LogicalResult scanInParallel(ScanOp op, ArrayRef<ValueRange> srcs,
         continue;
       }
       for (int64_t reg : regs)
-        values[reg] = combine(rewriter, combiner, carry[row], values[reg]);
-      carry[row] = combine(rewriter, combiner, carry[row], totals[key]);
+        values[reg] = applyCombiner(rewriter, combiner, carry[row], values[reg]);
+      carry[row] = applyCombiner(rewriter, combiner, carry[row], totals[key]);
     }
   }
 
@@ -603,24 +371,12 @@ struct ScanPattern : OpConversionPattern<ScanOp> {
     LinearLayout layout = getLinearLayout(srcType);
     unsigned numOperands = op.getSrcs().size();
     ThreadId tid = getThreadId(rewriter, op);
-    auto ptrType = LLVM::LLVMPointerType::get(getContext(), 3);
 
-    SmallVector<Type> elements, storages;
-    SmallVector<Value> bases;
-    int64_t operandOffset = *offset;
-    for (Value src : op.getSrcs()) {
-      Type element = getElementTypeOrSelf(src.getType());
-      elements.push_back(element);
-      storages.push_back(storageType(element));
-      bases.push_back(getSharedPointer(
-          rewriter, loc, op, i32Constant(rewriter, loc, operandOffset)));
-      operandOffset +=
-          srcType.getNumElements() * getSharedElementBytes(element);
-    }
-    auto slot = [&](OpBuilder &b, unsigned k, Value index) -> Value {
-      return LLVM::GEPOp::create(b, loc, ptrType, storages[k], bases[k],
-                                 ValueRange{index});
-    };
+    SmallVector<Type> elements;
+    for (Value src : op.getSrcs())
+      elements.push_back(getElementTypeOrSelf(src.getType()));
+    CrossWarpExchange exchange(rewriter, loc, op, *offset, elements,
+                               srcType.getNumElements());
 
     // Write every element at its row-major position.
     Value owner = emitOwnerPredicate(rewriter, loc, layout, tid);
@@ -630,9 +386,8 @@ struct ScanPattern : OpConversionPattern<ScanOp> {
       indices.push_back(emitLinearIndex(rewriter, loc, c, shape));
     for (auto [reg, index] : llvm::enumerate(indices))
       for (unsigned k = 0; k < numOperands; ++k)
-        storeShared(rewriter, loc, slot(rewriter, k, index),
-                    adaptor.getSrcs()[k][reg], owner);
-    emitBarrier(rewriter, loc);
+        exchange.write(rewriter, k, index, adaptor.getSrcs()[k][reg], owner);
+    exchange.publish(rewriter);
 
     // One thread per row scans it in place.
     int64_t axisLen = shape[axis], inner = 1;
@@ -665,9 +420,8 @@ struct ScanPattern : OpConversionPattern<ScanOp> {
       auto position = [&](int64_t i) { return reverse ? axisLen - 1 - i : i; };
       SmallVector<Value> acc;
       for (unsigned k = 0; k < numOperands; ++k)
-        acc.push_back(loadShared(
-            rewriter, loc, slot(rewriter, k, indexAt(rewriter, position(0))),
-            elements[k]));
+        acc.push_back(
+            exchange.read(rewriter, k, indexAt(rewriter, position(0))));
       // The serial walk along the row, as a loop carrying the running value.
       auto walk =
           scf::ForOp::create(rewriter, loc, i32Constant(rewriter, loc, 1),
@@ -686,21 +440,19 @@ struct ScanPattern : OpConversionPattern<ScanOp> {
                                 i32Constant(rewriter, loc, inner)));
       SmallVector<Value> current;
       for (unsigned k = 0; k < numOperands; ++k)
-        current.push_back(
-            loadShared(rewriter, loc, slot(rewriter, k, index), elements[k]));
-      SmallVector<Value> next = combine(rewriter, op.getCombineOp(),
+        current.push_back(exchange.read(rewriter, k, index));
+      SmallVector<Value> next = applyCombiner(rewriter, op.getCombineOp(),
                                         walk.getRegionIterArgs(), current);
       for (unsigned k = 0; k < numOperands; ++k)
-        storeShared(rewriter, loc, slot(rewriter, k, index), next[k], Value());
+        exchange.write(rewriter, k, index, next[k], Value());
       scf::YieldOp::create(rewriter, loc, next);
     }
-    emitBarrier(rewriter, loc);
+    exchange.publish(rewriter);
 
     SmallVector<SmallVector<Value>> results(numOperands);
     for (Value index : indices)
       for (unsigned k = 0; k < numOperands; ++k)
-        results[k].push_back(
-            loadShared(rewriter, loc, slot(rewriter, k, index), elements[k]));
+        results[k].push_back(exchange.read(rewriter, k, index));
     rewriter.replaceOpWithMultiple(op, results);
     return success();
   }
@@ -708,7 +460,7 @@ struct ScanPattern : OpConversionPattern<ScanOp> {
 
 } // namespace
 
-void mlir::tile::populateReduceScanPatterns(ThreadTypeConverter &converter,
-                                            RewritePatternSet &patterns) {
-  patterns.add<ReducePattern, ScanPattern>(converter, patterns.getContext());
+void mlir::tile::populateScanPatterns(ThreadTypeConverter &converter,
+                                      RewritePatternSet &patterns) {
+  patterns.add<ScanPattern>(converter, patterns.getContext());
 }
