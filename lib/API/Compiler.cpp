@@ -204,7 +204,7 @@ CompiledKernel compileKernel(const std::string &tileIR,
 
   // TileGPU -> LLVM/NVVM.
   PassManager lower(&session.context);
-  lower.addPass(mlir::tile::createTileGPUDistributeToThreads());
+  lower.addPass(mlir::tile::createConvertTileGPUToLLVM());
   lower.addPass(createSCFToControlFlowPass());
   lower.addPass(mlir::tile::createConvertTileToLLVM());
   lower.addPass(createReconcileUnrealizedCastsPass());

@@ -14,6 +14,7 @@
 
 #include "tile/API/Compiler.h"
 #include "tile/Runtime/Runtime.h"
+#include "tile/Support/Limits.h"
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -50,6 +51,7 @@ PYBIND11_MODULE(_C, m) {
       .def_readonly("diagnostics", &tile::Result::diagnostics);
 
   m.def("version", &tile::version);
+  m.attr("MAX_NUM_WARPS") = tile::kMaxNumWarps;
   // Compiling holds no Python state, so other Python threads may run.
   m.def("parse_and_verify", &tile::parseAndVerify, py::arg("source"),
         py::arg("buffer_name") = "<tile>",

@@ -1,5 +1,5 @@
-// RUN: tile-opt %s --tilegpu-allocate-shared-memory --tilegpu-distribute-to-threads | FileCheck %s
-// RUN: tile-opt %s --tilegpu-allocate-shared-memory --tilegpu-distribute-to-threads --convert-scf-to-cf --convert-tile-to-llvm | FileCheck %s --check-prefix=LLVM
+// RUN: tile-opt %s --tilegpu-allocate-shared-memory --convert-tilegpu-to-llvm | FileCheck %s
+// RUN: tile-opt %s --tilegpu-allocate-shared-memory --convert-tilegpu-to-llvm --convert-scf-to-cf --convert-tile-to-llvm | FileCheck %s --check-prefix=LLVM
 
 // Each thread holds 8 contiguous, 16-byte aligned fp16 pointers (the
 // divisibility and contiguity attributes say so): one 16-byte cp.async.cg

@@ -1,5 +1,5 @@
 // RUN: tile-opt %s --convert-tile-to-tilegpu --tilegpu-allocate-shared-memory --tilegpu-insert-barriers --split-input-file | FileCheck %s --check-prefix=ALLOC
-// RUN: tile-opt %s --convert-tile-to-tilegpu --tilegpu-allocate-shared-memory --tilegpu-insert-barriers --tilegpu-distribute-to-threads --split-input-file | FileCheck %s
+// RUN: tile-opt %s --convert-tile-to-tilegpu --tilegpu-allocate-shared-memory --tilegpu-insert-barriers --convert-tilegpu-to-llvm --split-input-file | FileCheck %s
 
 // 256 elements over 4 warps: 2 registers, 5 lane shuffles, 4 warp partials.
 // ALLOC: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared = 16 : i64

@@ -1,4 +1,4 @@
-// RUN: tile-opt %s --convert-tile-to-tilegpu --tilegpu-allocate-shared-memory --tilegpu-insert-barriers --tilegpu-distribute-to-threads | FileCheck %s
+// RUN: tile-opt %s --convert-tile-to-tilegpu --tilegpu-allocate-shared-memory --tilegpu-insert-barriers --convert-tilegpu-to-llvm | FileCheck %s
 
 // 256 elements over 4 warps in the default layout (one element per thread,
 // wrapping around twice): for each of the two chunks the lanes scan in 5

@@ -1,6 +1,6 @@
 // RUN: tile-opt %s --convert-tile-to-tilegpu | FileCheck %s --check-prefix=LAYOUT
 // RUN: tile-opt %s --convert-tile-to-tilegpu --tilegpu-coalesce --tilegpu-remove-layout-conversions --cse | FileCheck %s --check-prefix=COALESCE
-// RUN: tile-opt %s --convert-tile-to-tilegpu --tilegpu-coalesce --tilegpu-remove-layout-conversions --cse --tilegpu-allocate-shared-memory --tilegpu-insert-barriers --tilegpu-distribute-to-threads --convert-scf-to-cf --convert-tile-to-llvm --reconcile-unrealized-casts | FileCheck %s --check-prefix=LLVM
+// RUN: tile-opt %s --convert-tile-to-tilegpu --tilegpu-coalesce --tilegpu-remove-layout-conversions --cse --tilegpu-allocate-shared-memory --tilegpu-insert-barriers --convert-tilegpu-to-llvm --convert-scf-to-cf --convert-tile-to-llvm --reconcile-unrealized-casts | FileCheck %s --check-prefix=LLVM
 
 // LAYOUT: #[[B:.*]] = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 // LAYOUT: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"}

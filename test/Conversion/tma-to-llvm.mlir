@@ -1,6 +1,6 @@
 // The mbarrier and TMA ops as inline PTX on the electing thread, and the
 // descriptor parameter as the 128-byte by-value CUtensorMap.
-// RUN: tile-opt %s --tilegpu-lower-tma --tilegpu-allocate-shared-memory --tilegpu-insert-barriers --tilegpu-distribute-to-threads --convert-scf-to-cf --convert-tile-to-llvm --reconcile-unrealized-casts | FileCheck %s
+// RUN: tile-opt %s --tilegpu-lower-tma --tilegpu-allocate-shared-memory --tilegpu-insert-barriers --convert-tilegpu-to-llvm --convert-scf-to-cf --convert-tile-to-llvm --reconcile-unrealized-casts | FileCheck %s
 
 // One thread arms the barrier and issues two box copies (64-column swizzle
 // atoms, the second 8 KiB further on, at column + 64), coordinates

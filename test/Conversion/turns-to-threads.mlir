@@ -1,4 +1,4 @@
-// RUN: tile-opt %s --tilegpu-distribute-to-threads | FileCheck %s
+// RUN: tile-opt %s --convert-tilegpu-to-llvm | FileCheck %s
 
 // Turns among two consumer warpgroups: g = (consumer warp) / 4 with
 // consumer warps counted from thread 128 (lane 0's, broadcast). The last warpgroup arrives on

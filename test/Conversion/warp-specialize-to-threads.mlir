@@ -5,7 +5,7 @@
 // theirs and count thread ids from thread 128; the consumers' barriers are named barrier 1
 // for their 128 threads, and each consumer thread releases a buffer with
 // an mbarrier arrival.
-// RUN: tile-opt %s --tilegpu-warp-specialize --tilegpu-pipeline --canonicalize --tilegpu-lower-tma --tilegpu-allocate-shared-memory --tilegpu-insert-barriers --tilegpu-ping-pong --tilegpu-distribute-to-threads --convert-scf-to-cf --convert-tile-to-llvm --reconcile-unrealized-casts | FileCheck %s
+// RUN: tile-opt %s --tilegpu-warp-specialize --tilegpu-pipeline --canonicalize --tilegpu-lower-tma --tilegpu-allocate-shared-memory --tilegpu-insert-barriers --tilegpu-ping-pong --convert-tilegpu-to-llvm --convert-scf-to-cf --convert-tile-to-llvm --reconcile-unrealized-casts | FileCheck %s
 
 // CHECK-LABEL: llvm.func @ws_mm
 // CHECK-SAME: nvvm.reqntid = array<i32: 256, 1, 1>

@@ -22,7 +22,7 @@ def ConvertTileToTileGPU : Pass<"convert-tile-to-tilegpu", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::tilegpu::TileGPUDialect"];
 }
 
-def TileGPUDistributeToThreads : Pass<"tilegpu-distribute-to-threads",
+def ConvertTileGPUToLLVM : Pass<"convert-tilegpu-to-llvm",
                                       "mlir::ModuleOp"> {
   let summary = "Split laid-out tensors into each thread's registers";
   let description = [{

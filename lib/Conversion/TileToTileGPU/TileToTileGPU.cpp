@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tile/Conversion/Passes.h"
+#include "tile/Support/Limits.h"
 
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
@@ -161,14 +162,16 @@ struct RetypeReduce : OpConversionPattern<ReduceOp> {
 };
 
 struct ConvertTileToTileGPUPass
-    : tile::impl::ConvertTileToTileGPUBase<ConvertTileToTileGPUPass> {
+    : mlir::tile::impl::ConvertTileToTileGPUBase<ConvertTileToTileGPUPass> {
   using Base::Base;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *context = &getContext();
-    if (numWarps <= 0 || numWarps > 32 || (numWarps & (numWarps - 1))) {
-      module.emitError() << "num-warps must be a power of two in [1, 32], got "
+    if (numWarps <= 0 || numWarps > ::tile::kMaxNumWarps ||
+        (numWarps & (numWarps - 1))) {
+      module.emitError() << "num-warps must be a power of two in [1, "
+                         << ::tile::kMaxNumWarps << "], got "
                          << static_cast<int>(numWarps);
       return signalPassFailure();
     }

@@ -1,6 +1,6 @@
 // Passes after convert-tile-to-tilegpu refuse tensors without a layout
 // instead of crashing.
-// RUN: not tile-opt %s --tilegpu-distribute-to-threads 2>&1 | FileCheck %s
+// RUN: not tile-opt %s --convert-tilegpu-to-llvm 2>&1 | FileCheck %s
 // RUN: not tile-opt %s --tilegpu-allocate-shared-memory 2>&1 | FileCheck %s
 // RUN: not tile-opt %s --tilegpu-insert-barriers 2>&1 | FileCheck %s
 // RUN: not tile-opt %s --tilegpu-coalesce 2>&1 | FileCheck %s

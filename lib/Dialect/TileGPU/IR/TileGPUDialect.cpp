@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tile/Dialect/TileGPU/IR/Dialect.h"
+#include "tile/Support/Limits.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -75,10 +76,11 @@ LogicalResult TileGPUDialect::verifyOperationAttribute(Operation *op,
   if (name == getNumWarpsAttrName()) {
     auto value = dyn_cast<IntegerAttr>(attr.getValue());
     if (!isa<ModuleOp>(op) || !value || value.getInt() <= 0 ||
-        !llvm::isPowerOf2_64(value.getInt()) || value.getInt() > 32)
+        !llvm::isPowerOf2_64(value.getInt()) ||
+        value.getInt() > ::tile::kMaxNumWarps)
       return op->emitError() << "'" << name
-                             << "' must be a power-of-two integer in [1, 32] "
-                                "on a module";
+                             << "' must be a power-of-two integer in [1, "
+                             << ::tile::kMaxNumWarps << "] on a module";
     return success();
   }
   if (name == getExtraWarpsAttrName()) {

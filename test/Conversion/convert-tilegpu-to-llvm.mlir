@@ -1,4 +1,4 @@
-// RUN: tile-opt %s --tilegpu-distribute-to-threads | FileCheck %s
+// RUN: tile-opt %s --convert-tilegpu-to-llvm | FileCheck %s
 
 // device_print: one vprintf per owned element, the format naming the
 // program and the element; device_assert: __assertfail with the message,

@@ -1,4 +1,4 @@
-//===- DistributeToThreads.cpp - Tensors become each thread's registers ---===//
+//===- ConvertTileGPUToLLVM.cpp - Tensors become each thread's registers --===//
 
 #include "Utility.h"
 
@@ -8,7 +8,7 @@
 
 namespace mlir {
 namespace tile {
-#define GEN_PASS_DEF_TILEGPUDISTRIBUTETOTHREADS
+#define GEN_PASS_DEF_CONVERTTILEGPUTOLLVM
 #include "tile/Conversion/Passes.h.inc"
 } // namespace tile
 } // namespace mlir
@@ -42,8 +42,8 @@ struct BarrierPattern : OpConversionPattern<BarrierOp> {
   }
 };
 
-struct DistributeToThreadsPass
-    : tile::impl::TileGPUDistributeToThreadsBase<DistributeToThreadsPass> {
+struct ConvertTileGPUToLLVMPass
+    : tile::impl::ConvertTileGPUToLLVMBase<ConvertTileGPUToLLVMPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (failed(verifyTensorsHaveLayouts(getOperation())))
