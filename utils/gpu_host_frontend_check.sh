@@ -12,7 +12,7 @@ cp -r python/tile/. "$PKG/tile/"
 cp "$LIBTILE" "$PKG/tile/libtile.so"
 start=$(date +%s%N)
 g++ -O2 -shared -fPIC -std=c++17 $(python3 -m pybind11 --includes) -Iinclude \
-    python/src/TileModule.cpp python/src/Dispatcher.cpp -L"$PKG/tile" -ltile -Wl,-rpath,'$ORIGIN' \
+    python/src/*.cpp -L"$PKG/tile" -ltile -Wl,-rpath,'$ORIGIN' \
     -o "$PKG/tile/_C$(python3-config --extension-suffix)"
 echo "tile._C rebuilt for $(python3 --version) in $(( ($(date +%s%N) - start) / 1000000 )) ms"
 export PYTHONPATH="$PKG"

@@ -16,7 +16,7 @@ case "$LIBTILE" in
   *) cp "$LIBTILE" "$PKG/tile/libtile.so" ;;
 esac
 g++ -O2 -shared -fPIC -std=c++17 $(python3 -m pybind11 --includes) -Iinclude \
-    python/src/TileModule.cpp python/src/Dispatcher.cpp python/src/HostDescriptors.cpp -L"$PKG/tile" -ltile -Wl,-rpath,'$ORIGIN' \
+    python/src/*.cpp -L"$PKG/tile" -ltile -Wl,-rpath,'$ORIGIN' \
     -o "$PKG/tile/_C$(python3-config --extension-suffix)" || exit 1
 export PYTHONPATH="$PKG" PYTHONUNBUFFERED=1
 # Later commands of the same device call find this build's package here

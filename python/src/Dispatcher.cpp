@@ -16,6 +16,7 @@
 
 #include "Dispatcher.h"
 #include "HostDescriptors.h"
+#include "Specialization.h"
 
 #include "tile/Runtime/Runtime.h"
 
@@ -31,6 +32,11 @@ namespace {
 constexpr int kMaxParams = 64;
 
 using KeyHash = tile::python::WordsHash;
+using tile::python::ArgKind;
+using tile::python::ArgSpec;
+using tile::python::TypeKind;
+using tile::python::specializeArgument;
+using tile::python::typeKindOf;
 
 /// One compiled specialization.
 struct Entry {
@@ -46,9 +52,6 @@ struct Entry {
   bool pythonOnly = false;
 };
 
-/// How the dispatcher treats objects of one Python type.
-enum class Kind { Unknown, TensorLike, Descriptor };
-
 struct DispatcherObject {
   PyObject_HEAD PyObject *fn; // the JITFunction
   PyObject *argNames;         // tuple of str
@@ -60,7 +63,7 @@ struct DispatcherObject {
   std::vector<bool> *isConstexpr;
   std::vector<bool> *specialize;
   std::unordered_map<std::vector<uint64_t>, Entry, KeyHash> *table;
-  std::unordered_map<PyTypeObject *, Kind> *kinds;
+  std::unordered_map<PyTypeObject *, TypeKind> *kinds;
   int numParams;
 };
 
@@ -70,10 +73,10 @@ struct BoundLaunchObject {
   PyObject *grid;               // owned
 };
 
-PyObject *str_data_ptr, *str_dtype, *str_is_cuda, *str_active, *str_launch,
-    *str_prepare, *str_run, *str_num_warps, *str_num_stages, *str_target,
-    *str_load, *str_signature, *str_stream_functions, *str_active_fn,
-    *str_launch_form, *str_metadata, *str_host_descriptors;
+PyObject *str_dtype, *str_active, *str_launch, *str_prepare, *str_run,
+    *str_num_warps, *str_num_stages, *str_target, *str_load, *str_signature,
+    *str_stream_functions, *str_active_fn, *str_launch_form, *str_metadata,
+    *str_host_descriptors;
 
 /// Launch options that pick a compilation (Triton's names).
 constexpr int kNumOptions = 4;
@@ -171,15 +174,12 @@ void pushObject(std::vector<uint64_t> &key, uint64_t tag, PyObject *value,
   key.push_back(static_cast<uint64_t>(hash));
 }
 
-Kind kindOf(DispatcherObject *self, PyTypeObject *type) {
+/// typeKindOf, remembered per type.
+TypeKind kindOf(DispatcherObject *self, PyTypeObject *type) {
   auto it = self->kinds->find(type);
   if (it != self->kinds->end())
     return it->second;
-  Kind kind = Kind::Unknown;
-  if (PyObject_HasAttr(reinterpret_cast<PyObject *>(type), str_launch_form))
-    kind = Kind::Descriptor;
-  else if (PyObject_HasAttr(reinterpret_cast<PyObject *>(type), str_data_ptr))
-    kind = Kind::TensorLike;
+  TypeKind kind = typeKindOf(type);
   self->kinds->emplace(type, kind);
   return kind;
 }
@@ -197,41 +197,33 @@ bool buildKey(DispatcherObject *self, Call &call) {
       pushObject(key, TagConstexpr, v, ok);
       continue;
     }
-    bool specialize = (*self->specialize)[i];
-    if (PyBool_Check(v)) {
+    ArgSpec spec =
+        specializeArgument(v, (*self->specialize)[i], kindOf(self, Py_TYPE(v)));
+    switch (spec.kind) {
+    case ArgKind::Unsupported:
+      return false;
+    case ArgKind::Bool:
       key.push_back(TagBool);
       continue;
-    }
-    if (PyLong_CheckExact(v)) {
-      int overflow = 0;
-      long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
-      if (overflow > 0) {
-        unsigned long long u = PyLong_AsUnsignedLongLong(v);
-        if (PyErr_Occurred()) {
-          PyErr_Clear();
-          return false;
-        }
-        key.push_back(TagU64);
-        key.push_back(specialize && u % 16 == 0);
-        continue;
-      }
-      if (overflow < 0)
-        return false;
-      if (specialize && x == 1) {
-        key.push_back(TagOne);
-        continue;
-      }
-      bool small = x >= -(1ll << 31) && x < (1ll << 31);
-      key.push_back(small ? TagI32 : TagI64);
-      key.push_back(specialize && x % 16 == 0);
+    case ArgKind::One:
+      key.push_back(TagOne);
       continue;
-    }
-    if (PyFloat_CheckExact(v)) {
+    case ArgKind::I32:
+    case ArgKind::I64:
+    case ArgKind::U64:
+      key.push_back(spec.kind == ArgKind::I32   ? TagI32
+                    : spec.kind == ArgKind::I64 ? TagI64
+                                                : TagU64);
+      key.push_back(spec.divisible);
+      continue;
+    case ArgKind::Float:
       key.push_back(TagFloat);
       continue;
+    case ArgKind::Descriptor:
+    case ArgKind::Pointer:
+      break;
     }
-    Kind kind = kindOf(self, Py_TYPE(v));
-    if (kind == Kind::Descriptor) {
+    if (spec.kind == ArgKind::Descriptor) {
       // (interned signature type, encoded map), cached on the descriptor.
       PyObject *form = PyObject_CallMethodOneArg(
           v, str_launch_form, PyTuple_GET_ITEM(self->argNames, i));
@@ -256,36 +248,12 @@ bool buildKey(DispatcherObject *self, Call &call) {
       key.push_back(static_cast<uint64_t>(hash));
       continue;
     }
-    if (kind != Kind::TensorLike)
-      return false;
-    PyObject *cuda = PyObject_GetAttr(v, str_is_cuda);
-    if (!cuda) {
-      PyErr_Clear();
-    } else {
-      int isCuda = PyObject_IsTrue(cuda);
-      Py_DECREF(cuda);
-      if (isCuda != 1) {
-        PyErr_Clear();
-        return false;
-      }
-    }
-    PyObject *ptr = PyObject_CallMethodNoArgs(v, str_data_ptr);
-    if (!ptr) {
-      PyErr_Clear();
-      return false;
-    }
-    unsigned long long address = PyLong_AsUnsignedLongLong(ptr);
-    Py_DECREF(ptr);
-    if (PyErr_Occurred()) {
-      PyErr_Clear();
-      return false;
-    }
     PyObject *dtype = PyObject_GetAttr(v, str_dtype);
     if (!dtype) {
       PyErr_Clear();
       return false;
     }
-    call.pointers[i] = address;
+    call.pointers[i] = spec.address;
     call.isPointer[i] = true;
     key.push_back(TagTensor);
     // dtype objects are singletons; the entry's kernel keeps none alive, so
@@ -298,7 +266,7 @@ bool buildKey(DispatcherObject *self, Call &call) {
       return false;
     }
     key.push_back(static_cast<uint64_t>(hash));
-    key.push_back(specialize && address % 16 == 0);
+    key.push_back(spec.divisible);
   }
   for (int o = 0; o < kNumOptions && ok; ++o) {
     if (call.options[o])
@@ -783,7 +751,7 @@ int dispatcherInit(PyObject *obj, PyObject *args, PyObject *) {
     Py_XDECREF(s);
   }
   self->table = new std::unordered_map<std::vector<uint64_t>, Entry, KeyHash>();
-  self->kinds = new std::unordered_map<PyTypeObject *, Kind>();
+  self->kinds = new std::unordered_map<PyTypeObject *, TypeKind>();
   return PyErr_Occurred() ? -1 : 0;
 }
 
@@ -823,9 +791,7 @@ PyTypeObject DispatcherType = {PyVarObject_HEAD_INIT(nullptr, 0)};
 void tile::python::registerDispatcher(py::module_ &m) {
   for (auto [slot, text] :
        std::initializer_list<std::pair<PyObject **, const char *>>{
-           {&str_data_ptr, "data_ptr"},
            {&str_dtype, "dtype"},
-           {&str_is_cuda, "is_cuda"},
            {&str_active, "_active"},
            {&str_launch, "launch"},
            {&str_prepare, "_prepare"},

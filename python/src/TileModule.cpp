@@ -2,15 +2,14 @@
 //
 // Binds only tile/API/Compiler.h. Rebuild for another interpreter with:
 //   g++ -O2 -shared -fPIC -std=c++17 $(python3 -m pybind11 --includes) \
-//     -Iinclude python/src/TileModule.cpp python/src/Dispatcher.cpp \
-//     python/src/HostDescriptors.cpp \
-//     -L<prefix>/lib -ltile \
+//     -Iinclude python/src/*.cpp -L<prefix>/lib -ltile \
 //     -Wl,-rpath,'$ORIGIN' -o tile/_C$(python3-config --extension-suffix)
 //
 //===----------------------------------------------------------------------===//
 
 #include "Dispatcher.h"
 #include "HostDescriptors.h"
+#include "Specialization.h"
 
 #include "tile/API/Compiler.h"
 #include "tile/Runtime/Runtime.h"
@@ -95,6 +94,7 @@ PYBIND11_MODULE(_C, m) {
 
   py::class_<tile::LoadedKernel>(m, "LoadedKernel");
   tile::python::registerDispatcher(m);
+  tile::python::registerSpecialization(m);
 
   m.def(
       "load_kernel",

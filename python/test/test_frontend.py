@@ -4,7 +4,7 @@ import pytest
 
 import tile
 import tile.language as tl
-from tile.runtime.jit import lower_to_tile_ir
+from tile.compiler.compiler import lower_to_tile_ir
 from filecheck import filecheck
 from kernels import classic as k
 

@@ -8,7 +8,8 @@ and ``tile.runtime`` (loading and launching on the GPU).
 from tile import _C
 from tile.compiler.errors import CompilationError
 from tile.compiler.ir import IRError, verify_ir, run_pipeline
-from tile.runtime.jit import JITFunction, jit, compile
+from tile.compiler.compiler import compile
+from tile.runtime.jit import JITFunction, jit
 from tile.runtime.autotuner import Config, autotune, heuristics
 from tile.tools.tensor_descriptor import TensorDescriptor
 from tile import testing

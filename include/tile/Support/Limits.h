@@ -1,4 +1,5 @@
-//===- Limits.h - Launch limits shared by the compiler and Python -*- C++ -*-===//
+//===- Limits.h - Launch limits shared by the compiler and Python -*- C++
+//-*-===//
 //
 // One home for a limit that both a pass and the Python API check, so that
 // the two never disagree (the API rejects at the call with the argument's

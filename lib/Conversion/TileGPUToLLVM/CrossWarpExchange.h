@@ -52,8 +52,8 @@ Value gatherBits(OpBuilder &b, Location loc, Value index,
                  ArrayRef<unsigned> bits);
 
 /// The combiner region of a reduce or scan applied to (lhs..., rhs...).
-SmallVector<Value> applyCombiner(OpBuilder &b, Region &combiner,
-                                 ValueRange lhs, ValueRange rhs);
+SmallVector<Value> applyCombiner(OpBuilder &b, Region &combiner, ValueRange lhs,
+                                 ValueRange rhs);
 
 } // namespace tile
 } // namespace mlir

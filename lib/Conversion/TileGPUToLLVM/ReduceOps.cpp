@@ -61,7 +61,8 @@ struct ReducePattern : OpConversionPattern<ReduceOp> {
       while (level.size() > 1) {
         SmallVector<SmallVector<Value>> next;
         for (size_t i = 0; i + 1 < level.size(); i += 2)
-          next.push_back(applyCombiner(rewriter, combiner, level[i], level[i + 1]));
+          next.push_back(
+              applyCombiner(rewriter, combiner, level[i], level[i + 1]));
         if (level.size() % 2)
           next.push_back(level.back());
         level = std::move(next);
@@ -167,7 +168,8 @@ struct ReducePattern : OpConversionPattern<ReduceOp> {
           SmallVector<Value> values;
           for (unsigned k = 0; k < numOperands; ++k)
             values.push_back(exchange.read(rewriter, k, index));
-          total = w == 0 ? values : applyCombiner(rewriter, combiner, total, values);
+          total = w == 0 ? values
+                         : applyCombiner(rewriter, combiner, total, values);
         }
         acc = total;
       }

@@ -21,7 +21,6 @@ using namespace mlir::tilegpu;
 
 namespace {
 
-
 /// How the scan axis sits in a layout, when the parallel scan applies:
 /// every basis that moves along the axis moves along it alone, each
 /// position bit comes from one basis, and in order of significance they
@@ -174,16 +173,16 @@ LogicalResult scanInParallel(ScanOp op, ArrayRef<ValueRange> srcs,
                                       order, i32Constant(rewriter, loc, 1));
     for (int64_t reg : regs)
       values[reg] = selectValues(
-          rewriter, loc, has, applyCombiner(rewriter, combiner, before, values[reg]),
-          values[reg]);
+          rewriter, loc, has,
+          applyCombiner(rewriter, combiner, before, values[reg]), values[reg]);
   };
 
   // 1. Within the thread.
   std::map<std::pair<int64_t, int64_t>, SmallVector<Value>> totals;
   for (auto &[key, regs] : groups) {
     for (size_t i = 1; i < regs.size(); ++i)
-      values[regs[i]] =
-          applyCombiner(rewriter, combiner, values[regs[i - 1]], values[regs[i]]);
+      values[regs[i]] = applyCombiner(rewriter, combiner, values[regs[i - 1]],
+                                      values[regs[i]]);
     totals[key] = values[regs.back()];
   }
 
@@ -221,9 +220,9 @@ LogicalResult scanInParallel(ScanOp op, ArrayRef<ValueRange> srcs,
         Value has =
             arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sge,
                                   order, i32Constant(rewriter, loc, distance));
-        running = selectValues(rewriter, loc, has,
-                               applyCombiner(rewriter, combiner, earlier, running),
-                               running);
+        running = selectValues(
+            rewriter, loc, has,
+            applyCombiner(rewriter, combiner, earlier, running), running);
       }
       // Everything before this lane, applied to its registers.
       Value src = earlierLane(1);
@@ -333,7 +332,8 @@ LogicalResult scanInParallel(ScanOp op, ArrayRef<ValueRange> srcs,
         continue;
       }
       for (int64_t reg : regs)
-        values[reg] = applyCombiner(rewriter, combiner, carry[row], values[reg]);
+        values[reg] =
+            applyCombiner(rewriter, combiner, carry[row], values[reg]);
       carry[row] = applyCombiner(rewriter, combiner, carry[row], totals[key]);
     }
   }
@@ -441,8 +441,8 @@ struct ScanPattern : OpConversionPattern<ScanOp> {
       SmallVector<Value> current;
       for (unsigned k = 0; k < numOperands; ++k)
         current.push_back(exchange.read(rewriter, k, index));
-      SmallVector<Value> next = applyCombiner(rewriter, op.getCombineOp(),
-                                        walk.getRegionIterArgs(), current);
+      SmallVector<Value> next = applyCombiner(
+          rewriter, op.getCombineOp(), walk.getRegionIterArgs(), current);
       for (unsigned k = 0; k < numOperands; ++k)
         exchange.write(rewriter, k, index, next[k], Value());
       scf::YieldOp::create(rewriter, loc, next);

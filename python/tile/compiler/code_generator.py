@@ -43,6 +43,13 @@ _CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==",
            ast.NotIn: "not in"}
 
 
+def is_jit_function(value):
+    """Whether `value` is a @tile.jit function: its class says so (as
+    builtins are recognised by what they are), so the compiler needs no
+    import of the runtime that defines it."""
+    return getattr(type(value), "tile_jit_function", False) is True
+
+
 def _is_runtime(x):
     return isinstance(x, tl.tensor)
 
@@ -560,7 +567,6 @@ class CodeGenerator(ast.NodeVisitor):
         """tl.reduce / tl.associative_scan take a @jit combiner; it becomes a
         callable that emits a call to the combiner's specialization inside the
         region."""
-        from tile.runtime.jit import JITFunction
         args = list(args)
         if len(args) >= 3:
             fn, where = _py(args[2]), ("args", 2)
@@ -568,7 +574,7 @@ class CodeGenerator(ast.NodeVisitor):
             fn, where = _py(kwargs["combine_fn"]), ("kwargs", "combine_fn")
         else:
             raise self.error(node, "missing the combine_fn argument")
-        if not isinstance(fn, JITFunction):
+        if not is_jit_function(fn):
             raise self.error(node, "combine_fn must be a @tile.jit function")
 
         def combine(b, lhs, rhs):
@@ -590,8 +596,7 @@ class CodeGenerator(ast.NodeVisitor):
         fn = _py(self.visit(node.func))
         args = [self.visit(a) for a in node.args]
         kwargs = {k.arg: self.visit(k.value) for k in node.keywords}
-        from tile.runtime.jit import JITFunction
-        if isinstance(fn, JITFunction):
+        if is_jit_function(fn):
             return self.module.call(self, node, fn, args, kwargs)
         if fn in (tl.reduce, tl.associative_scan):
             args, kwargs = self._bind_combiner(node, args, kwargs)

@@ -10,7 +10,7 @@ import contextlib
 import functools
 import threading
 
-from tile.compiler.ir_builder import Value, quote
+from tile.language.ir_builder import Value, quote
 from tile.language import dtypes as d
 from tile.language import semantic as sem
 

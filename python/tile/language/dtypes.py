@@ -251,3 +251,18 @@ def parse_signature_type(text):
         inner = parse_signature_type(text[1:])
         return pointer_type(inner) if inner is not None else None
     return _BY_SHORT.get(text)
+
+
+# The tile dtype name of a host array's element type: torch dtypes by their
+# str(), __cuda_array_interface__ typestrs (numpy's, little-endian).
+TORCH_DTYPE_NAMES = {
+    "torch.bool": "i1", "torch.int8": "i8", "torch.int16": "i16",
+    "torch.int32": "i32", "torch.int64": "i64", "torch.uint8": "u8",
+    "torch.uint16": "u16", "torch.uint32": "u32", "torch.uint64": "u64",
+    "torch.float16": "fp16", "torch.bfloat16": "bf16", "torch.float32": "fp32",
+    "torch.float64": "fp64", "torch.float8_e4m3fn": "fp8e4nv",
+    "torch.float8_e5m2": "fp8e5"}
+ARRAY_TYPESTR_NAMES = {
+    "|b1": "i1", "|i1": "i8", "<i2": "i16", "<i4": "i32", "<i8": "i64",
+    "|u1": "u8", "<u2": "u16", "<u4": "u32", "<u8": "u64", "<f2": "fp16",
+    "<f4": "fp32", "<f8": "fp64"}

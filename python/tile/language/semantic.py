@@ -17,7 +17,7 @@ types:
 import math
 import struct
 
-from tile.compiler.ir_builder import Value
+from tile.language.ir_builder import Value
 from tile.language import dtypes as d
 
 

@@ -9,6 +9,7 @@ import sys
 import tempfile
 
 from tile.runtime import cache
+from tile.runtime.benchmarking import do_bench
 from tile.runtime.jit import JITFunction
 
 
@@ -108,7 +109,6 @@ class Autotuner(_Launchable):
     def _bench(self, fn):
         if self._do_bench is not None:
             return self._do_bench(fn)
-        from tile.testing import do_bench
         return do_bench(fn, warmup=self.warmup, rep=self.rep)
 
     def _key(self, bound):

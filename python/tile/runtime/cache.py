@@ -17,6 +17,9 @@ import os
 import shutil
 import tempfile
 
+from tile import _C
+from tile.compiler.compiler import CompiledKernel
+
 _STAGES = ("tile", "tilegpu", "llir", "ptx")
 _fingerprint = None
 
@@ -37,7 +40,6 @@ def compiler_fingerprint():
     compile: a rebuilt libtile invalidates the cache."""
     global _fingerprint
     if _fingerprint is None:
-        from tile import _C
         parts = [_C.version()]
         here = os.path.dirname(_C.__file__)
         for name in sorted(os.listdir(here)):
@@ -74,7 +76,6 @@ def load(key):
             asm["cubin"] = f.read()
     except (OSError, ValueError):
         return None
-    from tile.runtime.jit import CompiledKernel
     return CompiledKernel(metadata["name"], asm, metadata)
 
 

@@ -15,7 +15,7 @@ Recipe forms:
   ["addptr", element_bytes, ptr, offset]
 """
 
-from tile.tools.tensor_descriptor import encode_tensor_map, tma_element
+from tile.runtime.tensor_map import encode_tensor_map, tma_element
 
 
 def _wrap(value, bits, signed):

@@ -1,25 +1,25 @@
-"""@tile.jit, specialization, and ahead-of-time compilation to Tile IR."""
+"""@tile.jit: the kernel object, launch binding and specialisation, and the
+in-memory cache of compiled specialisations. Compiling is tile.compiler's."""
 
 import ast
 import hashlib
 import inspect
-import os
 import textwrap
 
 from tile import _C
-from tile.compiler.code_generator import CodeGenerator
-from tile.compiler.errors import CompilationError
-from tile.compiler.ir_builder import IRBuilder
+from tile.compiler.compiler import compile_to_gpu, lower_to_tile_ir
 from tile.language import core as tl
 from tile.language import dtypes as d
-from tile.language import semantic as sem
 from tile.runtime import cache, host_values, launcher
-from tile.tools.tensor_descriptor import TensorDescriptor
 
 
 class JITFunction:
     """A Python function compiled by tile when called from a kernel or
     compiled with `tile.compile`."""
+
+    # How the compiler recognises a @jit callee without importing this
+    # module (tile.compiler.code_generator.is_jit_function).
+    tile_jit_function = True
 
     def __init__(self, fn, do_not_specialize=(), noinline=False):
         self.fn = fn
@@ -183,62 +183,9 @@ class JITFunction:
         return "JITFunction(%s)" % self.__name__
 
 
-_TORCH_DTYPES = {
-    "torch.bool": "i1", "torch.int8": "i8", "torch.int16": "i16",
-    "torch.int32": "i32", "torch.int64": "i64", "torch.uint8": "u8",
-    "torch.uint16": "u16", "torch.uint32": "u32", "torch.uint64": "u64",
-    "torch.float16": "fp16", "torch.bfloat16": "bf16", "torch.float32": "fp32",
-    "torch.float64": "fp64", "torch.float8_e4m3fn": "fp8e4nv",
-    "torch.float8_e5m2": "fp8e5"}
-# __cuda_array_interface__ typestrs (numpy's), little-endian.
-_ARRAY_TYPESTRS = {"|b1": "i1", "|i1": "i8", "<i2": "i16", "<i4": "i32",
-                   "<i8": "i64", "|u1": "u8", "<u2": "u16", "<u4": "u32",
-                   "<u8": "u64", "<f2": "fp16", "<f4": "fp32", "<f8": "fp64"}
-
 
 _SIG_LETTERS = {"*": "p", "i32": "i", "i64": "l", "u64": "l", "fp32": "f",
                 "i1": "b", "tensordesc": "d"}
-
-
-def _check_options(num_warps, num_stages, fp_fusion):
-    """The launch options, checked before anything is compiled."""
-    if (not isinstance(num_warps, int) or isinstance(num_warps, bool) or
-            num_warps <= 0 or num_warps & (num_warps - 1)):
-        raise ValueError("num_warps must be a power of two, got %r" % (num_warps,))
-    if not isinstance(num_stages, int) or isinstance(num_stages, bool) or num_stages < 1:
-        raise ValueError("num_stages must be a positive integer, got %r" % (num_stages,))
-    if not isinstance(fp_fusion, bool):
-        raise TypeError("enable_fp_fusion must be True or False, got %r" % (fp_fusion,))
-
-
-def compile_to_gpu(fn, params, ir, num_warps, num_stages, target,
-                   emit_cubin=True, fp_fusion=True):
-    """Tile IR to TileGPU, LLVM IR, PTX and a cubin, in libtile."""
-    _check_options(num_warps, num_stages, fp_fusion)
-    options = _C.CompileOptions()
-    options.num_warps = num_warps
-    options.num_stages = num_stages
-    options.target = target
-    options.enable_fp_fusion = fp_fusion
-    options.emit_cubin = emit_cubin
-    result = _C.compile_kernel(ir, "<tile-ir:%s>" % fn.__name__, options)
-    if not result.ok:
-        error = _map_diagnostics(result.diagnostics)
-        error.ir = ir
-        raise error
-    asm = {"tile": ir, "tilegpu": result.tilegpu, "llir": result.llir,
-           "ptx": result.ptx, "cubin": result.cubin}
-    for stage in ("tilegpu", "llir", "ptx"):
-        _dump_ir(fn, params, stage, asm[stage])
-    # num_warps is what the kernel launches with: a warp-specialised loop
-    # adds its producer warps to the ones asked for.
-    metadata = {"name": result.name, "num_warps": result.num_warps,
-                "num_stages": num_stages, "target": target,
-                "enable_fp_fusion": fp_fusion,
-                "shared": result.shared,
-                "num_regs": result.num_regs, "maxnreg": result.maxnreg,
-                "host_descriptors": getattr(ir, "host_descriptors", [])}
-    return CompiledKernel(result.name, asm, metadata)
 
 
 class _KernelCache(dict):
@@ -283,46 +230,60 @@ def _dependencies_key(fn, seen):
 def _spec_key(name, value, is_constexpr, specialize=True):
     """What a launch specialises on, for one argument: (type, divisible by 16).
 
-    Integers equal to 1 are compiled in as constants, like Triton does;
-    parameters in `do_not_specialize` get neither that nor divisibility."""
+    The rules are libtile's (_C.specialize_argument, the same code the C++
+    dispatcher keys with): integers equal to 1 are compiled in as constants,
+    like Triton does; parameters in `do_not_specialize` get neither that
+    nor divisibility. This names the types and explains what is refused."""
     if is_constexpr:
         return ("constexpr", repr(value))
-    if isinstance(value, TensorDescriptor):
+    spec = _C.specialize_argument(value, specialize)
+    if spec is None:
+        raise _unsupported_argument(name, value)
+    kind, divisible = spec
+    if kind == "descriptor":
         return (value.signature(name), False)
+    if kind == "pointer":
+        return ("*" + _element_type_name(name, value), divisible)
+    return (kind, divisible)
+
+
+def _element_type_name(name, value):
+    """The tile dtype name of a tensor-like argument's elements."""
+    if hasattr(value, "data_ptr"):
+        dtype = getattr(value, "dtype", None)
+        sig = d.TORCH_DTYPE_NAMES.get(str(dtype))
+        if sig is None:
+            raise TypeError("argument '%s' has unsupported dtype %s" % (name, dtype))
+        return sig
+    typestr = value.__cuda_array_interface__.get("typestr")
+    sig = d.ARRAY_TYPESTR_NAMES.get(typestr)
+    if sig is None:
+        raise TypeError("argument '%s' has unsupported typestr %r" % (name, typestr))
+    return sig
+
+
+def _unsupported_argument(name, value):
+    """The error for an argument the specialisation rules refuse."""
+    if value is None:
+        return TypeError("argument '%s' is None; pass a tensor, a number or a "
+                         "bool" % name)
+    if isinstance(value, int):
+        return ValueError("argument '%s' = %d does not fit in 64 bits"
+                          % (name, value))
     if hasattr(value, "data_ptr"):
         if getattr(value, "is_cuda", True) is False:
-            raise ValueError("argument '%s' is a tensor on %s; tile kernels take "
-                             "CUDA tensors" % (name, getattr(value, "device", "the CPU")))
-        sig = _TORCH_DTYPES.get(str(value.dtype))
-        if sig is None:
-            raise TypeError("argument '%s' has unsupported dtype %s" % (name, value.dtype))
-        return ("*" + sig, specialize and value.data_ptr() % 16 == 0)
-    interface = getattr(value, "__cuda_array_interface__", None)
-    if interface is not None:
-        sig = _ARRAY_TYPESTRS.get(interface.get("typestr"))
-        if sig is None:
-            raise TypeError("argument '%s' has unsupported typestr %r" %
-                            (name, interface.get("typestr")))
-        return ("*" + sig, specialize and interface["data"][0] % 16 == 0)
-    if isinstance(value, bool):
-        return ("i1", False)
-    if isinstance(value, int):
-        if value == 1 and specialize:
-            return ("one", True)
-        if -2**31 <= value < 2**31:
-            return ("i32", specialize and value % 16 == 0)
-        if -2**63 <= value < 2**64:
-            return ("i64" if value < 2**63 else "u64",
-                    specialize and value % 16 == 0)
-        raise ValueError("argument '%s' = %d does not fit in 64 bits" % (name, value))
-    if isinstance(value, float):
-        return ("fp32", False)
-    if value is None:
-        raise TypeError("argument '%s' is None; pass a tensor, a number or a "
-                        "bool" % name)
-    raise TypeError("argument '%s' has unsupported type %s; pass a tensor, an "
-                    "object with data_ptr() or __cuda_array_interface__, a "
-                    "number or a bool" % (name, type(value).__name__))
+            return ValueError("argument '%s' is a tensor on %s; tile kernels "
+                              "take CUDA tensors"
+                              % (name, getattr(value, "device", "the CPU")))
+        return TypeError("argument '%s': data_ptr() must return an integer "
+                         "address" % name)
+    if hasattr(value, "__cuda_array_interface__"):
+        return TypeError("argument '%s' has a malformed __cuda_array_interface__ "
+                         "(it needs a dict with a 'data' tuple whose first item "
+                         "is the address)" % name)
+    return TypeError("argument '%s' has unsupported type %s; pass a tensor, an "
+                     "object with data_ptr() or __cuda_array_interface__, a "
+                     "number or a bool" % (name, type(value).__name__))
 
 
 def jit(fn=None, *, do_not_specialize=(), noinline=False, debug=None):
@@ -332,251 +293,3 @@ def jit(fn=None, *, do_not_specialize=(), noinline=False, debug=None):
     return JITFunction(fn, do_not_specialize, noinline)
 
 
-def _fix_columns(fn, node):
-    """The parse is of dedented source; report columns of the original."""
-    for n in ast.walk(node):
-        if hasattr(n, "col_offset"):
-            n.col_offset += fn.indent
-
-
-class Module:
-    """Collects the functions of one compile: the kernel and the
-    specializations of the @jit functions it calls."""
-
-    def __init__(self, builder):
-        self.builder = builder
-        self.emitted = {}   # specialization key -> (symbol, result types)
-
-    def generate(self, fn, symbol, params, kernel, arg_attrs=None):
-        """Emits `fn` as func.func @symbol. `params` maps each parameter to a
-        tl.constexpr or to a type (which becomes a function argument)."""
-        b = self.builder
-        scope, arg_decls = {}, []
-        arg_attrs = arg_attrs or {}
-        for name, arg_node in zip(fn.arg_names, fn.def_node.args.args):
-            value = params[name]
-            if isinstance(value, tl.constexpr):
-                scope[name] = value
-                continue
-            v = b.fresh(value)
-            if kernel:
-                v.host = ["arg", name]
-            scope[name] = tl._wrap_param(v)
-            attrs = arg_attrs.get(name)
-            b.set_location(arg_node.lineno + fn.line_offset,
-                           arg_node.col_offset + fn.indent)
-            arg_decls.append("%s: %s%s %s" % (v.name, value.to_ir(),
-                                              " {%s}" % attrs if attrs else "",
-                                              b.loc()))
-        gen = CodeGenerator(fn, b, scope, self)
-        lines = []
-        saved_in_kernel, b.in_kernel = b.in_kernel, kernel
-        with b.function():
-            with b.capture(lines):
-                with tl.building(b):
-                    gen.visit_block(fn.def_node.body)
-                results = gen.returns or []
-                values = []
-                for r in results:
-                    r = r.value if isinstance(r, tl.constexpr) else r
-                    if not isinstance(r, tl.tensor):
-                        try:
-                            r = tl.tensor(sem.lift(b, r))
-                        except sem.SemanticError as e:
-                            raise gen.error(fn.def_node, "%s cannot return it: %s"
-                                            % (fn.__name__, e)) from None
-                    values.append(r)
-                if kernel and values:
-                    raise gen.error(fn.def_node, "a kernel cannot return values")
-                b.set_location(fn.def_node.lineno + fn.line_offset, 0)
-                b.emit("return%s" % ((" %s : %s" % (
-                    ", ".join(v.handle.name for v in values),
-                    ", ".join(v.type.to_ir() for v in values))) if values else ""))
-            result_types = [v.type for v in values]
-            b.set_location(fn.def_node.lineno + fn.line_offset, fn.indent)
-            if kernel:
-                # Descriptors made in the kernel arrive as trailing
-                # parameters that the launcher encodes.
-                arg_decls.extend("%s: %s %s" % (v.name, v.type.to_ir(), b.loc())
-                                 for v, _ in b.host_descriptors)
-            header = "func.func %s@%s(%s)%s%s {" % (
-                "" if kernel else "private ", symbol, ", ".join(arg_decls),
-                (" -> (%s)" % ", ".join(t.to_ir() for t in result_types))
-                if result_types else "",
-                " attributes {tile.kernel}" if kernel else "")
-            b.emit(header, with_loc=False)
-            b.emit_lines(lines)
-            b.emit("}")
-        b.in_kernel = saved_in_kernel
-        return result_types
-
-    def call(self, gen, node, fn, args, kwargs):
-        """A call from kernel code to another @jit function."""
-        bound = {}
-        if len(args) > len(fn.arg_names):
-            raise gen.error(node, "%s() takes %d arguments but %d were given" %
-                            (fn.__name__, len(fn.arg_names), len(args)))
-        for name, value in zip(fn.arg_names, args):
-            bound[name] = value
-        for name, value in kwargs.items():
-            if name not in fn.arg_names:
-                raise gen.error(node, "%s() got an unexpected argument '%s'" %
-                                (fn.__name__, name))
-            bound[name] = value
-        for i, p in enumerate(fn.params):
-            if p.name not in bound:
-                if p.default is inspect.Parameter.empty:
-                    raise gen.error(node, "%s() is missing the argument '%s'" %
-                                    (fn.__name__, p.name))
-                bound[p.name] = tl.constexpr(p.default)
-        params, operands = {}, []
-        b = self.builder
-        for i, name in enumerate(fn.arg_names):
-            value = bound[name]
-            raw = value.value if isinstance(value, tl.constexpr) else value
-            if i in fn.constexprs or not isinstance(raw, (tl.tensor, int, float, bool)):
-                params[name] = tl.constexpr(raw)
-            else:
-                if not isinstance(raw, tl.tensor):
-                    raw = tl.tensor(sem.lift(b, raw))
-                params[name] = raw.type
-                operands.append(raw.handle)
-        key = (fn.cache_key, tuple((n, repr(params[n])) for n in fn.arg_names))
-        if key not in self.emitted:
-            symbol = "%s_%d" % (fn.__name__, len(self.emitted))
-            self.emitted[key] = (symbol, None)
-            saved = b.location
-            types = self.generate(fn, symbol, params, kernel=False)
-            b.location = saved
-            self.emitted[key] = (symbol, types)
-        symbol, types = self.emitted[key]
-        if types is None:
-            raise gen.error(node, "recursive @jit calls are not supported")
-        b.set_location(node.lineno + gen.fn.line_offset, node.col_offset)
-        call = "func.call @%s(%s) : (%s) -> (%s)" % (
-            symbol, ", ".join(o.name for o in operands),
-            ", ".join(o.type.to_ir() for o in operands),
-            ", ".join(t.to_ir() for t in types))
-        if not types:
-            b.emit(call)
-            return None
-        decl, results = b.results(types)
-        b.emit("%s = %s" % (decl, call))
-        values = [tl.tensor(v) for v in results]
-        return values[0] if len(values) == 1 else tuple(values)
-
-
-class CompiledKernel:
-    """The result of `tile.compile`: the kernel's IR at each stage in `asm`
-    and its metadata."""
-
-    def __init__(self, name, asm, metadata):
-        self.name = name
-        self.asm = asm
-        self.metadata = metadata
-
-    def __repr__(self):
-        return "CompiledKernel(%s, stages=%s)" % (self.name, list(self.asm))
-
-
-def _map_diagnostics(diagnostics):
-    """An MLIR diagnostic located in the kernel's source, as a
-    CompilationError with the source line and a caret."""
-    for diag in diagnostics:
-        if diag.file and diag.line:
-            try:
-                with open(diag.file) as f:
-                    source = f.read().splitlines()[diag.line - 1]
-            except (OSError, IndexError):
-                source = None
-            return CompilationError(diag.message, diag.file, diag.line,
-                                    max(diag.column - 1, 0), source)
-    message = "; ".join(d.message for d in diagnostics) or "invalid Tile IR"
-    return CompilationError(message)
-
-
-def _dump_ir(fn, params, stage, text):
-    """TILE_DUMP_IR=<dir> writes each stage's IR, so that any compile can be
-    replayed with tile-opt."""
-    directory = os.environ.get("TILE_DUMP_IR")
-    if not directory:
-        return
-    key = hashlib.sha256((fn.cache_key + repr(sorted(
-        (k, repr(v)) for k, v in params.items()))).encode()).hexdigest()[:12]
-    os.makedirs(directory, exist_ok=True)
-    path = os.path.join(directory, "%s.%s.%s.mlir" % (fn.__name__, key, stage))
-    with open(path, "w") as f:
-        f.write(text)
-
-
-def lower_to_tile_ir(fn, params, arg_attrs=None):
-    """The verified Tile IR of kernel `fn` specialised on `params`."""
-    builder = IRBuilder(fn.filename)
-    module = Module(builder)
-    module.generate(fn, fn.__name__, params, kernel=True, arg_attrs=arg_attrs)
-    text = builder.module_text()
-    result = _C.parse_and_verify(text, "<tile-ir:%s>" % fn.__name__)
-    _dump_ir(fn, params, "tile", result.ir if result.ok else text)
-    if not result.ok:
-        error = _map_diagnostics(result.diagnostics)
-        error.ir = text
-        raise error
-    return TileIR(result.ir, [recipe for _, recipe in builder.host_descriptors])
-
-
-class TileIR(str):
-    """A kernel's Tile IR text, with the recipes of the descriptors it makes
-    (`host_descriptors`, see tile.runtime.host_values)."""
-
-    def __new__(cls, text, host_descriptors=()):
-        self = super().__new__(cls, text)
-        self.host_descriptors = list(host_descriptors)
-        return self
-
-
-def compile(fn, signature, constexprs=None, num_warps=4, num_stages=3,
-            target="sm_90a", divisibility=None, enable_fp_fusion=True):
-    """Compiles `fn` ahead of time, without a GPU.
-
-    `signature` maps each non-constexpr parameter to a Triton signature string
-    ('*fp32', 'i32', ...); `constexprs` gives the constexpr parameters' values;
-    `divisibility` names parameters known to be multiples of 16 (pointers:
-    16-byte aligned)."""
-    if not isinstance(fn, JITFunction):
-        raise TypeError("tile.compile expects a @tile.jit function, got %r" % (fn,))
-    constexprs = dict(constexprs or {})
-    signature = dict(signature)
-    params, arg_attrs = {}, {}
-    for i, name in enumerate(fn.arg_names):
-        if name in constexprs:
-            params[name] = tl.constexpr(constexprs.pop(name))
-            continue
-        if i in fn.constexprs:
-            # A default in the kernel's signature serves as at launch.
-            default = fn.params[i].default
-            if default is not inspect.Parameter.empty:
-                params[name] = tl.constexpr(default)
-                continue
-            raise TypeError("%s: constexpr parameter '%s' needs a value in "
-                            "constexprs" % (fn.__name__, name))
-        if name not in signature:
-            raise TypeError("%s: parameter '%s' is missing from the signature" %
-                            (fn.__name__, name))
-        text = signature.pop(name)
-        ty = d.parse_signature_type(text) if isinstance(text, str) else None
-        if ty is None:
-            raise ValueError("%s: parameter '%s' has an unknown signature type %r"
-                             % (fn.__name__, name, text))
-        params[name] = ty
-    if signature or constexprs:
-        unknown = sorted(set(signature) | set(constexprs))
-        raise TypeError("%s has no parameter(s) %s" % (fn.__name__, ", ".join(unknown)))
-    for name in divisibility or ():
-        if name not in params or isinstance(params[name], tl.constexpr):
-            raise TypeError("divisibility names '%s', which is not a runtime "
-                            "parameter" % name)
-        arg_attrs[name] = "tile.divisibility = 16 : i32"
-    _check_options(num_warps, num_stages, enable_fp_fusion)
-    ir = lower_to_tile_ir(fn, params, arg_attrs)
-    return compile_to_gpu(fn, params, ir, num_warps, num_stages, target,
-                          fp_fusion=enable_fp_fusion)

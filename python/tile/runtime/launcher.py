@@ -8,6 +8,8 @@ a stub with `use_launcher`.
 
 import contextlib
 
+from tile import _C
+
 
 class NoGPULauncher:
     def launch(self, kernel, grid, args):
@@ -22,7 +24,6 @@ class CUDALauncher:
     calling it; `launch` serves the Python path."""
 
     def launch(self, kernel, grid, args):
-        from tile import _C
         fns = stream_functions()
         device = fns[0]() if fns else 0
         stream = fns[1](device) if fns else 0
@@ -44,7 +45,6 @@ def load(kernel, device=0):
         loaded = kernel.loaded = {}
     handle = loaded.get(device)
     if handle is None:
-        from tile import _C
         handle = loaded[device] = _C.load_kernel(
             kernel.asm["cubin"], kernel.name, kernel.metadata["shared"],
             32 * kernel.metadata["num_warps"], device)
@@ -76,7 +76,6 @@ def active():
     otherwise one that refuses with a clear message."""
     global _active
     if _active is None:
-        from tile import _C
         ok, _ = _C.driver_available()
         _active = CUDALauncher() if ok else NoGPULauncher()
     return _active

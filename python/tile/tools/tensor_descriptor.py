@@ -4,32 +4,12 @@ through the TMA unit (sm_90). The same class as Triton's
 
 import sys
 
-# Element size in bytes and CUtensorMapDataType of each tile dtype.
-_TMA_TYPES = {
-    "u8": (1, 0), "i8": (1, 0), "fp8e4nv": (1, 0), "fp8e5": (1, 0),
-    "i1": (1, 0), "i16": (2, 1), "u16": (2, 1), "fp16": (2, 6), "bf16": (2, 9),
-    "i32": (4, 3), "u32": (4, 2), "fp32": (4, 7), "i64": (8, 5), "u64": (8, 4),
-    "fp64": (8, 8),
-}
-
-
-def tma_element(dtype):
-    """(bytes, CUtensorMapDataType) of the tile dtype named `dtype` ('fp16')."""
-    return _TMA_TYPES[dtype]
+from tile.language.dtypes import TORCH_DTYPE_NAMES
+from tile.runtime.tensor_map import encode_tensor_map, supports, tma_element
 
 
 def _dtype_name(torch_dtype):
-    from tile.runtime.jit import _TORCH_DTYPES
-    return _TORCH_DTYPES.get(str(torch_dtype))
-
-
-def encode_tensor_map(dtype, address, shape, strides, block_shape):
-    """The 128-byte CUtensorMap (bytes) of a tiled TMA descriptor (libtile
-    keeps the encodings: re-encoding is a driver call)."""
-    from tile import _C
-    size, code = _TMA_TYPES[dtype]
-    return _C.encode_tensor_map(code, size, address, list(shape), list(strides),
-                                list(block_shape))
+    return TORCH_DTYPE_NAMES.get(str(torch_dtype))
 
 
 class TensorDescriptor:
@@ -75,14 +55,14 @@ class TensorDescriptor:
         64]>'), after checking what TMA requires of it; errors name the
         argument `name`."""
         dtype = _dtype_name(self.base.dtype)
-        if dtype not in _TMA_TYPES:
+        if not supports(dtype):
             raise TypeError("argument '%s': TMA cannot copy %s elements"
                             % (name, self.base.dtype))
         if getattr(self.base, "is_cuda", True) is False:
             raise ValueError("argument '%s' is a descriptor of a tensor on %s; "
                              "tile kernels take CUDA tensors"
                              % (name, getattr(self.base, "device", "the CPU")))
-        size = _TMA_TYPES[dtype][0]
+        size = tma_element(dtype)[0]
         if self.base.data_ptr() % 16:
             raise ValueError("argument '%s': a descriptor's base address must be "
                              "16-byte aligned" % name)

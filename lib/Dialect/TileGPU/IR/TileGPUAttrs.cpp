@@ -341,7 +341,8 @@ mlir::tilegpu::getTMASharedEncoding(tile::TensorDescType desc) {
   unsigned bits = block.getElementType().getIntOrFloatBitWidth();
   if (bits < 8)
     return {};
-  unsigned swizzle = ::tile::tma::getNVMMASwizzleBytes(block.getShape()[1] * bits / 8);
+  unsigned swizzle =
+      ::tile::tma::getNVMMASwizzleBytes(block.getShape()[1] * bits / 8);
   if (swizzle == 0)
     return {};
   return NVMMASharedEncodingAttr::get(desc.getContext(), swizzle, {1, 0});

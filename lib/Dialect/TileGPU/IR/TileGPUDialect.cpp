@@ -78,9 +78,9 @@ LogicalResult TileGPUDialect::verifyOperationAttribute(Operation *op,
     if (!isa<ModuleOp>(op) || !value || value.getInt() <= 0 ||
         !llvm::isPowerOf2_64(value.getInt()) ||
         value.getInt() > ::tile::kMaxNumWarps)
-      return op->emitError() << "'" << name
-                             << "' must be a power-of-two integer in [1, "
-                             << ::tile::kMaxNumWarps << "] on a module";
+      return op->emitError()
+             << "'" << name << "' must be a power-of-two integer in [1, "
+             << ::tile::kMaxNumWarps << "] on a module";
     return success();
   }
   if (name == getExtraWarpsAttrName()) {

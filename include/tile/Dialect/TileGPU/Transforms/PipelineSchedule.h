@@ -1,4 +1,5 @@
-//===- PipelineSchedule.h - How many buffers a pipelined loop gets --*- C++ -*-===//
+//===- PipelineSchedule.h - How many buffers a pipelined loop gets --*- C++
+//-*-===//
 //
 // The pipeliner's buffer-count policy, apart from the IR so that it can be
 // tested on its own. Copies always run `numStages - 1` iterations ahead; the

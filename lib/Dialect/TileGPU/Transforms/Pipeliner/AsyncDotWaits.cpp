@@ -150,7 +150,6 @@ public:
     read.replaceAllUsesExcept(wait.getResult(0), wait);
   }
 
-
 private:
   scf::ForOp loop;
   const LoopPlan &plan;

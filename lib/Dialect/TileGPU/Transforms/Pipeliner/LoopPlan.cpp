@@ -46,7 +46,8 @@ Operation *pipeliner::firstReaderIn(Block *body, Value value) {
 /// the previous iteration (through layout conversions), else null: the back
 /// edge then rewrites them, which ptxas only allows once the dot has
 /// finished (else it serialises every wgmma, C7514).
-BlockArgument pipeliner::carriedRegisterOperand(WarpGroupDotOp dot, scf::ForOp loop) {
+BlockArgument pipeliner::carriedRegisterOperand(WarpGroupDotOp dot,
+                                                scf::ForOp loop) {
   Value a = dot.getA();
   while (auto convert = a.getDefiningOp<ConvertLayoutOp>())
     a = convert.getSrc();

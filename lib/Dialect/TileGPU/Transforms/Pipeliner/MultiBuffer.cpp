@@ -81,14 +81,14 @@ void MultiBufferRewriter::emitCopies(IRMapping &mapping, Value iv, Value stage,
   for (Operation *op : plan.addressOps)
     rewriter.clone(*op, mapping);
   if (!inRange)
-    inRange = arith::CmpIOp::create(rewriter, loc,
-                                    loop.getUnsignedCmp()
-                                        ? arith::CmpIPredicate::ult
-                                        : arith::CmpIPredicate::slt,
-                                    iv, loop.getUpperBound());
+    inRange =
+        arith::CmpIOp::create(rewriter, loc,
+                              loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
+                                                    : arith::CmpIPredicate::slt,
+                              iv, loop.getUpperBound());
   if (plan.hasTMA())
-    BarrierExpectOp::create(rewriter, loc, barrierOf(stage),
-                            tmaBytesPerStage(), inRange);
+    BarrierExpectOp::create(rewriter, loc, barrierOf(stage), tmaBytesPerStage(),
+                            inRange);
   for (auto [staged, buffer] : llvm::zip(plan.loads, buffers)) {
     auto viewOf = [&, buffer = buffer, type = staged.alloc.getType()] {
       return MemDescIndexOp::create(rewriter, loc, type, buffer, stage);
@@ -99,8 +99,8 @@ void MultiBufferRewriter::emitCopies(IRMapping &mapping, Value iv, Value stage,
       for (Value index : load.getIndices())
         indices.push_back(mapping.lookupOrDefault(index));
       AsyncTMACopyGlobalToLocalOp::create(
-          rewriter, loc, mapping.lookupOrDefault(load.getDesc()), indices,
-          view, barrierOf(stage), inRange);
+          rewriter, loc, mapping.lookupOrDefault(load.getDesc()), indices, view,
+          barrierOf(stage), inRange);
       continue;
     }
     auto load = cast<LoadOp>(staged.load);
@@ -110,9 +110,8 @@ void MultiBufferRewriter::emitCopies(IRMapping &mapping, Value iv, Value stage,
     if (Value loadMask = load.getMask())
       mask = arith::AndIOp::create(rewriter, loc,
                                    mapping.lookupOrDefault(loadMask), mask);
-    AsyncCopyGlobalToLocalOp::create(rewriter, loc,
-                                     mapping.lookupOrDefault(load.getPtr()),
-                                     viewOf(), mask);
+    AsyncCopyGlobalToLocalOp::create(
+        rewriter, loc, mapping.lookupOrDefault(load.getPtr()), viewOf(), mask);
   }
   if (plan.hasCpAsync())
     AsyncCommitGroupOp::create(rewriter, loc);
@@ -145,7 +144,8 @@ Value MultiBufferRewriter::nextIndex(OpBuilder &b, Location loc, Value index) {
       b, loc, wraps, arith::ConstantIntOp::create(b, loc, i32, 0), plusOne);
 }
 
-Value MultiBufferRewriter::nextParity(OpBuilder &b, Location loc, Value index, Value phase) {
+Value MultiBufferRewriter::nextParity(OpBuilder &b, Location loc, Value index,
+                                      Value phase) {
   Type i32 = b.getI32Type();
   Value last = arith::CmpIOp::create(
       b, loc, arith::CmpIPredicate::eq, index,

@@ -62,9 +62,8 @@ int64_t otherBufferBytes(scf::ForOp loop, const LoopPlan &plan) {
   int64_t bytes = 0;
   auto func = loop->getParentOfType<FunctionOpInterface>();
   func->walk([&](LocalAllocOp alloc) {
-    if (llvm::none_of(plan.loads, [&](StagedLoad staged) {
-          return staged.alloc == alloc;
-        }))
+    if (llvm::none_of(plan.loads,
+                      [&](StagedLoad staged) { return staged.alloc == alloc; }))
       bytes += bufferBytes(alloc.getType());
   });
   return bytes;

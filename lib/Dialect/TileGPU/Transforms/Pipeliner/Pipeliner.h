@@ -1,4 +1,5 @@
-//===- Pipeliner.h - Pieces shared by the pipeliner and warp specialisation ===//
+//===- Pipeliner.h - Pieces shared by the pipeliner and warp specialisation
+//===//
 //
 // The software pipeliner is split the way its decisions are made:
 //
