@@ -7,6 +7,10 @@ using namespace tile::python;
 
 namespace {
 
+/// Interned attribute names (registerSpecialization): the warm launch path
+/// looks them up on every tensor argument.
+PyObject *strIsCuda, *strDataPtr, *strInterface;
+
 bool divisibleBy16(uint64_t value) { return value % 16 == 0; }
 
 ArgSpec specializeInteger(PyObject *value, bool specialize) {
@@ -37,7 +41,7 @@ ArgSpec specializeInteger(PyObject *value, bool specialize) {
 /// data_ptr() of a tensor-like on the GPU; false for one that says it is
 /// not on the GPU, or whose data_ptr() is not an integer.
 bool tensorAddress(PyObject *value, uint64_t &address) {
-  PyObject *cuda = PyObject_GetAttrString(value, "is_cuda");
+  PyObject *cuda = PyObject_GetAttr(value, strIsCuda);
   if (!cuda) {
     PyErr_Clear(); // no is_cuda: taken to be a GPU tensor
   } else {
@@ -48,7 +52,7 @@ bool tensorAddress(PyObject *value, uint64_t &address) {
       return false;
     }
   }
-  PyObject *ptr = PyObject_CallMethod(value, "data_ptr", nullptr);
+  PyObject *ptr = PyObject_CallMethodNoArgs(value, strDataPtr);
   if (!ptr || !PyLong_Check(ptr)) {
     Py_XDECREF(ptr);
     PyErr_Clear();
@@ -65,8 +69,7 @@ bool tensorAddress(PyObject *value, uint64_t &address) {
 
 /// data[0] of a __cuda_array_interface__, when it has the documented form.
 bool interfaceAddress(PyObject *value, uint64_t &address) {
-  PyObject *interface =
-      PyObject_GetAttrString(value, "__cuda_array_interface__");
+  PyObject *interface = PyObject_GetAttr(value, strInterface);
   if (!interface) {
     PyErr_Clear();
     return false;
@@ -140,6 +143,9 @@ ArgSpec tile::python::specializeArgument(PyObject *value, bool specialize,
 }
 
 void tile::python::registerSpecialization(py::module_ &m) {
+  strIsCuda = PyUnicode_InternFromString("is_cuda");
+  strDataPtr = PyUnicode_InternFromString("data_ptr");
+  strInterface = PyUnicode_InternFromString("__cuda_array_interface__");
   m.def(
       "specialize_argument",
       [](py::handle value, bool specialize) -> py::object {
