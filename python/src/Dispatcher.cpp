@@ -12,6 +12,12 @@
 // launcher other than the CUDA one is active (tests, no driver), the
 // dispatcher still keys in C++ and hands the launch to it.
 //
+// Why this file is long: it is one CPython type with the whole hot path
+// (bind, key, look up, pack, launch) and the cold path that fills its table;
+// its pieces share the DispatcherObject and Entry structures. The rules
+// it keys by live in Specialization.cpp, descriptor recipes in
+// HostDescriptors.cpp.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Dispatcher.h"

@@ -3,6 +3,11 @@
 Builtins emit IR through the builder of the kernel being compiled, which the
 code generator installs with `building(builder)`; called outside a kernel
 they raise.
+
+Why this file is long: it is the `tl` namespace itself (tl.tensor with its
+operators and methods, and every builtin a kernel calls), kept as one flat
+module the way `triton.language.core` is; each builtin is a few lines that
+check arguments and call tile.language.semantic.
 """
 
 import builtins

@@ -12,6 +12,10 @@ types:
 * Python numbers are weakly typed: an int literal takes the other operand's
   type, a float literal takes a float operand's type (fp32 next to integers).
 * Integer ``//`` and ``%`` truncate towards zero, as in C (and Triton).
+
+Why this file is long: it is every operation's type rule and IR in one
+place (Triton's semantic.py), so that the promotion rules above are applied
+by one set of helpers; the sections follow tile.language.core's order.
 """
 
 import math
