@@ -181,6 +181,14 @@ def test_launch_argument_errors():
     with pytest.raises(ValueError, match="num_warps must be a power of two"):
         tile.compile(k, signature={"x_ptr": "*fp32", "n": "i32"},
                      constexprs={"BLOCK": 4}, num_warps=3)
+    # One limit for Python and the compiler (tile/Support/Limits.h): 64
+    # warps is refused at the call, not in a pass at <tile-ir:k>:1:1.
+    assert tile._C.MAX_NUM_WARPS == 32
+    with pytest.raises(ValueError, match=r"num_warps must be a power of two in \[1, 32\], got 64"):
+        tile.compile(k, signature={"x_ptr": "*fp32", "n": "i32"},
+                     constexprs={"BLOCK": 4}, num_warps=64)
+    tile.compile(k, signature={"x_ptr": "*fp32", "n": "i32"},
+                 constexprs={"BLOCK": 4}, num_warps=32)
     with pytest.raises(ValueError, match="num_stages must be a positive integer"):
         tile.compile(k, signature={"x_ptr": "*fp32", "n": "i32"},
                      constexprs={"BLOCK": 4}, num_stages=0)
