@@ -4,6 +4,8 @@
 // RUN: not tile-opt %s --tilegpu-allocate-shared-memory 2>&1 | FileCheck %s
 // RUN: not tile-opt %s --tilegpu-insert-barriers 2>&1 | FileCheck %s
 // RUN: not tile-opt %s --tilegpu-coalesce 2>&1 | FileCheck %s
+// RUN: not tile-opt %s --tilegpu-pipeline 2>&1 | FileCheck %s
+// RUN: not tile-opt %s --tilegpu-warp-specialize 2>&1 | FileCheck %s
 // CHECK: tensor without a TileGPU layout; run convert-tile-to-tilegpu first
 func.func @needs_layouts() {
   %r = tile.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
