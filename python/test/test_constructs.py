@@ -195,3 +195,28 @@ CHECK: arith.maxsi
 CHECK-NOT: arith.minsi
 CHECK: tile.store
 """)
+
+
+@tile.jit
+def pick(a, n):
+    if n > 0:
+        return a * 2.0
+    return a
+
+
+@tile.jit
+def calls_pick(x_ptr, n):
+    tl.store(x_ptr, pick(tl.load(x_ptr), n))
+
+
+def test_early_return_with_a_value_yields_it():
+    # The product was computed and dropped, and `pick` returned `a`.
+    filecheck(ir_of(calls_pick, {"x_ptr": "*fp32", "n": "i32"}), r"""
+CHECK: func.func private @pick_0(%[[A:.*]]: f32
+CHECK: %[[R:.*]] = scf.if %{{.*}} -> (f32) {
+CHECK: %[[P:.*]] = arith.mulf %[[A]]
+CHECK: scf.yield %[[P]] : f32
+CHECK: } else {
+CHECK: scf.yield %[[A]] : f32
+CHECK: return %[[R]] : f32
+""")

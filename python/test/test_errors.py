@@ -315,3 +315,51 @@ def test_warp_specialize_must_be_constexpr_bool():
                 {"x_ptr": "*i32", "n": "i32", "flag": "i32"}, {},
                 "warp_specialize must be a constexpr bool",
                 "tl.range(0, n, warp_specialize=flag)")
+
+
+@tile.jit
+def returns_in_for(x_ptr, n):
+    for i in range(n):
+        if i == 3:
+            return
+        tl.store(x_ptr + i, 1.0)
+
+
+@tile.jit
+def returns_in_while(x_ptr, n):
+    i = 0
+    while i < n:
+        return
+        i += 1
+
+
+@tile.jit
+def returns_in_static_range(x_ptr):
+    for i in tl.static_range(4):
+        return
+
+
+@tile.jit
+def half_returns(a, n):
+    if n > 0:
+        return a * 2.0
+
+
+@tile.jit
+def calls_half_returns(x_ptr, n):
+    tl.store(x_ptr, half_returns(tl.load(x_ptr), n))
+
+
+def test_return_in_a_loop_is_refused_at_its_line():
+    # Silently acting as `continue` was a miscompile; Triton refuses it too.
+    check_error(returns_in_for, {"x_ptr": "*fp32", "n": "i32"}, {},
+                "`return` inside a loop is not supported", "return")
+    check_error(returns_in_while, {"x_ptr": "*fp32", "n": "i32"}, {},
+                "`return` inside a loop is not supported", "return")
+    check_error(returns_in_static_range, {"x_ptr": "*fp32"}, {},
+                "`return` inside a loop is not supported", "return")
+
+
+def test_a_path_without_a_value_is_refused():
+    check_error(calls_half_returns, {"x_ptr": "*fp32", "n": "i32"}, {},
+                "every path through this `if` must return", "if n > 0:")

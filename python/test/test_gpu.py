@@ -963,3 +963,42 @@ def test_descriptor_matmul_ptx_has_bulk_tensor_copies():
     ptx = kernel.asm["ptx"]
     assert "cp.async.bulk.tensor.2d.shared::cluster.global" in ptx
     assert "mbarrier.try_wait.parity" in ptx
+
+
+@tile.jit
+def scale_by_sign(a, n):
+    # Early returns in a called function, nested, with values.
+    if n > 0:
+        if n > 100:
+            return a * 3.0
+        return a * 2.0
+    if n == 0:
+        return a
+    return -a
+
+
+@tile.jit
+def early_returns_kernel(x_ptr, out_ptr, n_ptr, count, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    if pid * BLOCK >= count:
+        return
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < count
+    n = tl.load(n_ptr + pid)
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, scale_by_sign(x, n), mask=mask)
+
+
+def test_early_returns_follow_python():
+    block, programs = 128, 9
+    count = block * (programs - 1) - 37   # the last program has no work
+    x = torch.randn(count, device="cuda")
+    n = torch.tensor([-5, 0, 1, 100, 101, 7, -1, 0, 500], device="cuda",
+                     dtype=torch.int32)
+    out = torch.full_like(x, float("nan"))
+    early_returns_kernel[(programs,)](x, out, n, count, BLOCK=block)
+    torch.cuda.synchronize()
+    factor = torch.tensor([-1.0, 1.0, 2.0, 2.0, 3.0, 2.0, -1.0, 1.0, 3.0])
+    # One correctly rounded fp32 multiply per element, on either device.
+    ref = x.cpu() * factor.repeat_interleave(block)[:count]
+    assert torch.equal(out.cpu(), ref)

@@ -53,6 +53,21 @@ def is_jit_function(value):
     return getattr(type(value), "tile_jit_function", False) is True
 
 
+def _contains_return(node):
+    return any(isinstance(n, ast.Return) for n in ast.walk(node))
+
+
+def _ends_in_return(stmts):
+    """Whether every path through `stmts` ends in a return."""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, ast.Return):
+        return True
+    return (isinstance(last, ast.If) and _ends_in_return(last.body) and
+            _ends_in_return(last.orelse))
+
+
 def _c_div(a, b):
     q = builtins.abs(a) // builtins.abs(b)
     return q if (a < 0) == (b < 0) else -q
@@ -115,15 +130,20 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
     # ------------------------------------------------------------ statements
     def visit_block(self, stmts):
         for i, stmt in enumerate(stmts):
-            # `if cond: return` at function level: the rest of the body is the
-            # else branch, which turns an early return into structured flow.
-            if (isinstance(stmt, ast.If) and stmt.body and
-                    isinstance(stmt.body[-1], ast.Return) and
-                    stmt.body[-1].value is None and i + 1 < len(stmts)):
-                rewritten = ast.If(test=stmt.test, body=stmt.body[:-1] or [ast.Pass()],
-                                   orelse=stmt.orelse + stmts[i + 1:])
+            # A `return` inside an `if`: the rest of the block joins every
+            # branch that does not return, so that each return ends its path
+            # and the `if` ends the block (returned values then merge like
+            # variables, see ControlFlow.visit_If).
+            if isinstance(stmt, ast.If) and i + 1 < len(stmts) and \
+                    _contains_return(stmt):
+                rest = stmts[i + 1:]
+                rewritten = ast.If(
+                    test=stmt.test,
+                    body=stmt.body if _ends_in_return(stmt.body)
+                    else stmt.body + rest,
+                    orelse=stmt.orelse if _ends_in_return(stmt.orelse)
+                    else stmt.orelse + rest)
                 ast.copy_location(rewritten, stmt)
-                ast.fix_missing_locations(rewritten)
                 self.visit(rewritten)
                 return
             self.visit(stmt)

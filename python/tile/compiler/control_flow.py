@@ -27,6 +27,25 @@ def assigned_names(stmts):
     return names
 
 
+# The scope key of the k-th value an `if` returns (not a Python name).
+_RETURN_SLOT = "return value %d"
+
+
+def _describe(name):
+    if name.startswith("return value "):
+        return "the %s" % name
+    return "variable '%s'" % name
+
+
+def _reject_return_in_loop(self_, body):
+    for stmt in body:
+        for n in ast.walk(stmt):
+            if isinstance(n, ast.Return):
+                raise self_.error(n, "`return` inside a loop is not supported "
+                                  "(as in Triton): leave the loop with a flag "
+                                  "and return after it")
+
+
 class ControlFlow:
     # ----------------------------------------------------------------- if
     def _lift_for_merge(self, a, b_):
@@ -57,16 +76,23 @@ class ControlFlow:
         branches = []
         for body in (node.body, node.orelse):
             self.scope = dict(before)
+            self.returns = None
             lines = []
             with b.capture(lines):
                 self.visit_block(body)
-            branches.append((lines, self.scope))
+            branches.append((lines, self.scope, self.returns))
         self.scope = before
-        (then_lines, then_scope), (else_lines, else_scope) = branches
+        (then_lines, then_scope, then_ret), (else_lines, else_scope, else_ret) = branches
         names = [n for n in assigned_names(node.body + node.orelse)
                  if n in then_scope and n in else_scope and
                  (then_scope[n] is not before.get(n) or
                   else_scope[n] is not before.get(n))]
+        returned = self._returned_values(node, then_ret, else_ret)
+        for k in range(returned):
+            # Returned values merge as variables no Python name can clash with.
+            names.append(_RETURN_SLOT % k)
+            then_scope[names[-1]] = then_ret[k]
+            else_scope[names[-1]] = else_ret[k]
         # Names of compile-time values identical in both branches need no
         # yield; everything else is merged into results.
         merged = []
@@ -81,15 +107,15 @@ class ControlFlow:
             tv, ev = then_scope[n], else_scope[n]
             if not isinstance(_py(tv), (tl.tensor, int, float, bool)) or \
                     not isinstance(_py(ev), (tl.tensor, int, float, bool)):
-                raise self.error(node, "variable '%s' must hold a value in both "
-                                 "branches of this `if`" % n)
+                raise self.error(node, "%s must hold a value in both "
+                                 "branches of this `if`" % _describe(n))
             with b.capture(then_lines):
                 tv2, _ = self._lift_for_merge(tv, ev)
             with b.capture(else_lines):
                 _, ev2 = self._lift_for_merge(tv, ev)
             if tv2.type != ev2.type:
-                raise self.error(node, "variable '%s' has type %r in one branch and "
-                                 "%r in the other" % (n, tv2.type, ev2.type))
+                raise self.error(node, "%s has type %r in one branch and "
+                                 "%r in the other" % (_describe(n), tv2.type, ev2.type))
             then_vals.append(tv2)
             else_vals.append(ev2)
         decl, results = b.results([v.type for v in then_vals])
@@ -111,6 +137,21 @@ class ControlFlow:
                                               types))
         b.emit("}")
         self._rebind(merged, results)
+        if then_ret is not None or else_ret is not None:
+            self.returns = [self.scope.pop(_RETURN_SLOT % k)
+                            for k in range(returned)]
+
+    def _returned_values(self, node, then_ret, else_ret):
+        """How many values both branches of an `if` return (after
+        visit_block's rewrite a branch returns iff its path ends there)."""
+        # Falling off the end returns nothing, like a bare `return`.
+        then_ret = [] if then_ret is None else then_ret
+        else_ret = [] if else_ret is None else else_ret
+        if len(then_ret) != len(else_ret):
+            raise self.error(node, "every path through this `if` must return, "
+                             "and return as many values: a path that falls "
+                             "off the end of the function would return None")
+        return len(then_ret)
 
     def visit_IfExp(self, node):
         cond = self.visit(node.test)
@@ -150,6 +191,7 @@ class ControlFlow:
         return yields
 
     def visit_For(self, node):
+        _reject_return_in_loop(self, node.body)
         it = self.visit(node.iter)
         if node.orelse:
             raise self.error(node, "for/else is not supported in tile kernels")
@@ -224,6 +266,7 @@ class ControlFlow:
         self._rebind([n for n, _ in carried], results)
 
     def visit_While(self, node):
+        _reject_return_in_loop(self, node.body)
         if node.orelse:
             raise self.error(node, "while/else is not supported in tile kernels")
         b = self.builder
