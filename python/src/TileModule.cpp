@@ -51,6 +51,7 @@ PYBIND11_MODULE(_C, m) {
 
   m.def("version", &tile::version);
   m.attr("MAX_NUM_WARPS") = tile::kMaxNumWarps;
+  m.attr("MAX_NUM_STAGES") = tile::kMaxNumStages;
   // Compiling holds no Python state, so other Python threads may run.
   m.def("parse_and_verify", &tile::parseAndVerify, py::arg("source"),
         py::arg("buffer_name") = "<tile>",

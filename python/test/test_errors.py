@@ -189,9 +189,12 @@ def test_launch_argument_errors():
                      constexprs={"BLOCK": 4}, num_warps=64)
     tile.compile(k, signature={"x_ptr": "*fp32", "n": "i32"},
                  constexprs={"BLOCK": 4}, num_warps=32)
-    with pytest.raises(ValueError, match="num_stages must be a positive integer"):
+    with pytest.raises(ValueError, match=r"num_stages must be an integer in \[1, 16\], got 0"):
         tile.compile(k, signature={"x_ptr": "*fp32", "n": "i32"},
                      constexprs={"BLOCK": 4}, num_stages=0)
+    with pytest.raises(ValueError, match=r"num_stages must be an integer in \[1, 16\], got 1073741824"):
+        tile.compile(k, signature={"x_ptr": "*fp32", "n": "i32"},
+                     constexprs={"BLOCK": 4}, num_stages=2**30)
     with pytest.raises(TypeError, match="enable_fp_fusion must be True or False"):
         tile.compile(k, signature={"x_ptr": "*fp32", "n": "i32"},
                      constexprs={"BLOCK": 4}, enable_fp_fusion="yes")

@@ -17,6 +17,11 @@ namespace tile {
 /// this.
 constexpr int kMaxNumWarps = 32;
 
+/// Pipeline depth a loop or a launch may ask for. Each stage is a buffer of
+/// every staged operand in shared memory, so a few suffice; the bound keeps a
+/// hostile `tile.num_stages` from making the pipeliner allocate without end.
+constexpr int kMaxNumStages = 16;
+
 } // namespace tile
 
 #endif // TILE_SUPPORT_LIMITS_H

@@ -23,8 +23,10 @@ def _check_options(num_warps, num_stages, fp_fusion):
             num_warps > _C.MAX_NUM_WARPS):
         raise ValueError("num_warps must be a power of two in [1, %d], got %r"
                          % (_C.MAX_NUM_WARPS, num_warps))
-    if not isinstance(num_stages, int) or isinstance(num_stages, bool) or num_stages < 1:
-        raise ValueError("num_stages must be a positive integer, got %r" % (num_stages,))
+    if (not isinstance(num_stages, int) or isinstance(num_stages, bool) or
+            not 1 <= num_stages <= _C.MAX_NUM_STAGES):
+        raise ValueError("num_stages must be an integer in [1, %d], got %r"
+                         % (_C.MAX_NUM_STAGES, num_stages))
     if not isinstance(fp_fusion, bool):
         raise TypeError("enable_fp_fusion must be True or False, got %r" % (fp_fusion,))
 

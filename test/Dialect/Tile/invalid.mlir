@@ -829,9 +829,20 @@ func.func @load_cache_modifier(%p: !tile.ptr<f32>) {
 
 func.func @num_stages_zero(%n: i32) {
   %c0 = arith.constant 0 : i32
-  // expected-error @+1 {{'tile.num_stages' must be a positive integer attribute}}
+  // expected-error @+1 {{'tile.num_stages' must be an integer attribute in [1, 16]}}
   scf.for %i = %c0 to %n step %n : i32 {
   } {tile.num_stages = 0 : i32}
+  return
+}
+
+// -----
+
+// A bound, so that a pipeliner does not allocate 2^30 buffers.
+func.func @num_stages_huge(%n: i32) {
+  %c0 = arith.constant 0 : i32
+  // expected-error @+1 {{'tile.num_stages' must be an integer attribute in [1, 16]}}
+  scf.for %i = %c0 to %n step %n : i32 {
+  } {tile.num_stages = 1073741824 : i32}
   return
 }
 

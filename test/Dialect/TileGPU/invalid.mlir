@@ -30,6 +30,18 @@ module attributes {tilegpu.num_warps = 3 : i32} {}
 
 // -----
 
+// Factors whose product wraps around 32 bits (once a SIGFPE in a dot's
+// verifier) are refused one at a time.
+// expected-error @+1 {{mma warpsPerCTA must multiply to at most 32 warps}}
+func.func @f(%a: tensor<64x64xf32, #tilegpu.mma<{version = 3, warpsPerCTA = [2147483648, 1], instrShape = [16, 64, 16]}>>) { return }
+
+// -----
+
+// expected-error @+1 {{mma warpsPerCTA must multiply to at most 32 warps}}
+func.func @f(%a: tensor<64x64xf32, #tilegpu.mma<{version = 2, warpsPerCTA = [64, 65536], instrShape = [16, 8, 16]}>>) { return }
+
+// -----
+
 // expected-error @+1 {{wgmma needs warpsPerCTA[0] to be a multiple of 4 (whole warpgroups along M)}}
 func.func @f(%a: tensor<64x64xf32, #tilegpu.mma<{version = 3, warpsPerCTA = [2, 2], instrShape = [16, 64, 16]}>>) { return }
 

@@ -1,6 +1,7 @@
 //===- TileDialect.cpp - Tile dialect registration, types and attributes --===//
 
 #include "tile/Dialect/Tile/IR/Dialect.h"
+#include "tile/Support/Limits.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -149,9 +150,11 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
   }
   if (name == getNumStagesAttrName()) {
     auto stages = dyn_cast<IntegerAttr>(attr.getValue());
-    if (!stages || stages.getInt() < 1)
-      return op->emitError()
-             << "'" << name << "' must be a positive integer attribute";
+    if (!stages || stages.getInt() < 1 ||
+        stages.getInt() > ::tile::kMaxNumStages)
+      return op->emitError() << "'" << name
+                             << "' must be an integer attribute in [1, "
+                             << ::tile::kMaxNumStages << "]";
     if (!isa<scf::ForOp>(op))
       return op->emitError() << "'" << name << "' only applies to scf.for";
     return success();

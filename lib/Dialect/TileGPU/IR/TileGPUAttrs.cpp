@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tile/Dialect/TileGPU/IR/Dialect.h"
+#include "tile/Support/Limits.h"
 #include "tile/Support/TMA.h"
 
 #include "mlir/IR/Builders.h"
@@ -256,6 +257,11 @@ MmaEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   for (unsigned w : warpsPerCTA)
     if (w == 0 || !llvm::isPowerOf2_32(w))
       return emitError() << "mma warpsPerCTA must be powers of two";
+  // Checked one factor at a time: the product of two large factors wraps.
+  if (warpsPerCTA[0] > unsigned(::tile::kMaxNumWarps) ||
+      warpsPerCTA[1] > unsigned(::tile::kMaxNumWarps) / warpsPerCTA[0])
+    return emitError() << "mma warpsPerCTA must multiply to at most "
+                       << ::tile::kMaxNumWarps << " warps";
   if (instrShape[0] != 16)
     return emitError() << "mma instructions cover 16 rows per warp";
   if (version == 2 && instrShape[1] != 8)

@@ -15,6 +15,7 @@
 #include "Pipeliner.h"
 
 #include "tile/Analysis/SharedAccess.h"
+#include "tile/Support/Limits.h"
 
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -223,6 +224,13 @@ LogicalResult collectAddressOps(scf::ForOp loop, LoopPlan &plan) {
   return success();
 }
 } // namespace
+
+LogicalResult pipeliner::checkNumStages(ModuleOp module, int numStages) {
+  if (numStages >= 1 && numStages <= ::tile::kMaxNumStages)
+    return success();
+  return module.emitError() << "num-stages must be in [1, "
+                            << ::tile::kMaxNumStages << "], got " << numStages;
+}
 
 SmallVector<std::pair<scf::ForOp, int>>
 pipeliner::loopsToPipeline(ModuleOp module, int defaultStages) {

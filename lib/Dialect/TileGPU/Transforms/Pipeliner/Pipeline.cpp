@@ -210,7 +210,8 @@ struct PipelinePass : tilegpu::impl::TileGPUPipelineBase<PipelinePass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (failed(verifyTensorsHaveLayouts(module)))
+    if (failed(verifyTensorsHaveLayouts(module)) ||
+        failed(checkNumStages(module, numStages)))
       return signalPassFailure();
     SmallVector<std::pair<scf::ForOp, int>> loops =
         loopsToPipeline(module, numStages);

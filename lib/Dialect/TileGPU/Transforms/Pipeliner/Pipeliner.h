@@ -94,6 +94,10 @@ struct LoopPlan {
   }
 };
 
+/// Fails (with an error on the module) unless 1 <= numStages <=
+/// kMaxNumStages (tile/Support/Limits.h), as the pass option must be.
+LogicalResult checkNumStages(ModuleOp module, int numStages);
+
 /// The loops of `module` to pipeline, in post-order, with their stage
 /// counts: a loop's `tile.num_stages`, else `defaultStages`; fewer than 2
 /// leaves a loop alone.

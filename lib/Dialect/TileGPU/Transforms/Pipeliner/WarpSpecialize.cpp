@@ -218,7 +218,8 @@ struct WarpSpecializePass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (failed(verifyTensorsHaveLayouts(module)))
+    if (failed(verifyTensorsHaveLayouts(module)) ||
+        failed(checkNumStages(module, numStages)))
       return signalPassFailure();
     SmallVector<std::pair<scf::ForOp, int>> loops;
     for (auto [loop, stages] : loopsToPipeline(module, numStages))
