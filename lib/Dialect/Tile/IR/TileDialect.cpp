@@ -152,9 +152,9 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     auto stages = dyn_cast<IntegerAttr>(attr.getValue());
     if (!stages || stages.getInt() < 1 ||
         stages.getInt() > ::tile::kMaxNumStages)
-      return op->emitError() << "'" << name
-                             << "' must be an integer attribute in [1, "
-                             << ::tile::kMaxNumStages << "]";
+      return op->emitError()
+             << "'" << name << "' must be an integer attribute in [1, "
+             << ::tile::kMaxNumStages << "]";
     if (!isa<scf::ForOp>(op))
       return op->emitError() << "'" << name << "' only applies to scf.for";
     return success();
