@@ -4,6 +4,7 @@
 #include "tile/Conversion/Passes.h"
 #include "tile/Dialect/TileGPU/Transforms/Passes.h"
 #include "tile/InitAll.h"
+#include "tile/Support/Limits.h"
 #include "tile/Target/PTX.h"
 
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
@@ -161,6 +162,15 @@ CompiledKernel compileKernel(const std::string &tileIR,
     kernel.diagnostics = std::move(session.diagnostics);
     return kernel;
   };
+  if (!isSupportedTarget(options.target)) {
+    Diagnostic unsupported;
+    unsupported.message =
+        "unsupported target '" + options.target + "'; tile compiles for";
+    for (const char *target : kSupportedTargets)
+      unsupported.message += std::string(" ") + target;
+    session.diagnostics.push_back(std::move(unsupported));
+    return finish();
+  }
   OwningOpRef<ModuleOp> module = session.parse(tileIR, bufferName);
   if (!module)
     return finish();

@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <iterator>
 
 namespace py = pybind11;
 
@@ -52,6 +53,10 @@ PYBIND11_MODULE(_C, m) {
   m.def("version", &tile::version);
   m.attr("MAX_NUM_WARPS") = tile::kMaxNumWarps;
   m.attr("MAX_NUM_STAGES") = tile::kMaxNumStages;
+  py::tuple targets(std::size(tile::kSupportedTargets));
+  for (size_t i = 0; i < std::size(tile::kSupportedTargets); ++i)
+    targets[i] = py::str(tile::kSupportedTargets[i]);
+  m.attr("SUPPORTED_TARGETS") = targets;
   // Compiling holds no Python state, so other Python threads may run.
   m.def("parse_and_verify", &tile::parseAndVerify, py::arg("source"),
         py::arg("buffer_name") = "<tile>",

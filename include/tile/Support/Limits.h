@@ -11,7 +11,24 @@
 #ifndef TILE_SUPPORT_LIMITS_H
 #define TILE_SUPPORT_LIMITS_H
 
+#include <string_view>
+
 namespace tile {
+
+/// The GPU architectures tile compiles for: sm_80 and later parts that the
+/// NVPTX back end of LLVM 22 handles at the PTX version tile emits (8.0).
+/// Anything else is refused before a pass runs: LLVM aborts the process on
+/// a target it cannot select for (sm_100 needs a newer PTX; "sm_9" is not
+/// an architecture).
+constexpr const char *kSupportedTargets[] = {"sm_80", "sm_86", "sm_87",
+                                             "sm_89", "sm_90", "sm_90a"};
+
+constexpr bool isSupportedTarget(std::string_view target) {
+  for (const char *supported : kSupportedTargets)
+    if (target == supported)
+      return true;
+  return false;
+}
 
 /// Warps one CTA may have (1024 threads): num_warps is a power of two up to
 /// this.

@@ -16,8 +16,11 @@ from tile.language import semantic as sem
 from tile.language.ir_builder import IRBuilder
 
 
-def _check_options(num_warps, num_stages, fp_fusion):
+def _check_options(num_warps, num_stages, fp_fusion, target="sm_90a"):
     """The launch options, checked before anything is compiled."""
+    if target not in _C.SUPPORTED_TARGETS:
+        raise ValueError("target must be one of %s, got %r"
+                         % (", ".join(_C.SUPPORTED_TARGETS), target))
     if (not isinstance(num_warps, int) or isinstance(num_warps, bool) or
             num_warps <= 0 or num_warps & (num_warps - 1) or
             num_warps > _C.MAX_NUM_WARPS):
@@ -34,7 +37,7 @@ def _check_options(num_warps, num_stages, fp_fusion):
 def compile_to_gpu(fn, params, ir, num_warps, num_stages, target,
                    emit_cubin=True, fp_fusion=True):
     """Tile IR to TileGPU, LLVM IR, PTX and a cubin, in libtile."""
-    _check_options(num_warps, num_stages, fp_fusion)
+    _check_options(num_warps, num_stages, fp_fusion, target)
     options = _C.CompileOptions()
     options.num_warps = num_warps
     options.num_stages = num_stages
@@ -298,7 +301,7 @@ def compile(fn, signature, constexprs=None, num_warps=4, num_stages=3,
             raise TypeError("divisibility names '%s', which is not a runtime "
                             "parameter" % name)
         arg_attrs[name] = "tile.divisibility = 16 : i32"
-    _check_options(num_warps, num_stages, enable_fp_fusion)
+    _check_options(num_warps, num_stages, enable_fp_fusion, target)
     ir = lower_to_tile_ir(fn, params, arg_attrs)
     return compile_to_gpu(fn, params, ir, num_warps, num_stages, target,
                           fp_fusion=enable_fp_fusion)

@@ -1,0 +1,60 @@
+"""Targets: every supported one compiles the classic kernels without
+killing the process; anything else is refused before a pass runs (LLVM
+aborts the process on a target it cannot select for)."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+import tile
+from kernels import classic as k
+
+SCRIPT = r"""
+import sys
+sys.path.insert(0, %r)
+import tile
+from kernels import classic as k
+target = sys.argv[1]
+tile.compile(k.add_kernel, signature={"x_ptr": "*fp32", "y_ptr": "*fp32",
+             "out_ptr": "*fp32", "n_elements": "i32"},
+             constexprs={"BLOCK_SIZE": 1024}, target=target)
+tile.compile(k.softmax_kernel, signature={"out_ptr": "*fp32", "in_ptr": "*fp32",
+             "in_row_stride": "i32", "out_row_stride": "i32", "n_rows": "i32",
+             "n_cols": "i32"}, constexprs={"BLOCK_SIZE": 1024}, target=target)
+tile.compile(k.matmul_kernel, signature={n: "*fp16" for n in ("a_ptr", "b_ptr", "c_ptr")}
+             | {n: "i32" for n in ("M", "N", "K", "stride_am", "stride_ak", "stride_bk",
+                                   "stride_bn", "stride_cm", "stride_cn")},
+             constexprs={"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32, "GROUP_M": 8,
+                         "ACTIVATION": ""}, num_warps=4, target=target)
+print("ok", target)
+""" % os.path.dirname(os.path.abspath(__file__))
+
+
+@pytest.mark.parametrize("target", tile._C.SUPPORTED_TARGETS)
+def test_every_supported_target_compiles(target):
+    result = subprocess.run([sys.executable, "-c", SCRIPT, target],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "ok " + target in result.stdout
+
+
+@pytest.mark.parametrize("target", ["sm_100", "sm_100a", "sm_120", "sm_1000",
+                                    "sm_9", "sm_90x", "sm_75", "", "SM_90A"])
+def test_unsupported_targets_are_refused(target):
+    with pytest.raises(ValueError, match="target must be one of sm_80, .*sm_90a, got"):
+        tile.compile(k.add_kernel, signature={"x_ptr": "*fp32", "y_ptr": "*fp32",
+                     "out_ptr": "*fp32", "n_elements": "i32"},
+                     constexprs={"BLOCK_SIZE": 1024}, target=target)
+
+
+def test_libtile_refuses_them_too():
+    # The C++ API checks on its own (tile-opt and other clients).
+    ir = 'func.func @k() attributes {tile.kernel} { return }'
+    options = tile._C.CompileOptions()
+    options.target = "sm_100"
+    result = tile._C.compile_kernel(ir, "<test>", options)
+    assert not result.ok
+    assert "unsupported target 'sm_100'; tile compiles for sm_80" in \
+        result.diagnostics[0].message
