@@ -58,3 +58,36 @@ def test_libtile_refuses_them_too():
     assert not result.ok
     assert "unsupported target 'sm_100'; tile compiles for sm_80" in \
         result.diagnostics[0].message
+
+
+DESCRIPTOR_SCRIPT = r"""
+import tile
+import tile.language as tl
+
+@tile.jit
+def copy_block(a_ptr, b_ptr, M, N):
+    a = tl.make_tensor_descriptor(a_ptr, shape=[M, N], strides=[N, 1],
+                                  block_shape=[64, 64])
+    b = tl.make_tensor_descriptor(b_ptr, shape=[M, N], strides=[N, 1],
+                                  block_shape=[64, 64])
+    b.store([0, 0], a.load([0, 0]))
+
+try:
+    tile.compile(copy_block, signature={"a_ptr": "*fp16", "b_ptr": "*fp16",
+                 "M": "i32", "N": "i32"}, divisibility=["a_ptr", "b_ptr", "N"],
+                 target="sm_80")
+except tile.CompilationError as e:
+    print("refused:", str(e).splitlines()[0])
+"""
+
+
+def test_descriptors_on_sm80_are_a_compile_error(tmp_path):
+    # Once an LLVM abort ("Cannot select") that killed the interpreter.
+    script = tmp_path / "descriptor_kernel.py"
+    script.write_text(DESCRIPTOR_SCRIPT)
+    result = subprocess.run([sys.executable, str(script)],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "refused:" in result.stdout
+    assert "needs sm_90 or later; this kernel is compiled for 'sm_80'" in result.stdout
+    assert "descriptor_kernel.py:" in result.stdout   # located in the kernel

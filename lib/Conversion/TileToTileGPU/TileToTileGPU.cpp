@@ -175,6 +175,21 @@ struct ConvertTileToTileGPUPass
                          << static_cast<int>(numWarps);
       return signalPassFailure();
     }
+    // Tensor descriptors are copied by TMA, which sm_80-class parts lack
+    // (LLVM would abort on the copy instructions).
+    StringRef arch = target;
+    if (arch != "sm_90" && arch != "sm_90a") {
+      WalkResult walk = module.walk([&](Operation *op) {
+        if (!isa<DescriptorLoadOp, DescriptorStoreOp>(op))
+          return WalkResult::advance();
+        op->emitError() << "tensor descriptors are copied by TMA, which needs "
+                           "sm_90 or later; this kernel is compiled for '"
+                        << arch << "'";
+        return WalkResult::interrupt();
+      });
+      if (walk.wasInterrupted())
+        return signalPassFailure();
+    }
     LayoutTypeConverter converter(context, numWarps);
     ConversionTarget legality(*context);
     legality.markUnknownOpDynamicallyLegal(hasLegalTypes);
