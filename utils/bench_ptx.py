@@ -12,7 +12,6 @@ import importlib.util
 import os
 import sys
 
-import tile
 from tile.runtime import launcher
 
 HERE = os.path.dirname(os.path.abspath(__file__))
