@@ -4,6 +4,7 @@ nothing behind."""
 
 import importlib.util
 import os
+import shutil
 
 import pytest
 
@@ -78,7 +79,7 @@ def test_second_process_hits_the_disk(cache_dir, tmp_path, monkeypatch):
     (entry,) = entries(cache_dir)
     assert sorted(os.listdir(entry)) == sorted(
         ["metadata.json", "kernel.cubin", "kernel.ptx", "kernel.llir",
-         "kernel.tile", "kernel.tilegpu"])
+         "kernel.tile", "kernel.tilegpu", "manifest.json"])
     # Same source in a fresh JIT instance (as in a new process): no compile.
     def no_compile(*args, **kwargs):
         raise AssertionError("compiled although the disk cache had it")
@@ -136,3 +137,101 @@ def test_default_directory(monkeypatch, tmp_path):
     monkeypatch.delenv("TILE_CACHE_DIR", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path))
     assert cache.cache_dir() == str(tmp_path / ".cache" / "tile")
+
+
+def _write(path, content):
+    with open(path, "wb") as f:
+        f.write(content)
+
+
+def _truncate(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    _write(path, data[:len(data) // 2])
+
+
+# Each kind of damage a disk, a crash or a person can do to an entry.
+DAMAGE = {
+    "metadata {}": lambda e: _write(os.path.join(e, "metadata.json"), b"{}"),
+    "metadata [1,2]": lambda e: _write(os.path.join(e, "metadata.json"), b"[1,2]"),
+    "metadata null": lambda e: _write(os.path.join(e, "metadata.json"), b"null"),
+    "metadata garbage": lambda e: _write(os.path.join(e, "metadata.json"), b"\xff{"),
+    "empty cubin": lambda e: _write(os.path.join(e, "kernel.cubin"), b""),
+    "truncated cubin": lambda e: _truncate(os.path.join(e, "kernel.cubin")),
+    "empty ptx": lambda e: _write(os.path.join(e, "kernel.ptx"), b""),
+    "truncated ptx": lambda e: _truncate(os.path.join(e, "kernel.ptx")),
+    "flipped byte": lambda e: _write(os.path.join(e, "kernel.llir"), b"X" + open(
+        os.path.join(e, "kernel.llir"), "rb").read()[1:]),
+    "missing cubin": lambda e: os.remove(os.path.join(e, "kernel.cubin")),
+    "missing manifest": lambda e: os.remove(os.path.join(e, "manifest.json")),
+    "manifest garbage": lambda e: _write(os.path.join(e, "manifest.json"), b"]"),
+    "manifest {}": lambda e: _write(os.path.join(e, "manifest.json"), b"{}"),
+    "manifest null": lambda e: _write(os.path.join(e, "manifest.json"), b"null"),
+    "entry is a file": lambda e: (shutil.rmtree(e), _write(e, b"x")),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGE))
+def test_damaged_entries_heal(cache_dir, tmp_path, monkeypatch, damage):
+    launch(load_module(tmp_path, "first"))
+    (entry,) = entries(cache_dir)
+    DAMAGE[damage](entry)
+    # A fresh JIT instance (a new process) compiles again, with one warning,
+    # and replaces the entry; the one after it hits the disk.
+    second = load_module(tmp_path, "second")
+    with pytest.warns(RuntimeWarning, match="is damaged") as caught:
+        launch(second)
+    assert len([w for w in caught if "damaged" in str(w.message)]) == 1
+    (kernel,) = second.kernel.cache.values()
+    assert kernel.asm["cubin"][:4] == b"\x7fELF"
+    assert not leftovers(cache_dir)
+    assert not [d for d in os.listdir(os.path.dirname(entry))
+                if d.startswith(".damaged-")]
+
+    def no_compile(*args, **kwargs):
+        raise AssertionError("compiled although the entry was replaced")
+    monkeypatch.setattr(jit, "compile_to_gpu", no_compile)
+    monkeypatch.setattr(jit, "lower_to_tile_ir", no_compile)
+    third = load_module(tmp_path, "third")
+    launch(third)
+    (kernel,) = third.kernel.cache.values()
+    assert kernel.metadata["name"] == "kernel"
+
+
+RACER = r"""
+import importlib.util, sys
+sys.path.insert(0, {test_dir!r})
+from launch_helpers import FakeTensor, Recorder
+from tile.runtime.launcher import use_launcher
+spec = importlib.util.spec_from_file_location("racer", {module!r})
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+with use_launcher(Recorder()):
+    module.kernel[(4,)](FakeTensor(4096), 1000, BLOCK=256)
+(kernel,) = module.kernel.cache.values()
+assert kernel.asm["cubin"][:4] == b"\x7fELF"
+print("ok")
+"""
+
+
+@pytest.mark.parametrize("damaged", [False, True])
+def test_processes_racing_on_one_entry(cache_dir, tmp_path, damaged):
+    import subprocess
+    import sys
+    path = tmp_path / "racer.py"
+    path.write_text(MODULE.format(factor=2.0, scale=1.0))
+    script = RACER.format(test_dir=os.path.dirname(os.path.abspath(__file__)),
+                          module=str(path))
+    run = lambda: subprocess.Popen([sys.executable, "-c", script],  # noqa: E731
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   text=True, env=dict(os.environ))
+    if damaged:
+        assert run().wait() == 0
+        (entry,) = entries(cache_dir)
+        _truncate(os.path.join(entry, "kernel.cubin"))
+    procs = [run() for _ in range(8)]
+    results = [p.communicate() for p in procs]
+    assert all(p.returncode == 0 for p in procs), [r[1][-500:] for r in results]
+    (entry,) = entries(cache_dir)
+    assert cache._read_entry(entry)   # one whole, valid entry
+    assert not leftovers(cache_dir)
