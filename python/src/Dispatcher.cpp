@@ -40,8 +40,8 @@ constexpr int kMaxParams = 64;
 using KeyHash = tile::python::WordsHash;
 using tile::python::ArgKind;
 using tile::python::ArgSpec;
-using tile::python::TypeKind;
 using tile::python::specializeArgument;
+using tile::python::TypeKind;
 using tile::python::typeKindOf;
 
 /// One compiled specialization.
@@ -436,11 +436,18 @@ bool evalGrid(DispatcherObject *self, PyObject *grid, const Call &call,
     if (!value)
       return false;
   }
-  PyObject *seq = PySequence_Fast(value, "the grid must be a tuple of ints "
-                                         "or a callable returning one");
-  Py_DECREF(value);
-  if (!seq)
+  PyObject *seq = PyUnicode_Check(value) || PyBytes_Check(value)
+                      ? nullptr
+                      : PySequence_Fast(value, "");
+  if (!seq) {
+    PyErr_Format(PyExc_TypeError,
+                 "the grid must be a tuple of ints or a callable returning "
+                 "one, got %R",
+                 value);
+    Py_DECREF(value);
     return false;
+  }
+  Py_DECREF(value);
   Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
   if (n < 1 || n > 3) {
     Py_DECREF(seq);
@@ -448,14 +455,22 @@ bool evalGrid(DispatcherObject *self, PyObject *grid, const Call &call,
     return false;
   }
   for (Py_ssize_t d = 0; d < n; ++d) {
-    long long x = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, d));
-    if (x == -1 && PyErr_Occurred()) {
+    PyObject *item = PySequence_Fast_GET_ITEM(seq, d);
+    PyObject *index = PyNumber_Index(item); // ints and numpy integers
+    if (!index) {
+      PyErr_Format(PyExc_TypeError, "grid dimension %d must be an int, got %R",
+                   (int)d, item);
       Py_DECREF(seq);
       return false;
     }
-    if (x < 0 || x > 0x7fffffffll) {
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(index, &overflow);
+    Py_DECREF(index);
+    if (overflow || x < 0 || x > 0x7fffffffll) {
+      PyErr_Format(PyExc_ValueError,
+                   "grid dimension %d is %R; it must be in [0, 2^31 - 1]",
+                   (int)d, item);
       Py_DECREF(seq);
-      PyErr_Format(PyExc_ValueError, "grid dimension %d is %lld", (int)d, x);
       return false;
     }
     dims[d] = static_cast<unsigned>(x);

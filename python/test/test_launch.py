@@ -340,3 +340,44 @@ def test_dispatcher_evaluates_recipes_like_python():
     # C division and remainder, i32 wrap-around before the widening.
     assert _C.evaluate_host_recipe(cases[2], names, values, [True, False, False,
                                                              False])[1] == [2**31, 3, 1]
+
+
+class Numpyish:
+    """An integer type with __index__ (numpy's int64, say)."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __index__(self):
+        return self.value
+
+
+@pytest.mark.parametrize("grid, error, message", [
+    ((1.5,), TypeError, "grid dimension 0 must be an int, got 1.5"),
+    ((2, "3"), TypeError, "grid dimension 1 must be an int, got '3'"),
+    ("abc", TypeError, "the grid must be a tuple of ints or a callable returning one, got 'abc'"),
+    (None, TypeError, "the grid must be a tuple of ints or a callable returning one, got None"),
+    ((), ValueError, "the grid needs 1 to 3 dimensions"),
+    ((1, 1, 1, 1), ValueError, "the grid needs 1 to 3 dimensions"),
+    ((-1,), ValueError, "grid dimension 0 is -1; it must be in [0, 2^31 - 1]"),
+    ((2**31,), ValueError, "grid dimension 0 is 2147483648"),
+    ((2**70,), ValueError, "grid dimension 0 is 1180591620717411303424"),
+])
+@pytest.mark.parametrize("path", ["dispatcher", "python"])
+def test_bad_grids_say_grid(recorder, grid, error, message, path):
+    add = fresh(k.add_kernel)
+    x = FakeTensor(4096)
+    with pytest.raises(error) as info:
+        if path == "dispatcher":
+            add[grid](x, x, x, 100, BLOCK_SIZE=128)
+        else:
+            add.run(grid, (x, x, x, 100), {"BLOCK_SIZE": 128})
+    assert message in str(info.value)
+
+
+def test_index_types_are_grid_dimensions(recorder):
+    add = fresh(k.add_kernel)
+    x = FakeTensor(4096)
+    add[(Numpyish(3), 2)](x, x, x, 100, BLOCK_SIZE=128)
+    add.run((Numpyish(3), 2), (x, x, x, 100), {"BLOCK_SIZE": 128})
+    assert [grid for _, grid, _ in recorder.launches] == [(3, 2, 1), (3, 2, 1)]

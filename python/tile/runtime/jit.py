@@ -4,6 +4,7 @@ in-memory cache of compiled specialisations. Compiling is tile.compiler's."""
 import ast
 import hashlib
 import inspect
+import operator
 import textwrap
 
 from tile import _C
@@ -98,7 +99,7 @@ class JITFunction:
         kernel, runtime, bound = self._prepare(args, kwargs)
         if callable(grid):
             grid = grid(bound)
-        grid = tuple(grid) + (1,) * (3 - len(grid))
+        grid = _grid_dims(grid)
         runtime_args = [bound[self.arg_names[i]] for i in runtime]
         recipes = kernel.metadata.get("host_descriptors")
         if recipes:
@@ -225,6 +226,27 @@ def _dependencies_key(fn, seen):
             parts.append("%s=%r" % (getattr(node, "id", None) or node.attr,
                                      value))
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def _grid_dims(grid):
+    """(x, y, z) of a launch grid, with the dispatcher's checks and errors."""
+    if isinstance(grid, (str, bytes)) or not hasattr(grid, "__len__"):
+        raise TypeError("the grid must be a tuple of ints or a callable "
+                        "returning one, got %r" % (grid,))
+    if not 1 <= len(grid) <= 3:
+        raise ValueError("the grid needs 1 to 3 dimensions")
+    dims = []
+    for d, item in enumerate(grid):
+        try:
+            value = operator.index(item)
+        except TypeError:
+            raise TypeError("grid dimension %d must be an int, got %r"
+                            % (d, item)) from None
+        if not 0 <= value < 2**31:
+            raise ValueError("grid dimension %d is %r; it must be in "
+                             "[0, 2^31 - 1]" % (d, item))
+        dims.append(value)
+    return tuple(dims) + (1,) * (3 - len(dims))
 
 
 def _spec_key(name, value, is_constexpr, specialize=True):
