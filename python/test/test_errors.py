@@ -366,3 +366,46 @@ def test_return_in_a_loop_is_refused_at_its_line():
 def test_a_path_without_a_value_is_refused():
     check_error(calls_half_returns, {"x_ptr": "*fp32", "n": "i32"}, {},
                 "every path through this `if` must return", "if n > 0:")
+
+
+@tile.jit
+def countdown(x, N: tl.constexpr):
+    return countdown(x + 1.0, N - 1)
+
+
+@tile.jit
+def calls_countdown(x_ptr):
+    tl.store(x_ptr, countdown(tl.load(x_ptr), 5000))
+
+
+@tile.jit
+def huge_block(x_ptr):
+    tl.store(x_ptr + tl.arange(0, 4096)[:, None] * 4096 + tl.arange(0, 4096)[None, :], 1.0)
+
+
+@tile.jit
+def huge_arange(x_ptr):
+    tl.store(x_ptr + tl.arange(0, 2 ** 21), 1.0)
+
+
+@tile.jit
+def long_unroll(x_ptr):
+    acc = 0.0
+    for i in tl.static_range(100000):
+        acc += 1.0
+    tl.store(x_ptr, acc)
+
+
+def test_runaway_compiles_are_refused_at_their_line():
+    # Each once ran past a minute or ended in an internal RecursionError.
+    check_error(calls_countdown, {"x_ptr": "*fp32"}, {},
+                "@jit calls nested more than 64 deep", "countdown(x + 1.0, N - 1)")
+    check_error(huge_block, {"x_ptr": "*fp32"}, {},
+                "a block of shape [4096, 4096] has 16777216 elements, more than "
+                "the 1048576 (2**20) tile allows", "x_ptr + tl.arange(0, 4096)[:, None]")
+    check_error(huge_arange, {"x_ptr": "*fp32"}, {},
+                "has 2097152 elements", "tl.arange(0, 2 ** 21)")
+    check_error(long_unroll, {"x_ptr": "*fp32"}, {},
+                "static_range unrolls 100000 iterations, more than the 4096",
+                "tl.static_range(100000)")
+    assert tl.TILE_MAX_TENSOR_NUMEL == 2 ** 20

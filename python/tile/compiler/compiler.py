@@ -64,6 +64,12 @@ def compile_to_gpu(fn, params, ir, num_warps, num_stages, target,
     return CompiledKernel(result.name, asm, metadata)
 
 
+# How deeply @jit calls may nest while one compile emits them: far more than
+# kernels need, and far less than Python's own recursion limit, which a
+# constexpr recursion without a base case would otherwise hit.
+MAX_CALL_DEPTH = 64
+
+
 class Module:
     """Collects the functions of one compile: the kernel and the
     specializations of the @jit functions it calls."""
@@ -71,6 +77,7 @@ class Module:
     def __init__(self, builder):
         self.builder = builder
         self.emitted = {}   # specialization key -> (symbol, result types)
+        self.depth = 0      # @jit calls being emitted, one inside the other
 
     def generate(self, fn, symbol, params, kernel, arg_attrs=None):
         """Emits `fn` as func.func @symbol. `params` maps each parameter to a
@@ -168,10 +175,18 @@ class Module:
                 operands.append(raw.handle)
         key = (fn.cache_key, tuple((n, repr(params[n])) for n in fn.arg_names))
         if key not in self.emitted:
+            if self.depth >= MAX_CALL_DEPTH:
+                raise gen.error(node, "@jit calls nested more than %d deep "
+                                "(constexpr recursion with no base case?)"
+                                % MAX_CALL_DEPTH)
             symbol = "%s_%d" % (fn.__name__, len(self.emitted))
             self.emitted[key] = (symbol, None)
             saved = b.location
-            types = self.generate(fn, symbol, params, kernel=False)
+            self.depth += 1
+            try:
+                types = self.generate(fn, symbol, params, kernel=False)
+            finally:
+                self.depth -= 1
             b.location = saved
             self.emitted[key] = (symbol, types)
         symbol, types = self.emitted[key]

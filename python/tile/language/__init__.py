@@ -3,7 +3,8 @@
 from tile.language.dtypes import (dtype, pointer_type, block_type, int1, int8,
                                   int16, int32, int64, uint8, uint16, uint32,
                                   uint64, float8e5, float8e4nv, float16,
-                                  bfloat16, float32, float64)
+                                  bfloat16, float32, float64,
+                                  TILE_MAX_TENSOR_NUMEL)
 from tile.language.core import (  # noqa: F401
     constexpr, tensor, program_id, num_programs, arange, full, zeros,
     zeros_like, full_like, broadcast_to, broadcast, expand_dims, reshape, view,

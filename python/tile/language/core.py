@@ -721,6 +721,16 @@ class static_range:
                 raise sem.SemanticError("static_range bounds must be constexpr "
                                         "integers")
         self.range = builtins.range(*args)
+        if len(self.range) > MAX_STATIC_RANGE:
+            raise sem.SemanticError(
+                "static_range unrolls %d iterations, more than the %d tile "
+                "allows; use tl.range for a loop" % (len(self.range),
+                                                     MAX_STATIC_RANGE))
+
+
+# Iterations one static_range may unroll: each is a copy of the body in the
+# IR, so a long one compiles for minutes (100000 ran past two).
+MAX_STATIC_RANGE = 4096
 
 
 class range:  # noqa: A001 - mirrors tl.range

@@ -118,6 +118,12 @@ class pointer_type(dtype):
         return "pointer<%r>" % (self.element_ty,)
 
 
+# The most elements one block may hold (Triton's TRITON_MAX_TENSOR_NUMEL):
+# a block lives in the registers of one CTA, and larger ones would only
+# compile for minutes before failing for lack of registers.
+TILE_MAX_TENSOR_NUMEL = 1 << 20
+
+
 class block_type(dtype):
     """A block (tile) of ``element_ty`` with a static, power-of-two shape."""
 
@@ -125,6 +131,13 @@ class block_type(dtype):
         self.element_ty = element_ty
         self.shape = tuple(int(d) for d in shape)
         self.name = "block"
+        numel = 1
+        for d in self.shape:
+            numel *= d
+        if numel > TILE_MAX_TENSOR_NUMEL:
+            raise ValueError("a block of shape %s has %d elements, more than "
+                             "the %d (2**20) tile allows in one block"
+                             % (list(self.shape), numel, TILE_MAX_TENSOR_NUMEL))
 
     def is_block(self):
         return True
