@@ -409,3 +409,52 @@ def test_runaway_compiles_are_refused_at_their_line():
                 "static_range unrolls 100000 iterations, more than the 4096",
                 "tl.static_range(100000)")
     assert tl.TILE_MAX_TENSOR_NUMEL == 2 ** 20
+
+
+@tile.jit
+def float_mask(x_ptr):
+    offs = tl.arange(0, 16)
+    tl.store(x_ptr + offs, 1.0, mask=offs.to(tl.float32))
+
+
+@tile.jit
+def too_many_colons(x_ptr):
+    tl.store(x_ptr + tl.arange(0, 16)[:, None, None, :], 1.0)
+
+
+@tile.jit
+def string_flag(x_ptr):
+    tl.store(x_ptr, tl.max(tl.load(x_ptr + tl.arange(0, 16)), 0, return_indices="yes"))
+
+
+@tile.jit
+def runtime_hint(x_ptr, n):
+    tl.store(x_ptr + tl.multiple_of(n, n), 1.0)
+
+
+@tile.jit
+def int8_dot_to_fp16(x_ptr):
+    a = tl.load(x_ptr + tl.arange(0, 16)[:, None] * 16 + tl.arange(0, 16)[None, :])
+    c = tl.dot(a, a, out_dtype=tl.float16)
+    tl.store(x_ptr + tl.arange(0, 16)[:, None] * 16 + tl.arange(0, 16)[None, :], c.to(tl.int8))
+
+
+@tile.jit
+def int_shape(x_ptr):
+    tl.store(x_ptr + tl.arange(0, 16), tl.full(16, 1.0, tl.float32))
+
+
+def test_what_triton_refuses_is_refused():
+    check_error(float_mask, {"x_ptr": "*fp32"}, {},
+                "a mask must have a boolean element type, got tl.float32", "tl.store(")
+    check_error(too_many_colons, {"x_ptr": "*fp32"}, {},
+                "2 ':' in the index of a tensor of rank 1", "tl.arange(0, 16)[:, None, None, :]")
+    check_error(string_flag, {"x_ptr": "*fp32"}, {},
+                "return_indices must be True or False, got 'yes'", "tl.max(")
+    check_error(runtime_hint, {"x_ptr": "*fp32", "n": "i32"}, {},
+                "multiple_of takes positive constexpr ints", "tl.multiple_of(n, n)")
+    check_error(int8_dot_to_fp16, {"x_ptr": "*i8"}, {},
+                "an integer dot accumulates in int32; out_dtype=tl.float16", "tl.dot(a, a")
+    check_error(int_shape, {"x_ptr": "*fp32"}, {},
+                "full's shape must be a tuple or list of constexpr ints, got 16",
+                "tl.full(16")

@@ -186,6 +186,12 @@ class tensor:
             index = (index,)
         b = current_builder()
         value, axis = self.handle, 0
+        rank = len(self.type.shape) if self.type.is_block() else 0
+        kept = builtins.sum(1 for item in index
+                            if isinstance(_unwrap(item), slice))
+        if kept > rank:
+            raise sem.SemanticError("%d ':' in the index of a tensor of rank %d"
+                                    % (kept, rank))
         for item in index:
             item = _unwrap(item)
             if item is None:
@@ -315,7 +321,10 @@ def _check_shape(shape):
 
 @builtin
 def full(shape, value, dtype):
-    shape = _shape_args([shape] if isinstance(_unwrap(shape), int) else [_unwrap(shape)])
+    if not isinstance(_unwrap(shape), (tuple, list)):
+        raise sem.SemanticError("full's shape must be a tuple or list of "
+                                "constexpr ints, got %r" % (_unwrap(shape),))
+    shape = _shape_args([_unwrap(shape)])
     _check_shape(shape)
     dtype = _unwrap(dtype)
     b = current_builder()
@@ -329,6 +338,25 @@ def full(shape, value, dtype):
 @builtin
 def zeros(shape, dtype):
     return full(shape, 0, dtype)
+
+
+def _flag(name, value):
+    """A compile-time bool argument."""
+    value = _unwrap(value)
+    if not isinstance(value, bool):
+        raise sem.SemanticError("%s must be True or False, got %r" % (name, value))
+    return value
+
+
+def _constexpr_ints(name, values):
+    """The compile-time positive ints of a hint."""
+    values = _unwrap(values)
+    items = values if isinstance(values, (tuple, list)) else [values]
+    for v in items:
+        v = _unwrap(v)
+        if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
+            raise sem.SemanticError("%s takes positive constexpr ints, got %r"
+                                    % (name, v))
 
 
 @builtin
@@ -562,7 +590,7 @@ def cdiv(x, div):
 
 @builtin
 def dot(input, other, acc=None, input_precision=None, allow_tf32=None,
-        max_num_imprecise_acc=None, out_dtype=d.float32):
+        max_num_imprecise_acc=None, out_dtype=None):
     precision = _unwrap(input_precision)
     if precision is None and _unwrap(allow_tf32) is not None:
         precision = "tf32" if _unwrap(allow_tf32) else "ieee"
@@ -607,14 +635,14 @@ def sum(input, axis=None, keep_dims=False, dtype=None):
 
 @builtin
 def max(input, axis=None, return_indices=False, keep_dims=False):
-    if _unwrap(return_indices):
+    if _flag("return_indices", return_indices):
         return _arg_reduce(input, axis, True, keep_dims)
     return _reduce1(input, axis, _combine_minmax(True), keep_dims)
 
 
 @builtin
 def min(input, axis=None, return_indices=False, keep_dims=False):
-    if _unwrap(return_indices):
+    if _flag("return_indices", return_indices):
         return _arg_reduce(input, axis, False, keep_dims)
     return _reduce1(input, axis, _combine_minmax(False), keep_dims)
 
@@ -692,11 +720,13 @@ def softmax(x, ieee_rounding=False):
 @builtin
 def multiple_of(input, values):
     # Recorded by the axis analysis of the GPU path; a no-op on the value.
+    _constexpr_ints("multiple_of", values)
     return input
 
 
 @builtin
 def max_contiguous(input, values):
+    _constexpr_ints("max_contiguous", values)
     return input
 
 

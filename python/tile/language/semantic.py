@@ -555,11 +555,21 @@ def _pointer_operand(value, what):
                             % (what, found))
 
 
+def as_mask(b, mask):
+    """A mask operand: booleans only, as in Triton (a float mask is an error,
+    not a comparison with zero)."""
+    mask = lift(b, mask)
+    if mask.type.scalar != d.int1:
+        raise SemanticError("a mask must have a boolean element type, got %s"
+                            % (mask.type.scalar,))
+    return mask
+
+
 def load(b, ptr, mask, other, cache, evict, volatile):
     _pointer_operand(ptr, "load")
     elt = ptr.type.scalar.element_ty
     if mask is not None:
-        mask = cast(b, lift(b, mask), d.int1)
+        mask = as_mask(b, mask)
         ptr, mask = broadcast(b, ptr, mask)
         ptr, mask = broadcast(b, ptr, mask)
     if other is not None:
@@ -584,7 +594,7 @@ def store(b, ptr, value, mask, cache, evict):
     value = cast(b, value, elt)
     operands = [ptr.name, value.name]
     if mask is not None:
-        mask = cast(b, lift(b, mask), d.int1)
+        mask = as_mask(b, mask)
         mask = broadcast_to(b, mask, shape_of(ptr)) if ptr.type.is_block() else mask
         operands.append(mask.name)
     b.emit("tile.store %s%s : %s" % (", ".join(operands),
@@ -649,7 +659,7 @@ def atomic_rmw(b, kind, ptr, val, mask, sem, scope):
         kind = "u" + kind
     operands = [ptr.name, val.name]
     if mask is not None:
-        mask = cast(b, lift(b, mask), d.int1)
+        mask = as_mask(b, mask)
         if ptr.type.is_block():
             mask = broadcast_to(b, mask, shape_of(ptr))
         operands.append(mask.name)
@@ -700,6 +710,9 @@ def dot(b, a, c, acc, input_precision, out_dtype):
     if at != d.float32:
         input_precision = "ieee"
     if at.is_int():
+        if out_dtype not in (None, d.int32):
+            raise SemanticError("an integer dot accumulates in int32; "
+                                "out_dtype=%s is not supported" % (out_dtype,))
         out = d.int32
     else:
         out = out_dtype or d.float32
