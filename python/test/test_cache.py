@@ -70,6 +70,14 @@ def cache_dir(tmp_path, monkeypatch):
         yield directory
 
 
+def forbid_compiles(monkeypatch):
+    """From here on a compile fails the test: launches must hit the disk."""
+    def no_compile(*args, **kwargs):
+        raise AssertionError("compiled although the disk cache had it")
+    monkeypatch.setattr(jit, "compile_to_gpu", no_compile)
+    monkeypatch.setattr(jit, "lower_to_tile_ir", no_compile)
+
+
 def launch(module, n=1000, **options):
     module.kernel[(4,)](FakeTensor(4096), n, BLOCK=256, **options)
 
@@ -81,10 +89,7 @@ def test_second_process_hits_the_disk(cache_dir, tmp_path, monkeypatch):
         ["metadata.json", "kernel.cubin", "kernel.ptx", "kernel.llir",
          "kernel.tile", "kernel.tilegpu", "manifest.json"])
     # Same source in a fresh JIT instance (as in a new process): no compile.
-    def no_compile(*args, **kwargs):
-        raise AssertionError("compiled although the disk cache had it")
-    monkeypatch.setattr(jit, "compile_to_gpu", no_compile)
-    monkeypatch.setattr(jit, "lower_to_tile_ir", no_compile)
+    forbid_compiles(monkeypatch)
     second = load_module(tmp_path, "second")
     launch(second)
     (kernel,) = second.kernel.cache.values()
@@ -188,10 +193,7 @@ def test_damaged_entries_heal(cache_dir, tmp_path, monkeypatch, damage):
     assert not [d for d in os.listdir(os.path.dirname(entry))
                 if d.startswith(".damaged-")]
 
-    def no_compile(*args, **kwargs):
-        raise AssertionError("compiled although the entry was replaced")
-    monkeypatch.setattr(jit, "compile_to_gpu", no_compile)
-    monkeypatch.setattr(jit, "lower_to_tile_ir", no_compile)
+    forbid_compiles(monkeypatch)
     third = load_module(tmp_path, "third")
     launch(third)
     (kernel,) = third.kernel.cache.values()

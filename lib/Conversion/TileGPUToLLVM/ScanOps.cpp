@@ -103,6 +103,16 @@ Value scatterBits(OpBuilder &b, Location loc, Value index, Value field,
   return out;
 }
 
+/// The place of `position` (of `count`) in scan order: reversed for a
+/// reverse scan.
+Value scanOrder(OpBuilder &b, Location loc, Value position, int64_t count,
+                bool reverse) {
+  if (!reverse)
+    return position;
+  return arith::SubIOp::create(b, loc, i32Constant(b, loc, count - 1),
+                               position);
+}
+
 SmallVector<Value> selectValues(OpBuilder &b, Location loc, Value cond,
                                 ValueRange ifTrue, ValueRange ifFalse) {
   SmallVector<Value> out;
@@ -190,11 +200,7 @@ LogicalResult scanInParallel(ScanOp op, ArrayRef<ValueRange> srcs,
   if (!split.lanes.empty()) {
     Value q = gatherBits(rewriter, loc, tid.lane, split.lanes);
     // This lane's place in scan order.
-    Value order =
-        reverse
-            ? Value(arith::SubIOp::create(
-                  rewriter, loc, i32Constant(rewriter, loc, laneCount - 1), q))
-            : q;
+    Value order = scanOrder(rewriter, loc, q, laneCount, reverse);
     // The lane `distance` places earlier in scan order.
     auto earlierLane = [&](int64_t distance) {
       Value field =
@@ -265,11 +271,7 @@ LogicalResult scanInParallel(ScanOp op, ArrayRef<ValueRange> srcs,
           warp);
     };
     Value w = gatherBits(rewriter, loc, tid.warp, split.warps);
-    Value order =
-        reverse
-            ? Value(arith::SubIOp::create(
-                  rewriter, loc, i32Constant(rewriter, loc, warpCount - 1), w))
-            : w;
+    Value order = scanOrder(rewriter, loc, w, warpCount, reverse);
     // One writer per warp and row: the last lane in scan order, and no
     // broadcast copy.
     Value writer = emitOwnerPredicate(rewriter, loc, layout, tid);
