@@ -28,7 +28,7 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 rc=0
 if [[ $STEPS == *tests* ]]; then
   echo "== GPU tests"
-  python3 -m pytest -q -p no:cacheprovider python/test/test_gpu.py -rs
+  python3 -m pytest -q -p no:cacheprovider python/test/test_gpu*.py -rs
   rc=$?
 fi
 if [[ $STEPS == *sanitizer* ]]; then
@@ -37,7 +37,7 @@ if [[ $STEPS == *sanitizer* ]]; then
     echo "== compute-sanitizer --tool $tool"
     # The assert test traps on purpose, in a child process.
     $SAN --tool $tool --error-exitcode 9 python3 -m pytest -q -p no:cacheprovider \
-        python/test/test_gpu.py -k "not assert" 2>&1 | tail -6
+        python/test/test_gpu*.py -k "not assert" 2>&1 | tail -6
   done
 fi
 if [[ $STEPS == *bench* ]]; then

@@ -155,6 +155,38 @@ SharedMemoryAllocation::SharedMemoryAllocation(Operation *function) {
     op->walk([&](Operation *inner) { last = std::max(last, index[inner]); });
     return last;
   };
+  // An async warpgroup_dot reads its shared operands until something
+  // retires it: a warpgroup_dot_wait leaving no more dots pending than were
+  // issued after it, or a synchronous warpgroup_dot (which waits for all).
+  // Dots and waits nested in other ops are not counted, since they may not
+  // run: counting fewer later dots only finds a later wait. With no such
+  // wait in its block, the read stays pending past the block's end: in a
+  // loop that is the rest of the body and the next iteration's start, so
+  // the whole loop, and then on until a wait after it.
+  auto asyncReadRange = [&](WarpGroupDotOp dot) {
+    std::pair<int64_t, int64_t> range{index[dot], index[dot]};
+    int64_t issuedAfter = 0;
+    for (Operation *from = dot; from != function;
+         from = from->getParentOp()) {
+      for (Operation *op = from->getNextNode(); op; op = op->getNextNode()) {
+        auto later = dyn_cast<WarpGroupDotOp>(op);
+        auto wait = dyn_cast<WarpGroupDotWaitOp>(op);
+        if ((later && !later.getIsAsync()) ||
+            (wait && wait.getPendings() <= issuedAfter)) {
+          range.second = std::max(range.second, index[op]);
+          return range;
+        }
+        issuedAfter += later != nullptr;
+      }
+      Operation *parent = from->getParentOp();
+      if (isa<LoopLikeOpInterface>(parent)) {
+        range.first = std::min(range.first, index[parent]);
+        range.second = std::max(range.second, lastIndexIn(parent));
+      }
+    }
+    range.second = lastIndexIn(function);
+    return range;
+  };
   SmallVector<Interval> intervals;
   function->walk([&](Operation *op) {
     int64_t bytes = getScratchBytes(op);
@@ -167,13 +199,14 @@ SharedMemoryAllocation::SharedMemoryAllocation(Operation *function) {
     Interval interval{op, (bytes + 15) / 16 * 16, alignment, index[op],
                       index[op]};
     if (isa<LocalAllocOp>(op)) {
-      // Views (memdesc_trans) read the buffer where they are used.
+      // Views (memdesc_trans, memdesc_index) read the buffer where they
+      // are used.
       SmallVector<Operation *> users;
       SmallVector<Value> worklist{op->getResult(0)};
       while (!worklist.empty())
         for (Operation *user : worklist.pop_back_val().getUsers()) {
           users.push_back(user);
-          if (isa<MemDescTransOp>(user))
+          if (isa<MemDescTransOp, MemDescIndexOp>(user))
             worklist.push_back(user->getResult(0));
         }
       auto freedInside = [&](WarpSpecializeOp specialize) {
@@ -198,6 +231,12 @@ SharedMemoryAllocation::SharedMemoryAllocation(Operation *function) {
           if (!specialize->isAncestor(op) && !freedInside(specialize))
             end = std::max(end, lastIndexIn(specialize));
         interval.end = std::max(interval.end, end);
+        if (auto dot = dyn_cast<WarpGroupDotOp>(user);
+            dot && dot.getIsAsync()) {
+          auto [start, readEnd] = asyncReadRange(dot);
+          interval.start = std::min(interval.start, start);
+          interval.end = std::max(interval.end, readEnd);
+        }
       }
     }
     intervals.push_back(interval);

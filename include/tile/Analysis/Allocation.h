@@ -3,7 +3,8 @@
 // Some ops need shared memory for the duration of the op only (scratch): a
 // layout conversion that moves data between threads, a reduction across
 // warps, an FMA dot, a scalar atomic whose result every thread needs.
-// Buffers from tilegpu.local_alloc live from the alloc to their last use.
+// Buffers from tilegpu.local_alloc live from the alloc to their last use,
+// or, when an async warpgroup_dot reads them, until a wait retires it.
 // The allocation gives each a byte offset so that buffers live at the same
 // time never overlap, and reports the total.
 //

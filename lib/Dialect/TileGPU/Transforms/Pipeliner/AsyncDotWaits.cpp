@@ -137,6 +137,12 @@ public:
       if (!async.carriedIndex && dot->isBeforeInBlock(birth) &&
           birth->isBeforeInBlock(first))
         first = birth;
+    // A carried dot is still reading when the next iteration rewrites the
+    // buffers it takes from registers (matchAsyncDots keeps such rewrites
+    // before the dot).
+    if (Operation *write = firstOperandWriteIn(body, dot))
+      if (async.carriedIndex && write->isBeforeInBlock(first))
+        first = write;
     int64_t pendings = 0;
     for (auto [i, other] : llvm::enumerate(plan.asyncDots)) {
       bool issuedAfter = i > k;

@@ -59,6 +59,41 @@ BlockArgument pipeliner::carriedRegisterOperand(WarpGroupDotOp dot,
   return arg;
 }
 
+Operation *pipeliner::firstOperandWriteIn(Block *body, WarpGroupDotOp dot,
+                                          ArrayRef<StagedLoad> staged) {
+  Operation *first = nullptr;
+  auto consider = [&](Operation *op) {
+    Operation *inBody = body->findAncestorOpInBlock(*op);
+    if (inBody && (!first || inBody->isBeforeInBlock(first)))
+      first = inBody;
+  };
+  for (Value operand : {Value(dot.getA()), Value(dot.getB())}) {
+    if (!isa<MemDescType>(operand.getType()))
+      continue;
+    while (Operation *view = operand.getDefiningOp()) {
+      if (!isa<MemDescTransOp, MemDescIndexOp>(view))
+        break;
+      operand = view->getOperand(0);
+    }
+    auto alloc = operand.getDefiningOp<LocalAllocOp>();
+    if (!alloc || llvm::any_of(staged, [&](const StagedLoad &load) {
+          return load.alloc == alloc;
+        }))
+      continue;
+    if (alloc.getSrc())
+      consider(alloc);
+    SmallVector<Value> views{alloc.getResult()};
+    while (!views.empty())
+      for (Operation *user : views.pop_back_val().getUsers()) {
+        if (isa<LocalStoreOp>(user))
+          consider(user);
+        else if (isa<MemDescTransOp, MemDescIndexOp>(user))
+          views.push_back(user->getResult(0));
+      }
+  }
+  return first;
+}
+
 namespace {
 
 /// The warpgroup_dots of the body that can run async, into `plan`.
@@ -67,6 +102,11 @@ void matchAsyncDots(scf::ForOp loop, LoopPlan &plan) {
   auto dots = llvm::to_vector(body->getOps<WarpGroupDotOp>());
   for (WarpGroupDotOp dot : dots) {
     if (dot->use_empty())
+      continue;
+    // A buffer the body rewrites after the dot (a local_store) would change
+    // under the MMA before any wait could come.
+    Operation *write = firstOperandWriteIn(body, dot, plan.loads);
+    if (write && dot->isBeforeInBlock(write))
       continue;
     bool onlyCarried =
         dot->hasOneUse() && isa<scf::YieldOp>(dot->use_begin()->getOwner());
@@ -82,8 +122,11 @@ void matchAsyncDots(scf::ForOp loop, LoopPlan &plan) {
     // dot's buffers from being refilled under it.
     if (loop.getRegionIterArg(index).use_empty())
       continue;
-    plan.chained =
-        dots.size() == 1 && dot.getC() == loop.getRegionIterArg(index);
+    // Keeping one MMA in flight behind the next needs operands the next
+    // iteration does not rewrite: register operands stored to shared
+    // memory each iteration (a dequantised weight) are not multi-buffered.
+    plan.chained = dots.size() == 1 &&
+                   dot.getC() == loop.getRegionIterArg(index) && !write;
     plan.asyncDots.push_back({dot, index});
   }
 }

@@ -114,6 +114,13 @@ int64_t bufferBytes(MemDescType type);
 /// The op of `body` that first reads `value`, if any.
 Operation *firstReaderIn(Block *body, Value value);
 
+/// The first op of `body` that writes a shared buffer `dot` reads, other
+/// than the `staged` loads' buffers (which the pipeline multi-buffers): a
+/// register operand stored each iteration, by a local_alloc from a value
+/// or a local_store. An async dot must be retired before it.
+Operation *firstOperandWriteIn(Block *body, WarpGroupDotOp dot,
+                               ArrayRef<StagedLoad> staged = {});
+
 /// The iter arg `dot` takes its A from when that is registers carried from
 /// the previous iteration (through layout conversions), else null: the back
 /// edge then rewrites them, which ptxas only allows once the dot has
