@@ -35,12 +35,7 @@ SHAPES = [(200, 136, 512, 64, 64, 64, 4), (300, 260, 384, 128, 128, 64, 8),
 @pytest.mark.parametrize("M,N,K,bm,bn,bk,warps", SHAPES)
 def test_int4_weight_matmul(stages, M, N, K, bm, bn, bk, warps):
     a = torch.randn(M, K, device="cuda").to(torch.bfloat16)
-    lo = torch.randint(-8, 8, (K // 2, N), device="cuda", dtype=torch.int16)
-    hi = torch.randint(-8, 8, (K // 2, N), device="cuda", dtype=torch.int16)
-    packed = (hi * 16 + (lo & 15)).to(torch.int8)
-    # w's K step at k0 is lo's rows k0/2 .. k0/2+bk/2, then hi's.
-    w = torch.cat([lo.view(K // bk, bk // 2, N), hi.view(K // bk, bk // 2, N)],
-                  dim=1).reshape(K, N)
+    w, packed = packed_int4(K, N, bk)
     c = torch.full((M, N), float("nan"), device="cuda")
     q.int4_weight_matmul_kernel[(cdiv(M, bm), cdiv(N, bn))](
         a, packed, c, M, N, K, a.stride(0), packed.stride(0), c.stride(0),
@@ -48,6 +43,33 @@ def test_int4_weight_matmul(stages, M, N, K, bm, bn, bk, warps):
         num_stages=stages)
     torch.cuda.synchronize()
     assert rel_err(c, a.double() @ w.double()) < 1e-5
+
+
+def packed_int4(K, N, bk):
+    """Random int4 weights w (KxN) and their packing for bk-wide K steps."""
+    lo = torch.randint(-8, 8, (K // 2, N), device="cuda", dtype=torch.int16)
+    hi = torch.randint(-8, 8, (K // 2, N), device="cuda", dtype=torch.int16)
+    packed = (hi * 16 + (lo & 15)).to(torch.int8)
+    # w's K step at k0 is lo's rows k0/2 .. k0/2+bk/2, then hi's.
+    w = torch.cat([lo.view(K // bk, bk // 2, N), hi.view(K // bk, bk // 2, N)],
+                  dim=1).reshape(K, N)
+    return w, packed
+
+
+@pytest.mark.parametrize("stages", [1, 2, 3, 4])
+@pytest.mark.parametrize("add", [False, True])
+@pytest.mark.parametrize("M,N,K,bm,bn,bk,warps", SHAPES)
+def test_int4_weight_matmul_pointers(stages, add, M, N, K, bm, bn, bk, warps):
+    a = torch.randn(M, K, device="cuda").to(torch.bfloat16)
+    w, packed = packed_int4(K, N, bk)
+    c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
+    q.int4_weight_matmul_pointers_kernel[(cdiv(M, bm), cdiv(N, bn))](
+        a, packed, c, M, N, K, a.stride(0), a.stride(1), packed.stride(0),
+        packed.stride(1), c.stride(0), c.stride(1), BLOCK_M=bm, BLOCK_N=bn,
+        BLOCK_K=bk, SUM=add, num_warps=warps, num_stages=stages)
+    torch.cuda.synchronize()
+    # bf16 output: rounding alone is about 2e-3 relative.
+    assert rel_err(c, a.double() @ w.double()) < 4e-3
 
 
 @pytest.mark.parametrize("stages", [1, 2, 3, 4])

@@ -57,3 +57,45 @@ def int4_weight_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
         acc = tl.dot(a_hi, b_hi, acc)
     tl.store(c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :], acc,
              mask=rows_ok & cols_ok)
+
+
+@tile.jit
+def int4_weight_matmul_pointers_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
+                                       stride_am, stride_ak, stride_bk,
+                                       stride_bn, stride_cm, stride_cn,
+                                       BLOCK_M: tl.constexpr,
+                                       BLOCK_N: tl.constexpr,
+                                       BLOCK_K: tl.constexpr,
+                                       SUM: tl.constexpr):
+    """The same product in the Triton tutorial's form: pointers carried and
+    advanced, the K tail masked, a bf16 output; with SUM the two dots start
+    from zero and are added to the accumulator."""
+    HALF: tl.constexpr = BLOCK_K // 2
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+    offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    offs_k = tl.arange(0, HALF)
+    a_ptrs = a_ptr + offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak
+    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        left = K - k * BLOCK_K
+        a_lo = tl.load(a_ptrs, mask=offs_k[None, :] < left, other=0.0)
+        a_hi = tl.load(a_ptrs + HALF * stride_ak,
+                       mask=offs_k[None, :] + HALF < left, other=0.0)
+        packed = tl.load(b_ptrs, mask=offs_k[:, None] < left // 2, other=0)
+        b_lo = ((packed << 4) >> 4).to(tl.bfloat16)
+        b_hi = (packed >> 4).to(tl.bfloat16)
+        if SUM:
+            acc += tl.dot(a_lo, b_lo) + tl.dot(a_hi, b_hi)
+        else:
+            acc = tl.dot(a_lo, b_lo, acc)
+            acc = tl.dot(a_hi, b_hi, acc)
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += HALF * stride_bk
+    offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    tl.store(c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :],
+             acc.to(tl.bfloat16),
+             mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
