@@ -1,6 +1,7 @@
 //===- Compiler.cpp - libtile's public C++ API ----------------------------===//
 
 #include "tile/API/Compiler.h"
+#include "tile/API/CrashRecovery.h"
 #include "tile/Conversion/Passes.h"
 #include "tile/Dialect/TileGPU/Transforms/Passes.h"
 #include "tile/InitAll.h"
@@ -102,21 +103,47 @@ std::string print(ModuleOp module) {
   return text;
 }
 
+/// Runs `work` on a fresh session and returns its output with the
+/// session's diagnostics. An LLVM fatal error or a crash inside becomes an
+/// error diagnostic instead of the end of the process; the session, left
+/// in an unknown state, is leaked rather than destroyed.
+template <typename Output>
+Output runInSession(const std::string &bufferName,
+                    llvm::function_ref<void(CompileSession &, Output &)> work) {
+  auto session = std::make_unique<CompileSession>();
+  Output output;
+  std::optional<std::string> crash =
+      ::tile::runRecoverably([&] { work(*session, output); });
+  if (!crash) {
+    output.diagnostics = std::move(session->diagnostics);
+    return output;
+  }
+  Output failed;
+  failed.diagnostics = session->diagnostics;
+  (void)session.release();
+  ::tile::Diagnostic internal;
+  internal.message = "internal compiler error in " + bufferName + ": " +
+                     *crash +
+                     " (caught: the process goes on; please report it)";
+  failed.diagnostics.push_back(std::move(internal));
+  return failed;
+}
+
 } // namespace
 
 namespace tile {
 Result parseAndVerify(const std::string &source,
                       const std::string &bufferName) {
-  CompileSession session;
-  Result result;
-  OwningOpRef<ModuleOp> module = session.parse(source, bufferName);
-  // The parser verifies what it builds; a null module means it reported why.
-  if (module) {
-    result.ok = true;
-    result.ir = print(*module);
-  }
-  result.diagnostics = std::move(session.diagnostics);
-  return result;
+  return runInSession<Result>(
+      bufferName, [&](CompileSession &session, Result &result) {
+        OwningOpRef<ModuleOp> module = session.parse(source, bufferName);
+        // The parser verifies what it builds; a null module means it
+        // reported why.
+        if (module) {
+          result.ok = true;
+          result.ir = print(*module);
+        }
+      });
 }
 
 Result runPipeline(const std::string &source, const std::string &bufferName,
@@ -127,8 +154,8 @@ Result runPipeline(const std::string &source, const std::string &bufferName,
   }();
   (void)passesRegistered;
 
-  CompileSession session;
-  Result result;
+  return runInSession<Result>(bufferName, [&](CompileSession &session,
+                                               Result &result) {
   OwningOpRef<ModuleOp> module = session.parse(source, bufferName);
   if (module) {
     std::string error;
@@ -146,22 +173,16 @@ Result runPipeline(const std::string &source, const std::string &bufferName,
       result.ir = print(*module);
     }
   }
-  result.diagnostics = std::move(session.diagnostics);
-  return result;
+  });
 }
 } // namespace tile
 
 namespace tile {
-CompiledKernel compileKernel(const std::string &tileIR,
-                             const std::string &bufferName,
-                             const CompileOptions &options) {
-  CompileSession session;
-  CompiledKernel kernel;
+namespace {
+void compileInSession(CompileSession &session, CompiledKernel &kernel,
+                      const std::string &tileIR, const std::string &bufferName,
+                      const CompileOptions &options) {
   kernel.numWarps = options.numWarps;
-  auto finish = [&]() {
-    kernel.diagnostics = std::move(session.diagnostics);
-    return kernel;
-  };
   if (!isSupportedTarget(options.target)) {
     Diagnostic unsupported;
     unsupported.message =
@@ -169,11 +190,11 @@ CompiledKernel compileKernel(const std::string &tileIR,
     for (const char *target : kSupportedTargets)
       unsupported.message += std::string(" ") + target;
     session.diagnostics.push_back(std::move(unsupported));
-    return finish();
+    return;
   }
   OwningOpRef<ModuleOp> module = session.parse(tileIR, bufferName);
   if (!module)
-    return finish();
+    return;
   module->walk([&](func::FuncOp function) {
     if (function->hasAttr(mlir::tile::TileDialect::getKernelAttrName()))
       kernel.name = function.getName().str();
@@ -204,7 +225,7 @@ CompiledKernel compileKernel(const std::string &tileIR,
   layouts.addPass(tilegpu::createTileGPUInsertBarriers());
   layouts.addPass(tilegpu::createTileGPUPingPong());
   if (failed(layouts.run(*module)))
-    return finish();
+    return;
   kernel.tilegpu = print(*module);
   // Warp specialisation may have added producer warps.
   kernel.numWarps = tilegpu::TileGPUDialect::getLaunchWarps(*module);
@@ -221,12 +242,12 @@ CompiledKernel compileKernel(const std::string &tileIR,
   lower.addPass(createCanonicalizerPass());
   lower.addPass(createCSEPass());
   if (failed(lower.run(*module)))
-    return finish();
+    return;
 
   FailureOr<mlir::tile::PTXOutput> ptx =
       mlir::tile::translateToPTX(*module, options.target, options.fpFusion);
   if (failed(ptx))
-    return finish();
+    return;
   kernel.llir = std::move(ptx->llvmIR);
   kernel.ptx = std::move(ptx->ptx);
   if (options.emitCubin) {
@@ -237,13 +258,22 @@ CompiledKernel compileKernel(const std::string &tileIR,
         kernel.sharedBytes, error, &info);
     if (failed(cubin)) {
       emitError(UnknownLoc::get(&session.context)) << error;
-      return finish();
+      return;
     }
     kernel.cubin = std::move(*cubin);
     kernel.numRegisters = int(info.registers);
     kernel.registerCap = int(info.registerCap);
   }
   kernel.ok = true;
-  return finish();
+}
+} // namespace
+
+CompiledKernel compileKernel(const std::string &tileIR,
+                             const std::string &bufferName,
+                             const CompileOptions &options) {
+  return runInSession<CompiledKernel>(
+      bufferName, [&](CompileSession &session, CompiledKernel &kernel) {
+        compileInSession(session, kernel, tileIR, bufferName, options);
+      });
 }
 } // namespace tile
