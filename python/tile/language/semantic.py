@@ -46,18 +46,29 @@ def _float_literal(value, ty):
     return "0x%0*X" % (bits[2], raw)
 
 
+def _int_literal(value, ty):
+    """`value` as the signless literal of integer type `ty`: unsigned types
+    take the two's-complement pattern, as do signed values that only fit
+    the unsigned range of the width (0xFFFFFFFF as an i32 is -1)."""
+    bits = ty.primitive_bitwidth
+    if not -(1 << (bits - 1)) <= value < (1 << bits):
+        raise SemanticError("%d does not fit in %s" % (value, ty))
+    if value >= 1 << (bits - 1):
+        value -= 1 << bits
+    return str(value)
+
+
 def constant(b, value, ty):
-    """A scalar constant of type `ty`."""
+    """A scalar constant of type `ty`. Every spelling here is one MLIR's
+    arith.constant parser takes (test_ir_emission.py parses each kind)."""
     if ty.is_bool():
-        text = "true" if value else "false"
-    elif ty.is_int():
+        # A bool attribute carries its type: `arith.constant true`, no `: i1`.
+        return b.op(ty, "arith.constant %s" % ("true" if value else "false"))
+    if ty.is_int():
         value = int(value)
-        bits = ty.primitive_bitwidth
         if ty.is_int_unsigned():
-            value &= (1 << bits) - 1
-            if value >= 1 << (bits - 1):  # signless spelling of the pattern
-                value -= 1 << bits
-        text = str(value)
+            value &= (1 << ty.primitive_bitwidth) - 1
+        text = _int_literal(value, ty)
     else:
         text = _float_literal(float(value), ty)
     result = b.op(ty, "arith.constant %s : %s" % (text, ty.to_ir()))
