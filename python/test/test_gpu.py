@@ -13,13 +13,9 @@ import tile.language as tl
 from kernels import bench_kernels
 from kernels import classic as k
 
+from gpu_checks import rel_err
+
 pytestmark = pytest.mark.gpu
-
-
-def rel_err(out, ref):
-    out, ref = out.double(), ref.double()
-    assert not torch.isnan(out).any(), "output has unwritten (NaN) elements"
-    return ((out - ref).norm() / ref.norm()).item()
 
 
 def test_vector_add():

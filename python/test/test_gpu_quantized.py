@@ -10,19 +10,10 @@ torch = pytest.importorskip("torch")
 if not torch.cuda.is_available():
     pytest.skip("needs a CUDA GPU", allow_module_level=True)
 
+from gpu_checks import cdiv, rel_err
 from kernels import quantized as q
 
 pytestmark = pytest.mark.gpu
-
-
-def rel_err(out, ref):
-    out, ref = out.double(), ref.double()
-    assert not torch.isnan(out).any(), "output has unwritten (NaN) elements"
-    return ((out - ref).norm() / ref.norm()).item()
-
-
-def cdiv(a, b):
-    return (a + b - 1) // b
 
 
 # The large shapes put several CTAs on each SM: an MMA then takes longer to
