@@ -113,7 +113,7 @@ Output runInSession(const std::string &bufferName,
   auto session = std::make_unique<CompileSession>();
   Output output;
   std::optional<std::string> crash =
-      ::tile::runRecoverably([&] { work(*session, output); });
+      mlir::tile::runRecoverably([&] { work(*session, output); });
   if (!crash) {
     output.diagnostics = std::move(session->diagnostics);
     return output;

@@ -12,12 +12,12 @@ namespace {
 
 TEST(CrashRecovery, NothingToReportWhenTheWorkFinishes) {
   int ran = 0;
-  EXPECT_EQ(tile::runRecoverably([&] { ++ran; }), std::nullopt);
+  EXPECT_EQ(mlir::tile::runRecoverably([&] { ++ran; }), std::nullopt);
   EXPECT_EQ(ran, 1);
 }
 
 TEST(CrashRecovery, FatalErrorComesBackAsAMessage) {
-  std::optional<std::string> message = tile::runRecoverably(
+  std::optional<std::string> message = mlir::tile::runRecoverably(
       [] { llvm::report_fatal_error("Cannot select: a test node"); });
   ASSERT_TRUE(message);
   EXPECT_EQ(*message, "LLVM ERROR: Cannot select: a test node");
@@ -26,7 +26,7 @@ TEST(CrashRecovery, FatalErrorComesBackAsAMessage) {
 TEST(CrashRecovery, SignalsComeBackAsAMessage) {
   for (int signal : {SIGSEGV, SIGABRT, SIGFPE}) {
     std::optional<std::string> message =
-        tile::runRecoverably([signal] { std::raise(signal); });
+        mlir::tile::runRecoverably([signal] { std::raise(signal); });
     ASSERT_TRUE(message);
     EXPECT_NE(message->find("crashed with signal " + std::to_string(signal)),
               std::string::npos)
@@ -35,19 +35,19 @@ TEST(CrashRecovery, SignalsComeBackAsAMessage) {
 }
 
 TEST(CrashRecovery, CompilingStillWorksAfterACrash) {
-  ASSERT_TRUE(tile::runRecoverably([] { llvm::report_fatal_error("first"); }));
+  ASSERT_TRUE(mlir::tile::runRecoverably([] { llvm::report_fatal_error("first"); }));
   tile::Result r = tile::parseAndVerify("func.func @f() { return }", "f.mlir");
   EXPECT_TRUE(r.ok);
   std::optional<std::string> again =
-      tile::runRecoverably([] { llvm::report_fatal_error("second"); });
+      mlir::tile::runRecoverably([] { llvm::report_fatal_error("second"); });
   ASSERT_TRUE(again);
   EXPECT_EQ(*again, "LLVM ERROR: second");
 }
 
 TEST(CrashRecovery, NestedRunsReportToTheInnermost) {
   std::optional<std::string> inner;
-  std::optional<std::string> outer = tile::runRecoverably([&] {
-    inner = tile::runRecoverably([] { llvm::report_fatal_error("inner"); });
+  std::optional<std::string> outer = mlir::tile::runRecoverably([&] {
+    inner = mlir::tile::runRecoverably([] { llvm::report_fatal_error("inner"); });
   });
   EXPECT_EQ(outer, std::nullopt);
   ASSERT_TRUE(inner);
@@ -57,7 +57,7 @@ TEST(CrashRecovery, NestedRunsReportToTheInnermost) {
 TEST(CrashRecoveryDeathTest, OutsideARunAFatalErrorStillEndsTheProcess) {
   // tile-opt's behaviour: the message LLVM prints, then the process ends
   // as LLVM ends it (abort).
-  (void)tile::runRecoverably([] {}); // installs the handler
+  (void)mlir::tile::runRecoverably([] {}); // installs the handler
   EXPECT_DEATH(llvm::report_fatal_error("outside"), "LLVM ERROR: outside");
 }
 

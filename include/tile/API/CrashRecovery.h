@@ -6,7 +6,8 @@
 // Every entry point of the API runs its work through runRecoverably, which
 // turns both into a message, so the caller raises an exception instead.
 //
-// Internal to libtile (not exported): it uses LLVM types.
+// Internal to libtile (namespace mlir::tile, not exported): it uses LLVM
+// types.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +19,7 @@
 #include <optional>
 #include <string>
 
+namespace mlir {
 namespace tile {
 
 /// Runs `work` on this thread. If it ends in an LLVM fatal error or a
@@ -30,5 +32,6 @@ namespace tile {
 std::optional<std::string> runRecoverably(llvm::function_ref<void()> work);
 
 } // namespace tile
+} // namespace mlir
 
 #endif // TILE_API_CRASHRECOVERY_H
