@@ -154,26 +154,28 @@ Result runPipeline(const std::string &source, const std::string &bufferName,
   }();
   (void)passesRegistered;
 
-  return runInSession<Result>(bufferName, [&](CompileSession &session,
-                                               Result &result) {
-  OwningOpRef<ModuleOp> module = session.parse(source, bufferName);
-  if (module) {
-    std::string error;
-    llvm::raw_string_ostream errorStream(error);
-    // The pipeline names its anchor, as in tile-opt's --pass-pipeline.
-    FailureOr<OpPassManager> parsed = parsePassPipeline(pipeline, errorStream);
-    PassManager pm(&session.context, ModuleOp::getOperationName());
-    if (failed(parsed) || parsed->getOpName() != pm.getOpName()) {
-      emitError(UnknownLoc::get(&session.context))
-          << "invalid pass pipeline '" << pipeline << "': "
-          << (error.empty() ? "it must be anchored on builtin.module" : error);
-    } else if (static_cast<OpPassManager &>(pm) = std::move(*parsed),
-               succeeded(pm.run(*module))) {
-      result.ok = true;
-      result.ir = print(*module);
-    }
-  }
-  });
+  return runInSession<Result>(
+      bufferName, [&](CompileSession &session, Result &result) {
+        OwningOpRef<ModuleOp> module = session.parse(source, bufferName);
+        if (module) {
+          std::string error;
+          llvm::raw_string_ostream errorStream(error);
+          // The pipeline names its anchor, as in tile-opt's --pass-pipeline.
+          FailureOr<OpPassManager> parsed =
+              parsePassPipeline(pipeline, errorStream);
+          PassManager pm(&session.context, ModuleOp::getOperationName());
+          if (failed(parsed) || parsed->getOpName() != pm.getOpName()) {
+            emitError(UnknownLoc::get(&session.context))
+                << "invalid pass pipeline '" << pipeline << "': "
+                << (error.empty() ? "it must be anchored on builtin.module"
+                                  : error);
+          } else if (static_cast<OpPassManager &>(pm) = std::move(*parsed),
+                     succeeded(pm.run(*module))) {
+            result.ok = true;
+            result.ir = print(*module);
+          }
+        }
+      });
 }
 } // namespace tile
 

@@ -36,7 +36,8 @@ void onFatalError(void *, const char *reason, bool) {
 
 } // namespace
 
-std::optional<std::string> mlir::tile::runRecoverably(function_ref<void()> work) {
+std::optional<std::string>
+mlir::tile::runRecoverably(function_ref<void()> work) {
   static std::once_flag installed;
   std::call_once(installed,
                  [] { install_fatal_error_handler(onFatalError, nullptr); });

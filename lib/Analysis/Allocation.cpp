@@ -166,8 +166,7 @@ SharedMemoryAllocation::SharedMemoryAllocation(Operation *function) {
   auto asyncReadRange = [&](WarpGroupDotOp dot) {
     std::pair<int64_t, int64_t> range{index[dot], index[dot]};
     int64_t issuedAfter = 0;
-    for (Operation *from = dot; from != function;
-         from = from->getParentOp()) {
+    for (Operation *from = dot; from != function; from = from->getParentOp()) {
       for (Operation *op = from->getNextNode(); op; op = op->getNextNode()) {
         auto later = dyn_cast<WarpGroupDotOp>(op);
         auto wait = dyn_cast<WarpGroupDotWaitOp>(op);

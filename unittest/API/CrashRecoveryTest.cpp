@@ -1,7 +1,7 @@
 //===- CrashRecoveryTest.cpp - Fatal errors and crashes come back ---------===//
 
-#include "tile/API/Compiler.h"
 #include "tile/API/CrashRecovery.h"
+#include "tile/API/Compiler.h"
 
 #include "llvm/Support/ErrorHandling.h"
 
@@ -35,7 +35,8 @@ TEST(CrashRecovery, SignalsComeBackAsAMessage) {
 }
 
 TEST(CrashRecovery, CompilingStillWorksAfterACrash) {
-  ASSERT_TRUE(mlir::tile::runRecoverably([] { llvm::report_fatal_error("first"); }));
+  ASSERT_TRUE(
+      mlir::tile::runRecoverably([] { llvm::report_fatal_error("first"); }));
   tile::Result r = tile::parseAndVerify("func.func @f() { return }", "f.mlir");
   EXPECT_TRUE(r.ok);
   std::optional<std::string> again =
@@ -47,7 +48,8 @@ TEST(CrashRecovery, CompilingStillWorksAfterACrash) {
 TEST(CrashRecovery, NestedRunsReportToTheInnermost) {
   std::optional<std::string> inner;
   std::optional<std::string> outer = mlir::tile::runRecoverably([&] {
-    inner = mlir::tile::runRecoverably([] { llvm::report_fatal_error("inner"); });
+    inner =
+        mlir::tile::runRecoverably([] { llvm::report_fatal_error("inner"); });
   });
   EXPECT_EQ(outer, std::nullopt);
   ASSERT_TRUE(inner);
