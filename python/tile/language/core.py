@@ -34,6 +34,23 @@ def building(builder):
         _state.builder = saved
 
 
+@contextlib.contextmanager
+def interpreting(dispatch):
+    """While the `with` runs, builtins and loops go to `dispatch` (the
+    interpreter's: tile.runtime.interpreter) instead of a builder."""
+    saved = getattr(_state, "interpreter", None)
+    _state.interpreter = dispatch
+    try:
+        yield
+    finally:
+        _state.interpreter = saved
+
+
+def interpreter():
+    """The interpreter running a kernel on this thread, or None."""
+    return getattr(_state, "interpreter", None)
+
+
 def current_builder():
     b = getattr(_state, "builder", None)
     if b is None:
@@ -88,6 +105,9 @@ def builtin(fn):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        dispatch = getattr(_state, "interpreter", None)
+        if dispatch is not None:
+            return dispatch.call_builtin(wrapper.__name__, fn, args, kwargs)
         current_builder()
         return fn(*args, **kwargs)
 
@@ -757,6 +777,9 @@ class static_range:
                 "allows; use tl.range for a loop" % (len(self.range),
                                                      MAX_STATIC_RANGE))
 
+    def __iter__(self):
+        return iter(self.range)
+
 
 # Iterations one static_range may unroll: each is a copy of the body in the
 # IR, so a long one compiles for minutes (100000 ran past two).
@@ -778,6 +801,14 @@ class range:  # noqa: A001 - mirrors tl.range
         # producer warpgroup issuing the copies (docs/design/
         # warp-specialization.md); elsewhere the hint is ignored.
         self.warp_specialize = warp_specialize
+
+    def __iter__(self):
+        """Only the interpreter iterates a loop: the compiler reads the
+        bounds and emits scf.for."""
+        dispatch = interpreter()
+        if dispatch is None:
+            raise sem.SemanticError("tl.range can only be iterated in a kernel")
+        return dispatch.loop(self.start, self.end, self.step)
 
 
 # ---------------------------------------------------------------------------

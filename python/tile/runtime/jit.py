@@ -5,6 +5,7 @@ import ast
 import hashlib
 import inspect
 import operator
+import os
 import textwrap
 
 from tile import _C
@@ -12,6 +13,7 @@ from tile.compiler.compiler import compile_to_gpu, lower_to_tile_ir
 from tile.language import core as tl
 from tile.language import dtypes as d
 from tile.runtime import cache, host_values, launcher
+from tile.runtime import interpreter
 
 
 class JITFunction:
@@ -22,8 +24,11 @@ class JITFunction:
     # module (tile.compiler.code_generator.is_jit_function).
     tile_jit_function = True
 
-    def __init__(self, fn, do_not_specialize=(), noinline=False):
+    def __init__(self, fn, do_not_specialize=(), noinline=False,
+                 interpret=False):
         self.fn = fn
+        # Run on the CPU in tile.runtime.interpreter (also TILE_INTERPRET=1).
+        self.interpret = interpret
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
         self.globals = fn.__globals__
@@ -61,7 +66,12 @@ class JITFunction:
 
         The call goes to the C++ dispatcher (tile._C.Dispatcher), which
         comes back to `_prepare` only to compile a new specialization and to
-        `run` for arguments it leaves to Python."""
+        `run` for arguments it leaves to Python.
+
+        Interpreted kernels (`interpret=True`, TILE_INTERPRET=1) run in
+        tile.runtime.interpreter instead."""
+        if self.interpreted:
+            return lambda *args, **kwargs: self.run(grid, args, kwargs)
         dispatcher = self._dispatcher
         if dispatcher is None:
             missing = object()
@@ -94,8 +104,14 @@ class JITFunction:
                    if spec[0] not in ("constexpr", "one")]
         return kernel, runtime, bound
 
+    @property
+    def interpreted(self):
+        return self.interpret or os.environ.get("TILE_INTERPRET", "0") not in ("", "0")
+
     def run(self, grid, args, kwargs):
         """The launch path in Python: what the dispatcher falls back to."""
+        if self.interpreted:
+            return self._interpret(grid, args, kwargs)
         kernel, runtime, bound = self._prepare(args, kwargs)
         if callable(grid):
             grid = grid(bound)
@@ -105,6 +121,15 @@ class JITFunction:
         if recipes:
             runtime_args += host_values.descriptors(recipes, bound)
         return launcher.active().launch(kernel, grid, runtime_args)
+
+    def _interpret(self, grid, args, kwargs):
+        kwargs = dict(kwargs)
+        for option in _LAUNCH_OPTIONS:
+            kwargs.pop(option, None)
+        bound = self._bind(args, kwargs)
+        if callable(grid):
+            grid = grid(bound)
+        interpreter.launch(self, _grid_dims(grid), bound)
 
     def _bind(self, args, kwargs):
         if len(args) > len(self.params):
@@ -164,6 +189,8 @@ class JITFunction:
         return False, None
 
     def __call__(self, *args, **kwargs):
+        if tl.interpreter() is not None:
+            return interpreter.call(self, args, kwargs)
         raise RuntimeError("%s is a @tile.jit kernel: launch it with "
                            "%s[grid](...), or call it from another kernel"
                            % (self.__name__, self.__name__))
@@ -184,6 +211,9 @@ class JITFunction:
         return "JITFunction(%s)" % self.__name__
 
 
+
+# What a launch takes besides the kernel's arguments.
+_LAUNCH_OPTIONS = ("num_warps", "num_stages", "target", "enable_fp_fusion")
 
 _SIG_LETTERS = {"*": "p", "i32": "i", "i64": "l", "u64": "l", "fp32": "f",
                 "i1": "b", "tensordesc": "d"}
@@ -308,10 +338,12 @@ def _unsupported_argument(name, value):
                      "number or a bool" % (name, type(value).__name__))
 
 
-def jit(fn=None, *, do_not_specialize=(), noinline=False, debug=None):
-    """Decorator: `@tile.jit` or `@tile.jit(do_not_specialize=[...])`."""
+def jit(fn=None, *, do_not_specialize=(), noinline=False, debug=None,
+        interpret=False):
+    """Decorator: `@tile.jit` or `@tile.jit(do_not_specialize=[...])`;
+    `interpret=True` runs the kernel on the CPU (tile.runtime.interpreter)."""
     if fn is None:
-        return lambda f: JITFunction(f, do_not_specialize, noinline)
-    return JITFunction(fn, do_not_specialize, noinline)
+        return lambda f: JITFunction(f, do_not_specialize, noinline, interpret)
+    return JITFunction(fn, do_not_specialize, noinline, interpret)
 
 
