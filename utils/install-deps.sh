@@ -5,7 +5,7 @@ set -euo pipefail
 
 APT_PACKAGES=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools libzstd-dev
               cmake ninja-build g++ libgtest-dev lld python3-dev)
-PIP_PACKAGES=(pytest pybind11 scikit-build-core)
+PIP_PACKAGES=(pytest pybind11 scikit-build-core numpy)
 
 SUDO=""
 if [ "$(id -u)" != 0 ] && command -v sudo > /dev/null; then SUDO=sudo; fi

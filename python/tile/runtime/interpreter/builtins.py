@@ -13,13 +13,10 @@ import numpy as np
 
 from tile.language import dtypes as d
 from tile.language import semantic as sem
-from tile.language import random as rnd
 from tile.runtime.interpreter import numbers, state
-from tile.runtime.interpreter.tensor import (SemanticError, Tensor, broadcast,
-                                             broadcast_to, cast, compare,
-                                             constant, expand_dims, lift,
-                                             lift_pair, like, make, minmax,
-                                             shape_of, unwrap)
+from tile.runtime.interpreter.tensor import (SemanticError, Tensor, cast,
+                                             constant, lift, lift_pair, like,
+                                             make, minmax, shape_of, unwrap)
 from tile.runtime.interpreter import tensor as T
 
 COMPOSITES = {"sigmoid", "fdiv", "cdiv", "clamp", "softmax", "zeros",
@@ -97,7 +94,7 @@ def full(shape, value, dtype):
     dtype = unwrap(dtype)
     value = unwrap(value)
     v = cast(value, dtype) if isinstance(value, Tensor) else constant(value, dtype)
-    return broadcast_to(v, shape) if shape else v
+    return T.broadcast_to(v, shape) if shape else v
 
 
 # ------------------------------------------------------------------ shapes
@@ -212,12 +209,12 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="",
     elt = ptr.type.scalar.element_ty
     if mask is not None:
         mask = _mask(mask)
-        ptr, mask = broadcast(ptr, mask)
+        ptr, mask = T.broadcast(ptr, mask)
     if other is not None:
         if mask is None:
             raise SemanticError("load's `other` needs a `mask`")
         other = cast(lift(other, elt), elt)
-        other = broadcast_to(other, shape_of(ptr)) if ptr.type.is_block() else other
+        other = T.broadcast_to(other, shape_of(ptr)) if ptr.type.is_block() else other
     addresses = ptr.data.reshape(-1)
     active = np.ones(addresses.shape, bool) if mask is None else mask.data.reshape(-1)
     out = np.zeros(addresses.shape, numbers.compute_type(elt))
@@ -238,12 +235,12 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="",
     if value.type.is_block() and not ptr.type.is_block():
         raise SemanticError("cannot store a %s tensor through a scalar pointer"
                             % list(value.type.shape))
-    value = cast(broadcast_to(value, shape_of(ptr)) if ptr.type.is_block() else value, elt)
+    value = cast(T.broadcast_to(value, shape_of(ptr)) if ptr.type.is_block() else value, elt)
     addresses = ptr.data.reshape(-1)
     values = value.data.reshape(-1)
     if mask is not None:
         mask = _mask(mask)
-        mask = broadcast_to(mask, shape_of(ptr)) if ptr.type.is_block() else mask
+        mask = T.broadcast_to(mask, shape_of(ptr)) if ptr.type.is_block() else mask
         active = mask.data.reshape(-1)
         addresses, values = addresses[active], values[active]
     if len(addresses):
@@ -269,7 +266,7 @@ def _atomic_update(ptr, mask, update):
     memory = _program().memory
     addresses = ptr.data.reshape(-1)
     active = np.ones(addresses.shape, bool) if mask is None else \
-        broadcast_to(mask, shape_of(ptr)).data.reshape(-1)
+        T.broadcast_to(mask, shape_of(ptr)).data.reshape(-1)
     olds = np.zeros(addresses.shape, numbers.compute_type(elt))
     for lane in np.nonzero(active)[0]:
         addr = addresses[lane:lane + 1]
@@ -294,7 +291,7 @@ def _atomic(kind):
             raise SemanticError("unknown scope %r" % (unwrap(scope),))
         val = cast(lift(val, elt), elt)
         if ptr.type.is_block():
-            val = broadcast_to(val, shape_of(ptr))
+            val = T.broadcast_to(val, shape_of(ptr))
         if mask is not None:
             mask = _mask(mask)
         flat = val.data.reshape(-1)
@@ -314,7 +311,7 @@ def atomic_cas(pointer, cmp, val, sem=None, scope=None):
     elt = ptr.type.scalar.element_ty
     cmp, val = cast(lift(cmp, elt), elt), cast(lift(val, elt), elt)
     if ptr.type.is_block():
-        cmp, val = broadcast_to(cmp, shape_of(ptr)), broadcast_to(val, shape_of(ptr))
+        cmp, val = T.broadcast_to(cmp, shape_of(ptr)), T.broadcast_to(val, shape_of(ptr))
     cmps, vals = cmp.data.reshape(-1), val.data.reshape(-1)
 
     def update(old, lane):
@@ -381,9 +378,9 @@ def fma(x, y, z):
     ty = sem.computation_type(sem.computation_type(x.type.scalar, y.type.scalar),
                               z.type.scalar)
     x, y, z = cast(x, ty), cast(y, ty), cast(z, ty)
-    x, y = broadcast(x, y)
-    x, z = broadcast(x, z)
-    x, y = broadcast(x, y)
+    x, y = T.broadcast(x, y)
+    x, z = T.broadcast(x, z)
+    x, y = T.broadcast(x, y)
     with np.errstate(all="ignore"):
         if ty.is_floating():
             out = x.data.astype(np.float64) * y.data + z.data
@@ -400,7 +397,7 @@ def _precise(op, args):
         ty = d.float32
     values = [cast(v, ty) for v in values]
     if len(values) == 2:
-        values = list(broadcast(*values))
+        values = list(T.broadcast(*values))
     with np.errstate(all="ignore"):
         wide = [v.data.astype(np.float64) for v in values]
         out = op(*wide)
@@ -423,7 +420,7 @@ def umulhi(x, y):
     ty = sem.integer_promote(x.type.scalar, y.type.scalar)
     if not ty.is_int() or ty.primitive_bitwidth not in (32, 64):
         raise SemanticError("umulhi needs 32- or 64-bit integers, got %s" % ty)
-    x, y = broadcast(cast(x, ty), cast(y, ty))
+    x, y = T.broadcast(cast(x, ty), cast(y, ty))
     bits = ty.primitive_bitwidth
     unsigned = np.dtype("uint%d" % bits)
     a = x.data.view(unsigned).astype(object)
@@ -487,7 +484,7 @@ def device_print(prefix, *args, hex=False):
     shape = shape_of(blocks[0])
     for idx in np.ndindex(*shape):
         print("%s idx (%s) %s%s" % (pid, ", ".join(map(str, idx)), prefix,
-                                    " ".join(show(broadcast_to(v, shape), idx)
+                                    " ".join(show(T.broadcast_to(v, shape), idx)
                                              for v in values)))
 
 
@@ -496,147 +493,10 @@ def device_assert(cond, msg=""):
     c = cast(lift(cond), d.int1)
     if not c.data.all():
         where_ = np.argwhere(~np.asarray(c.data))
-        at = " at idx %s" % tuple(where_[0].tolist()) if c.type.is_block() else ""
+        at = " at idx (%s)" % ", ".join(map(str, where_[0].tolist())) \
+            if c.type.is_block() else ""
         raise AssertionError("device_assert failed in program %s%s: %s"
                              % (tuple(_program().pid), at, unwrap(msg)))
-
-
-# ----------------------------------------------------- dot and reductions
-
-@builtin
-def dot(input, other, acc=None, input_precision=None, allow_tf32=None,
-        max_num_imprecise_acc=None, out_dtype=None):
-    a, c = lift(input), lift(other)
-    precision = unwrap(input_precision)
-    if precision is None and unwrap(allow_tf32) is not None:
-        precision = "tf32" if unwrap(allow_tf32) else "ieee"
-    out_dtype = unwrap(out_dtype)
-    if not (a.type.is_block() and c.type.is_block()):
-        raise SemanticError("dot needs two tensors")
-    if len(a.type.shape) not in (2, 3) or len(c.type.shape) != len(a.type.shape):
-        raise SemanticError("dot needs 2-D (or batched 3-D) operands of equal rank,"
-                            " got %s and %s" % (list(a.type.shape), list(c.type.shape)))
-    if a.type.shape[-1] != c.type.shape[-2]:
-        raise SemanticError("dot's inner dimensions differ: %s and %s" %
-                            (list(a.type.shape), list(c.type.shape)))
-    if a.type.shape[-1] < 16:
-        raise SemanticError("dot's inner dimension must be at least 16, got %d"
-                            % a.type.shape[-1])
-    at, ct = a.type.scalar, c.type.scalar
-    if at != ct and not (at.is_fp8() and ct.is_fp8()):
-        raise SemanticError("dot's operands must have the same type, got %s and %s"
-                            % (at, ct))
-    if precision is None:
-        precision = "tf32" if at == d.float32 else "ieee"
-    if precision not in sem._PRECISIONS:
-        raise SemanticError("input_precision must be one of %s, got %r" %
-                            (", ".join(sem._PRECISIONS), precision))
-    shape = tuple(a.type.shape[:-1]) + (c.type.shape[-1],)
-    if at.is_int():
-        if out_dtype not in (None, d.int32):
-            raise SemanticError("an integer dot accumulates in int32; "
-                                "out_dtype=%s is not supported" % (out_dtype,))
-        out = d.int32
-        product = np.matmul(a.data.astype(np.int64), c.data.astype(np.int64))
-    else:
-        out = out_dtype or d.float32
-        x, y = a.data.astype(np.float64), c.data.astype(np.float64)
-        if at == d.float32 and precision == "tf32":
-            x, y = numbers.round_to(x, "tf32"), numbers.round_to(y, "tf32")
-        product = np.matmul(x, y)
-    acc = full(list(shape), 0, out) if acc is None else \
-        broadcast_to(cast(lift(acc, out), unwrap(acc).type.scalar
-                          if isinstance(unwrap(acc), Tensor) else out), shape)
-    ty = acc.type.scalar
-    with np.errstate(all="ignore"):
-        if ty.is_int():
-            total = (product + acc.data.astype(np.int64)).astype(numbers.compute_type(ty))
-        else:
-            total = numbers.to_float(product + acc.data.astype(np.float64), ty)
-    return make(total, ty, shape)
-
-
-def _tree_reduce(values, axis, combine):
-    """Reduces same-shape Tensors along `axis` by combining halves, the
-    shape of the GPU's reduction tree, so float results round alike."""
-    while values[0].type.shape[axis] > 1:
-        n = values[0].type.shape[axis] // 2
-        lo = [_slice(v, axis, 0, n) for v in values]
-        hi = [_slice(v, axis, n, 2 * n) for v in values]
-        values = [cast(lift(r, v.type.scalar), v.type.scalar)
-                  for r, v in zip(_as_list(combine(lo, hi)), lo)]
-    return [_squeeze(v, axis) for v in values]
-
-
-def _slice(v, axis, start, stop):
-    index = [builtins.slice(None)] * len(v.type.shape)
-    index[axis] = builtins.slice(start, stop)
-    data = v.data[tuple(index)]
-    return make(data, v.type.scalar, data.shape)
-
-
-def _squeeze(v, axis):
-    data = np.squeeze(v.data, axis=axis)
-    return make(data, v.type.scalar, data.shape)
-
-
-def _as_list(results):
-    return list(results) if isinstance(results, (tuple, list)) else [results]
-
-
-def _reduce(values, axis, combine, keep_dims):
-    values = [lift(v) for v in values]
-    axis = unwrap(axis)
-    if axis is None:
-        values = [reshape(v, [v.type.numel]) if v.type.is_block() else v
-                  for v in values]
-        axis = 0
-    for v in values:
-        if not v.type.is_block():
-            raise SemanticError("reductions need tensor operands")
-    rank = len(values[0].type.shape)
-    if axis < 0:
-        axis += rank
-    if not 0 <= axis < rank:
-        raise SemanticError("axis %d is out of range for a %d-D tensor" % (axis, rank))
-    outs = _tree_reduce(values, axis, combine)
-    if unwrap(keep_dims):
-        outs = [T.expand_dims(o, axis) for o in outs]
-    return outs
-
-
-def _add(lhs, rhs):
-    return [T.binary("+", lhs[0], rhs[0])]
-
-
-@builtin
-def sum(input, axis=None, keep_dims=False, dtype=None):
-    x = lift(input)
-    x = cast(x, sem.sum_dtype(x.type.scalar, unwrap(dtype)))
-    return _reduce([x], axis, _add, keep_dims)[0]
-
-
-def _arg_reduce(input, axis, is_max, keep_dims):
-    x = lift(input)
-    axis = unwrap(axis)
-    if axis is None:
-        x = reshape(x, [x.type.numel])
-        axis = 0
-    shape = shape_of(x)
-    if axis < 0:
-        axis += len(shape)
-    idx_shape = [1] * len(shape)
-    idx_shape[axis] = shape[axis]
-    idx = make(np.broadcast_to(np.arange(shape[axis], dtype=np.int32)
-                               .reshape(idx_shape), shape), d.int32, shape)
-
-    def combine(lhs, rhs):
-        (va, ia), (vb, ib) = lhs, rhs
-        better = compare(">" if is_max else "<", vb, va)
-        tie = T.binary("&", compare("==", vb, va), compare("<", ib, ia))
-        take = T.binary("|", better, tie)
-        return [T.where(take, vb, va), T.where(take, ib, ia)]
-    return tuple(_reduce([x, idx], axis, combine, keep_dims))
 
 
 def _flag(name, value):
@@ -644,283 +504,3 @@ def _flag(name, value):
     if not isinstance(value, bool):
         raise SemanticError("%s must be True or False, got %r" % (name, value))
     return value
-
-
-@builtin
-def max(input, axis=None, return_indices=False, keep_dims=False):
-    if _flag("return_indices", return_indices):
-        return _arg_reduce(input, axis, True, keep_dims)
-    return _reduce([input], axis, lambda l, r: [minmax(l[0], r[0], True)],
-                   keep_dims)[0]
-
-
-@builtin
-def min(input, axis=None, return_indices=False, keep_dims=False):
-    if _flag("return_indices", return_indices):
-        return _arg_reduce(input, axis, False, keep_dims)
-    return _reduce([input], axis, lambda l, r: [minmax(l[0], r[0], False)],
-                   keep_dims)[0]
-
-
-@builtin
-def xor_sum(input, axis=None, keep_dims=False):
-    return _reduce([input], axis, lambda l, r: [T.binary("^", l[0], r[0])],
-                   keep_dims)[0]
-
-
-@builtin
-def argmax(input, axis, tie_break_left=True, keep_dims=False):
-    return _arg_reduce(input, axis, True, keep_dims)[1]
-
-
-@builtin
-def argmin(input, axis, tie_break_left=True, keep_dims=False):
-    return _arg_reduce(input, axis, False, keep_dims)[1]
-
-
-def _user_combine(combine_fn, count):
-    def combine(lhs, rhs):
-        return _as_list(combine_fn(*(list(lhs) + list(rhs))))[:count]
-    return combine
-
-
-@builtin
-def reduce(input, axis, combine_fn, keep_dims=False):
-    values = list(input) if isinstance(input, (tuple, list)) else [input]
-    outs = _reduce(values, axis, _user_combine(combine_fn, len(values)), keep_dims)
-    return tuple(outs) if isinstance(input, (tuple, list)) else outs[0]
-
-
-def _scan(values, axis, combine, reverse):
-    values = [lift(v) for v in values]
-    for v in values:
-        if not v.type.is_block():
-            raise SemanticError("scans need tensor operands")
-    rank = len(values[0].type.shape)
-    axis = unwrap(axis)
-    if axis < 0:
-        axis += rank
-    if not 0 <= axis < rank:
-        raise SemanticError("axis %d is out of range for a %d-D tensor" % (axis, rank))
-    n = values[0].type.shape[axis]
-    order = list(builtins.range(n))
-    if unwrap(reverse):
-        order.reverse()
-    outs = [v.data.copy() for v in values]
-    index = [builtins.slice(None)] * rank
-    running = None
-    for i in order:
-        index[axis] = builtins.slice(i, i + 1)
-        current = [make(v.data[tuple(index)], v.type.scalar,
-                        v.data[tuple(index)].shape) for v in values]
-        if running is None:
-            running = current
-        else:
-            running = [cast(lift(r), v.type.scalar) for r, v in
-                       zip(_as_list(combine(running, current)), values)]
-        for out, r in zip(outs, running):
-            out[tuple(index)] = r.data
-    return [make(o, v.type.scalar, o.shape) for o, v in zip(outs, values)]
-
-
-@builtin
-def cumsum(input, axis=0, reverse=False):
-    x = lift(input)
-    x = cast(x, sem.sum_dtype(x.type.scalar))
-    return _scan([x], axis, _add, reverse)[0]
-
-
-@builtin
-def cumprod(input, axis=0, reverse=False):
-    return _scan([input], axis, lambda l, r: [T.binary("*", l[0], r[0])],
-                 reverse)[0]
-
-
-@builtin
-def associative_scan(input, axis, combine_fn, reverse=False):
-    values = list(input) if isinstance(input, (tuple, list)) else [input]
-    outs = _scan(values, axis, _user_combine(combine_fn, len(values)), reverse)
-    return tuple(outs) if isinstance(input, (tuple, list)) else outs[0]
-
-
-@builtin
-def histogram(input, num_bins):
-    x = lift(input)
-    bins = int(unwrap(num_bins))
-    _check_shape([bins])
-    if not x.type.is_block() or len(x.type.shape) != 1 or not x.type.scalar.is_int():
-        raise SemanticError("histogram needs a 1-D integer tensor")
-    values = x.data.astype(np.int64)
-    values = values[(values >= 0) & (values < bins)]
-    return make(np.bincount(values, minlength=bins).astype(np.int32), d.int32, (bins,))
-
-
-# ----------------------------------------------------------------- random
-
-@builtin
-def randint4x(seed, offset, n_rounds=10):
-    """Philox-4x32 exactly as tile.language.random computes it, on Tensors."""
-    seed = lift(seed)
-    if not seed.type.scalar.is_int():
-        raise SemanticError("the seed must be an integer, got %s" % seed.type.scalar)
-    offset = lift(offset)
-    if not offset.type.scalar.is_int():
-        raise SemanticError("the offset must be an integer, got %s" % offset.type.scalar)
-    seed64 = cast(seed, d.uint64)
-    k0 = cast(T.binary("&", seed64, 0xFFFFFFFF), d.uint32)
-    k1 = cast(T.binary("&", T.binary(">>", seed64, 32), 0xFFFFFFFF), d.uint32)
-    c0 = cast(offset, d.uint32, bitcast=offset.type.scalar.primitive_bitwidth == 32)
-    c1 = c2 = c3 = like(c0, np.zeros(shape_of(c0), np.uint32))
-    for _ in builtins.range(int(unwrap(n_rounds))):
-        prev0, prev2 = c0, c2
-        c0 = T.binary("^", T.binary("^", umulhi(prev2, rnd._MULTIPLIER[1]), c1), k0)
-        c2 = T.binary("^", T.binary("^", umulhi(prev0, rnd._MULTIPLIER[0]), c3), k1)
-        c1 = T.binary("*", prev2, rnd._MULTIPLIER[1])
-        c3 = T.binary("*", prev0, rnd._MULTIPLIER[0])
-        k0 = T.binary("+", k0, rnd._KEY_STEP[0])
-        k1 = T.binary("+", k1, rnd._KEY_STEP[1])
-    return c0, c1, c2, c3
-
-
-# ------------------------------------------------- tensor descriptors
-
-class Descriptor:
-    """A tensor descriptor in the interpreter: blocks at element offsets,
-    reading zero and dropping writes outside the tensor, as TMA does."""
-
-    def __init__(self, base, shape, strides, block_shape):
-        self.base = base
-        self.dims = [int(s) for s in shape]
-        self.strides = [int(s) for s in strides]
-        self.block_type = d.block_type(base.type.scalar.element_ty, block_shape)
-
-    @property
-    def dtype(self):
-        return self.block_type.element_ty
-
-    @property
-    def block_shape(self):
-        return [T.constexpr(s) for s in self.block_type.shape]
-
-    def _addresses(self, offsets):
-        offsets = unwrap(offsets)
-        offsets = list(offsets) if isinstance(offsets, (list, tuple)) else [offsets]
-        shape = self.block_type.shape
-        if len(offsets) != len(shape):
-            raise SemanticError("a descriptor with %d-d blocks needs %d offsets, got %d"
-                                % (len(shape), len(shape), len(offsets)))
-        index = np.zeros(shape, np.int64)
-        inside = np.ones(shape, bool)
-        for axis, (offset, dim, stride) in enumerate(zip(offsets, self.dims,
-                                                         self.strides)):
-            o = lift(offset, d.int32)
-            if o.type.is_block() or not o.type.scalar.is_int() or o.type.scalar.is_bool():
-                raise SemanticError("descriptor offsets must be integer scalars, got %r"
-                                    % (o.type,))
-            view = [1] * len(shape)
-            view[axis] = shape[axis]
-            i = int(cast(o, d.int32).data) + np.arange(shape[axis]).reshape(view)
-            inside = inside & (i >= 0) & (i < dim)
-            index = index + i * stride
-        size = numbers.element_size(self.dtype)
-        addresses = (np.int64(int(self.base.data)) + index * size).astype(np.uint64)
-        return addresses, inside
-
-    def load(self, offsets):
-        addresses, inside = self._addresses(offsets)
-        out = np.zeros(self.block_type.shape, numbers.compute_type(self.dtype))
-        if inside.any():
-            out[inside] = _program().memory.read(addresses[inside], self.dtype)
-        return make(out, self.dtype, self.block_type.shape)
-
-    def store(self, offsets, value):
-        addresses, inside = self._addresses(offsets)
-        value = lift(value, self.dtype)
-        if value.type.is_block() and tuple(value.type.shape) != self.block_type.shape:
-            raise SemanticError("cannot store a %s block through a descriptor of %s "
-                                "blocks" % (list(value.type.shape),
-                                            list(self.block_type.shape)))
-        value = cast(broadcast_to(value, self.block_type.shape), self.dtype)
-        if inside.any():
-            _program().memory.write(addresses[inside], value.data[inside], self.dtype)
-
-
-@builtin
-def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero"):
-    base = _pointer(base, "make_tensor_descriptor")
-    if base.type.is_block():
-        raise SemanticError("make_tensor_descriptor: base must be a scalar pointer")
-    block = [int(unwrap(b)) for b in unwrap(block_shape)]
-    if not 1 <= len(block) <= 5 or len(unwrap(shape)) != len(block) or \
-            len(unwrap(strides)) != len(block):
-        raise SemanticError("make_tensor_descriptor: shape, strides and "
-                            "block_shape need the same rank, 1 to 5")
-    for dim in block:
-        if dim <= 0 or dim & (dim - 1):
-            raise SemanticError("make_tensor_descriptor: block dimensions must "
-                                "be powers of two, got %s" % block)
-    if unwrap(padding_option) != "zero":
-        raise SemanticError("make_tensor_descriptor: only padding_option="
-                            "'zero' is supported, got %r" % (unwrap(padding_option),))
-    dims = [int(lift(s).data) for s in unwrap(shape)]
-    steps = [int(lift(s).data) for s in unwrap(strides)]
-    if steps[-1] != 1:
-        raise SemanticError("make_tensor_descriptor: the last dimension must "
-                            "be contiguous (stride 1), got %r" % (steps[-1],))
-    return Descriptor(base, dims, steps, block)
-
-
-# ---------------------------------------------------- tensor methods
-
-def _to(self, dtype, bitcast=False, fp_downcast_rounding=None):
-    dtype = unwrap(dtype)
-    if not isinstance(dtype, d.dtype):
-        raise SemanticError(".to() needs a dtype, got %r" % (dtype,))
-    return cast(self, dtype, bitcast=bool(unwrap(bitcast)),
-                fp_downcast_rounding=unwrap(fp_downcast_rounding))
-
-
-def _getitem(self, index):
-    """Indexing with `None` (a new axis) and `:` (keep an axis)."""
-    if not isinstance(index, tuple):
-        index = (index,)
-    rank = len(shape_of(self))
-    kept = builtins.sum(1 for item in index if isinstance(unwrap(item), slice))
-    if kept > rank:
-        raise SemanticError("%d ':' in the index of a tensor of rank %d" % (kept, rank))
-    value, axis = self, 0
-    for item in index:
-        item = unwrap(item)
-        if item is None:
-            value = T.expand_dims(value, axis)
-            axis += 1
-        elif isinstance(item, slice) and item == slice(None):
-            axis += 1
-        else:
-            raise SemanticError("tensors can only be indexed with None "
-                                "and ':', got %r" % (item,))
-    return value
-
-
-def _logical(op):
-    def method(self, other):
-        return T.binary(op, cast(self, d.int1), cast(lift(other), d.int1))
-    return method
-
-
-Tensor.to = _to
-Tensor.__getitem__ = _getitem
-Tensor.logical_and = _logical("&")
-Tensor.logical_or = _logical("|")
-Tensor.logical_not = lambda self: T.logical_not(self)
-Tensor.reshape = lambda self, *shape, can_reorder=False: reshape(
-    self, *shape, can_reorder=can_reorder)
-Tensor.view = lambda self, *shape: reshape(self, *shape, can_reorder=True)
-Tensor.trans = lambda self, *dims: trans(self, *dims)
-Tensor.permute = Tensor.trans
-Tensor.expand_dims = lambda self, axis: expand_dims(self, axis)
-Tensor.broadcast_to = lambda self, *shape: broadcast_to(self, *shape)
-Tensor.T = property(lambda self: trans(self))
-Tensor.sum = lambda self, axis=None, keep_dims=False: sum(self, axis, keep_dims)
-Tensor.max = lambda self, axis=None, keep_dims=False: max(self, axis, keep_dims=keep_dims)
-Tensor.min = lambda self, axis=None, keep_dims=False: min(self, axis, keep_dims=keep_dims)

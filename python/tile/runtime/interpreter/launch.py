@@ -19,6 +19,7 @@ from tile.language import core
 from tile.language import dtypes as d
 from tile.language import semantic as sem
 from tile.runtime.interpreter import builtins, state
+from tile.runtime.interpreter import descriptors, reductions  # noqa: F401 (they register builtins)
 from tile.runtime.interpreter.memory import InterpreterError, Memory
 from tile.runtime.interpreter.tensor import (SemanticError, Tensor, cast, lift,
                                              make, unwrap)
@@ -115,7 +116,7 @@ def _argument(fn, index, name, value, memory):
     if hasattr(value, "block_shape") and hasattr(value, "base") and \
             hasattr(value, "strides"):
         base = _pointer(name, value.base, memory)
-        return builtins.Descriptor(base, value.shape, value.strides,
+        return descriptors.Descriptor(base, value.shape, value.strides,
                                    value.block_shape)
     if hasattr(value, "data_ptr") or isinstance(value, np.ndarray):
         return _pointer(name, value, memory)

@@ -10,8 +10,6 @@ holds their bit patterns (uint16, uint8).
 
 import numpy as np
 
-from tile.language import dtypes as d
-
 _COMPUTE = {"int1": np.bool_, "int8": np.int8, "int16": np.int16,
             "int32": np.int32, "int64": np.int64, "uint8": np.uint8,
             "uint16": np.uint16, "uint32": np.uint32, "uint64": np.uint64,
