@@ -157,6 +157,12 @@ class ControlFlow:
         cond = self.visit(node.test)
         if not _is_runtime(cond):
             return self.visit(node.body if _py(cond) else node.orelse)
+        if cond.type.is_block():
+            # Python would ask the block for one truth value; an elementwise
+            # select is tl.where's job, not a silent reading of `a if c else b`.
+            raise self.error(node.test, "a conditional expression needs a scalar "
+                             "condition, got a %s tensor; use tl.where for blocks"
+                             % list(cond.type.shape))
         return tl.where(cond, self.visit(node.body), self.visit(node.orelse))
 
     # ---------------------------------------------------------------- loops

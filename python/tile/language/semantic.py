@@ -654,6 +654,19 @@ _SEM = {None: "acq_rel", "acq_rel": "acq_rel", "acquire": "acquire",
 _SCOPE = {None: "gpu", "gpu": "gpu", "cta": "cta", "sys": "sys"}
 
 
+def _atomic_shape(b, ptr, val, mask):
+    """The operands of an atomic in one shape: the pointer's, or the
+    broadcast of all of them when the values or the mask are larger."""
+    shape = shape_of(ptr)
+    for v in (val, mask):
+        if v is not None:
+            shape = broadcast_shapes(shape, shape_of(v))
+    if not shape:
+        return ptr, val, mask
+    return tuple(broadcast_to(b, _to_rank(b, v, len(shape)), shape)
+                 if v is not None else None for v in (ptr, val, mask))
+
+
 def atomic_rmw(b, kind, ptr, val, mask, sem, scope):
     _pointer_operand(ptr, "atomic_" + kind)
     elt = ptr.type.scalar.element_ty
@@ -662,18 +675,16 @@ def atomic_rmw(b, kind, ptr, val, mask, sem, scope):
     if scope not in _SCOPE:
         raise SemanticError("unknown scope %r" % (scope,))
     val = cast(b, lift(b, val, elt), elt)
-    if ptr.type.is_block():
-        val = broadcast_to(b, val, shape_of(ptr))
+    if mask is not None:
+        mask = as_mask(b, mask)
+    # A scalar pointer with a block of values (or a mask) is one atomic per
+    # lane on that address: the pointer is broadcast, like the operands.
+    ptr, val, mask = _atomic_shape(b, ptr, val, mask)
     if kind == "add" and elt.is_floating():
         kind = "fadd"
     if kind in ("max", "min") and elt.is_int_unsigned():
         kind = "u" + kind
-    operands = [ptr.name, val.name]
-    if mask is not None:
-        mask = as_mask(b, mask)
-        if ptr.type.is_block():
-            mask = broadcast_to(b, mask, shape_of(ptr))
-        operands.append(mask.name)
+    operands = [ptr.name, val.name] + ([mask.name] if mask is not None else [])
     return b.op(_like(ptr, elt), "tile.atomic_rmw %s, %s, %s, %s : %s" % (
         kind, _SEM[sem], _SCOPE[scope], ", ".join(operands), ptr.type.to_ir()))
 
@@ -683,9 +694,9 @@ def atomic_cas(b, ptr, cmp, val, sem, scope):
     elt = ptr.type.scalar.element_ty
     cmp = cast(b, lift(b, cmp, elt), elt)
     val = cast(b, lift(b, val, elt), elt)
-    if ptr.type.is_block():
-        cmp = broadcast_to(b, cmp, shape_of(ptr))
-        val = broadcast_to(b, val, shape_of(ptr))
+    ptr, val, _ = _atomic_shape(b, ptr, val, None)
+    ptr, cmp, _ = _atomic_shape(b, ptr, cmp, None)
+    ptr, val, _ = _atomic_shape(b, ptr, val, None)
     return b.op(_like(ptr, elt), "tile.atomic_cas %s, %s, %s, %s, %s : %s" % (
         _SEM[sem], _SCOPE[scope], ptr.name, cmp.name, val.name, ptr.type.to_ir()))
 

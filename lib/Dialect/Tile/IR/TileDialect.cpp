@@ -5,6 +5,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -16,7 +17,31 @@ using namespace mlir::tile;
 #define GET_TYPEDEF_CLASSES
 #include "tile/Dialect/Tile/IR/TileTypes.cpp.inc"
 
+namespace {
+/// @jit functions reach the IR as private func.funcs that the inliner folds
+/// into their callers before layouts are assigned; every Tile op (and the
+/// combiner regions of reduce and scan) may be inlined anywhere, since none
+/// of them depends on the function or region it sits in.
+struct TileInlinerInterface : public DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+
+  bool isLegalToInline(Operation *call, Operation *callable,
+                       bool wouldBeCloned) const final {
+    return true;
+  }
+  bool isLegalToInline(Region *dest, Region *src, bool wouldBeCloned,
+                       IRMapping &valueMapping) const final {
+    return true;
+  }
+  bool isLegalToInline(Operation *op, Region *dest, bool wouldBeCloned,
+                       IRMapping &valueMapping) const final {
+    return true;
+  }
+};
+} // namespace
+
 void TileDialect::initialize() {
+  addInterfaces<TileInlinerInterface>();
   addTypes<
 #define GET_TYPEDEF_LIST
 #include "tile/Dialect/Tile/IR/TileTypes.cpp.inc"

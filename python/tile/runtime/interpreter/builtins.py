@@ -258,6 +258,19 @@ _RMW = {
 }
 
 
+def _atomic_shape(ptr, val, mask):
+    """sem._atomic_shape: a scalar pointer with a block of values is one
+    atomic per lane."""
+    shape = shape_of(ptr)
+    for v in (val, mask):
+        if v is not None:
+            shape = sem.broadcast_shapes(shape, shape_of(v))
+    if not shape:
+        return ptr, val, mask
+    return tuple(T.broadcast_to(T._to_rank(v, len(shape)), shape)
+                 if v is not None else None for v in (ptr, val, mask))
+
+
 def _atomic_update(ptr, mask, update):
     """Applies `update(old, lane) -> new or None` lane by lane in order, so
     lanes that share an address see each other's writes (one valid order of
@@ -290,10 +303,9 @@ def _atomic(kind):
         if unwrap(scope) not in sem._SCOPE:
             raise SemanticError("unknown scope %r" % (unwrap(scope),))
         val = cast(lift(val, elt), elt)
-        if ptr.type.is_block():
-            val = T.broadcast_to(val, shape_of(ptr))
         if mask is not None:
             mask = _mask(mask)
+        ptr, val, mask = _atomic_shape(ptr, val, mask)
         flat = val.data.reshape(-1)
         return _atomic_update(ptr, mask, lambda old, lane: _RMW[kind](
             old, make(flat[lane], elt), elt))
@@ -310,8 +322,9 @@ def atomic_cas(pointer, cmp, val, sem=None, scope=None):
     ptr = _pointer(pointer, "atomic_cas")
     elt = ptr.type.scalar.element_ty
     cmp, val = cast(lift(cmp, elt), elt), cast(lift(val, elt), elt)
-    if ptr.type.is_block():
-        cmp, val = T.broadcast_to(cmp, shape_of(ptr)), T.broadcast_to(val, shape_of(ptr))
+    ptr, val, _ = _atomic_shape(ptr, val, None)
+    ptr, cmp, _ = _atomic_shape(ptr, cmp, None)
+    ptr, val, _ = _atomic_shape(ptr, val, None)
     cmps, vals = cmp.data.reshape(-1), val.data.reshape(-1)
 
     def update(old, lane):
