@@ -49,7 +49,7 @@ class Generator:
         self.fvars = [("f0", True), ("f1", True)]   # (name, exact)
         self.ivars = ["i0", "offs"]
         self.loopvars = []   # counters: read in loop bodies, never assigned
-        self.counter = 0
+        self.counter = 1  # f0, f1, i0 are the loads
         self.depth = 0
 
     def fresh(self, prefix):
@@ -79,7 +79,8 @@ class Generator:
             b, eb = self.fexpr(exact, depth + 1)
             return "tl.%s(%s, %s)" % (r.choice(["maximum", "minimum"]), a, b), ea and eb
         if kind in ("abs", "neg", "floor"):
-            a, ea = self.fexpr(exact, depth + 1)
+            # floor jumps: its operand must round the same everywhere.
+            a, ea = self.fexpr(exact or kind == "floor", depth + 1)
             text = {"abs": "tl.abs(%s)", "neg": "(-%s)", "floor": "tl.floor(%s)"}[kind]
             return text % a, ea
         if kind == "scale":
@@ -88,7 +89,7 @@ class Generator:
         if kind == "cast_int":
             return "(%s + offs * 0).to(tl.float32)" % self.iexpr(depth + 1), True
         if kind == "round16":
-            a, ea = self.fexpr(exact, depth + 1)
+            a, ea = self.fexpr(True, depth + 1)
             return "%s.to(tl.%s).to(tl.float32)" % (
                 a, r.choice(["float16", "bfloat16"])), ea
         a, _ = self.fexpr(False, depth + 1)
@@ -246,7 +247,7 @@ class Generator:
             return
         if kind == "iassign":
             name = self.fresh("i")
-            self.lines.append("%s%s = %s + offs * 0" % (pad, name, self.iexpr()))
+            self.lines.append("%s%s = (%s + offs * 0).to(tl.int32)" % (pad, name, self.iexpr()))
             if indent == 1:
                 self.ivars.append(name)
             return
@@ -299,7 +300,7 @@ class Generator:
 
     def update(self, pad, fname, iname, indent):
         self.lines.append("%s%s = %s + tl.zeros_like(f0)" % (pad, fname, self.fexpr()[0]))
-        self.lines.append("%s%s = %s + offs * 0" % (pad, iname, self.iexpr()))
+        self.lines.append("%s%s = (%s + offs * 0).to(tl.int32)" % (pad, iname, self.iexpr()))
         if self.rng.random() < 0.4:
             self.statement(indent)
 

@@ -68,16 +68,10 @@ def _ends_in_return(stmts):
             _ends_in_return(last.orelse))
 
 
-def _c_div(a, b):
-    q = builtins.abs(a) // builtins.abs(b)
-    return q if (a < 0) == (b < 0) else -q
-
-
 def _python_binop(op, a, b):
-    if op == "//" and isinstance(a, int) and isinstance(b, int):
-        return _c_div(a, b)  # C semantics, as at run time
-    if op == "%" and isinstance(a, int) and isinstance(b, int):
-        return a - _c_div(a, b) * b
+    """An operator on compile-time values, with Python's semantics (as
+    Triton folds constexprs, and as the interpreter runs them): `-7 // 2`
+    is -4 here, while on runtime integers it truncates to -3 as on the GPU."""
     return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
             "/": lambda: a / b, "//": lambda: a // b, "%": lambda: a % b,
             "&": lambda: a & b, "|": lambda: a | b, "^": lambda: a ^ b,
