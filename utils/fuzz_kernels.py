@@ -124,6 +124,11 @@ class Generator:
                          "narrow", "from_float", "reduce", "cumsum", "divvar",
                          "abs", "umulhi", "helper", "argmax"])
         a = self.iexpr(depth + 1)
+        if kind in ("div", "divvar", "shift"):
+            # A Python int the compiler carries through a loop is an int32
+            # there (C division, clamped shifts) but stays a Python int in
+            # the interpreter: make it a tensor first, as kernels should.
+            a = "(%s + offs * 0)" % a
         if kind == "arith":
             return "(%s %s %s)" % (a, r.choice("+-*"), self.iexpr(depth + 1))
         if kind == "bit":
