@@ -220,3 +220,69 @@ CHECK: } else {
 CHECK: scf.yield %[[A]] : f32
 CHECK: return %[[R]] : f32
 """)
+
+
+# Found by utils/fuzz_kernels.py (2026-11-25).
+
+@tile.jit
+def _sub_scalar(a, c):
+    if c > 2:
+        return a * 3
+    return a - c
+
+
+@tile.jit
+def helper_in_loop(out_ptr, n, s, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = offs
+    for _ in range(n):
+        x = _sub_scalar(x, s)   # a splat of an argument stays in the helper
+    tl.store(out_ptr + offs, x)
+
+
+def test_helpers_keeping_tile_ops_are_inlined():
+    kernel = tile.compile(helper_in_loop, {"out_ptr": "*i32", "n": "i32", "s": "i32"},
+                          {"BLOCK": 32})
+    filecheck(kernel.asm["tilegpu"], r"""
+CHECK-NOT: func.call
+CHECK: scf.for
+CHECK: scf.if
+""")
+
+
+@tile.jit
+def atomic_scalar_pointer(out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.atomic_add(out_ptr + 3, offs, mask=offs < 5)
+
+
+def test_atomic_through_a_scalar_pointer_is_one_per_lane():
+    filecheck(ir_of(atomic_scalar_pointer, {"out_ptr": "*i32"}, {"BLOCK": 16}), r"""
+CHECK: tile.splat {{.*}} -> tensor<16x!tile.ptr<i32>>
+CHECK: tile.atomic_rmw add, {{.*}} : tensor<16x!tile.ptr<i32>>
+""")
+
+
+@tile.jit
+def block_conditional_expression(out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, 1 if offs < 3 else 2)
+
+
+@tile.jit
+def python_division(out_ptr):
+    tl.store(out_ptr, -7 // 2 + (-7 % 3) * 100)
+
+
+def test_block_conditional_expression_is_refused_at_its_line():
+    import pytest
+    with pytest.raises(tile.CompilationError, match="scalar condition") as info:
+        ir_of(block_conditional_expression, {"out_ptr": "*i32"}, {"BLOCK": 16})
+    assert info.value.lineno == block_conditional_expression.fn.__code__.co_firstlineno + 3
+
+
+def test_compile_time_integers_follow_python():
+    # -7 // 2 == -4 and -7 % 3 == 2 in Python (C would give -3 and -1).
+    filecheck(ir_of(python_division, {"out_ptr": "*i32"}), r"""
+CHECK: arith.constant 196 : i32
+""")
