@@ -225,19 +225,26 @@ def _like(value, scalar_ty):
     return scalar_ty
 
 
+def check_rounding(src, dst, fp_downcast_rounding):
+    """The rules of `.to(..., fp_downcast_rounding=)` (shared with the
+    interpreter)."""
+    if fp_downcast_rounding is None:
+        return
+    if fp_downcast_rounding not in ("rtne", "rtz"):
+        raise SemanticError("fp_downcast_rounding must be 'rtne' or 'rtz', "
+                            "got %r" % (fp_downcast_rounding,))
+    if not (src.is_floating() and dst.is_floating() and
+            dst.primitive_bitwidth < src.primitive_bitwidth):
+        raise SemanticError("fp_downcast_rounding applies only to narrowing "
+                            "float conversions, not %s to %s" % (src, dst))
+    if dst.is_fp8() and fp_downcast_rounding == "rtz":
+        raise SemanticError("conversions to fp8 round to nearest even only "
+                            "(fp_downcast_rounding='rtne')")
+
+
 def cast(b, value, dst, bitcast=False, fp_downcast_rounding=None):
     src = value.type.scalar
-    if fp_downcast_rounding is not None:
-        if fp_downcast_rounding not in ("rtne", "rtz"):
-            raise SemanticError("fp_downcast_rounding must be 'rtne' or 'rtz', "
-                                "got %r" % (fp_downcast_rounding,))
-        if not (src.is_floating() and dst.is_floating() and
-                dst.primitive_bitwidth < src.primitive_bitwidth):
-            raise SemanticError("fp_downcast_rounding applies only to narrowing "
-                                "float conversions, not %s to %s" % (src, dst))
-        if dst.is_fp8() and fp_downcast_rounding == "rtz":
-            raise SemanticError("conversions to fp8 round to nearest even only "
-                                "(fp_downcast_rounding='rtne')")
+    check_rounding(src, dst, fp_downcast_rounding)
     if src == dst:
         return value
     out = _like(value, dst)
@@ -518,7 +525,8 @@ def program_id(b, axis, op="tile.get_program_id"):
     return b.op(d.int32, "%s %s" % (op, "xyz"[axis]))
 
 
-def arange(b, start, end):
+def arange_type(start, end):
+    """The block type of tl.arange(start, end), after its checks."""
     if not (isinstance(start, int) and isinstance(end, int)):
         raise SemanticError("arange's bounds must be constexpr integers")
     n = end - start
@@ -529,7 +537,11 @@ def arange(b, start, end):
         raise SemanticError("arange's size must be a power of two, got %d" % n)
     if start < 0:
         raise SemanticError("arange's start must be non-negative, got %d" % start)
-    ty = d.block_type(d.int32, (n,))
+    return d.block_type(d.int32, (n,))
+
+
+def arange(b, start, end):
+    ty = arange_type(start, end)
     return b.op(ty, "tile.make_range {start = %d : i32, end = %d : i32} : %s"
                 % (start, end, ty.to_ir()))
 
@@ -708,19 +720,21 @@ def atomic_cas(b, ptr, cmp, val, sem, scope):
 _PRECISIONS = ("ieee", "tf32", "tf32x3")
 
 
-def dot(b, a, c, acc, input_precision, out_dtype):
-    if not (a.type.is_block() and c.type.is_block()):
+def dot_types(a, c, input_precision, out_dtype):
+    """(input precision, accumulator type, result shape) of tl.dot on
+    operand types `a` and `c`, after its checks."""
+    if not (a.is_block() and c.is_block()):
         raise SemanticError("dot needs two tensors")
-    if len(a.type.shape) not in (2, 3) or len(c.type.shape) != len(a.type.shape):
+    if len(a.shape) not in (2, 3) or len(c.shape) != len(a.shape):
         raise SemanticError("dot needs 2-D (or batched 3-D) operands of equal rank,"
-                            " got %s and %s" % (list(a.type.shape), list(c.type.shape)))
-    if a.type.shape[-1] != c.type.shape[-2]:
+                            " got %s and %s" % (list(a.shape), list(c.shape)))
+    if a.shape[-1] != c.shape[-2]:
         raise SemanticError("dot's inner dimensions differ: %s and %s" %
-                            (list(a.type.shape), list(c.type.shape)))
-    if a.type.shape[-1] < 16:
+                            (list(a.shape), list(c.shape)))
+    if a.shape[-1] < 16:
         raise SemanticError("dot's inner dimension must be at least 16, got %d"
-                            % a.type.shape[-1])
-    at, ct = a.type.scalar, c.type.scalar
+                            % a.shape[-1])
+    at, ct = a.scalar, c.scalar
     if at != ct and not (at.is_fp8() and ct.is_fp8()):
         raise SemanticError("dot's operands must have the same type, got %s and %s"
                             % (at, ct))
@@ -738,7 +752,12 @@ def dot(b, a, c, acc, input_precision, out_dtype):
         out = d.int32
     else:
         out = out_dtype or d.float32
-    shape = tuple(a.type.shape[:-1]) + (c.type.shape[-1],)
+    return input_precision, out, tuple(a.shape[:-1]) + (c.shape[-1],)
+
+
+def dot(b, a, c, acc, input_precision, out_dtype):
+    input_precision, out, shape = dot_types(a.type, c.type, input_precision,
+                                            out_dtype)
     if acc is None:
         acc = full(b, shape, 0, out)
     else:

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from tile.language import core
 from tile.language import dtypes as d
 from tile.language import semantic as sem
 from tile.runtime.interpreter import numbers, state
@@ -35,17 +36,13 @@ def _program():
     return state.current()
 
 
-def _shape_args(shape):
-    if len(shape) == 1 and isinstance(unwrap(shape[0]), (tuple, list)):
-        shape = unwrap(shape[0])
-    return [int(unwrap(s)) for s in shape]
+_shape_args = core._shape_args
+_constexpr_ints = core._constexpr_ints
+_flag = core._flag
 
 
 def _check_shape(shape):
-    for s in shape:
-        if s <= 0 or s & (s - 1):
-            raise SemanticError("tensor dimensions must be powers of two, "
-                                "got %s" % list(shape))
+    core._check_shape(shape)
     d.block_type(d.int32, shape)  # the element limit
 
 
@@ -70,18 +67,8 @@ def num_programs(axis):
 @builtin
 def arange(start, end):
     start, end = unwrap(start), unwrap(end)
-    if not (isinstance(start, int) and isinstance(end, int)):
-        raise SemanticError("arange's bounds must be constexpr integers")
-    n = end - start
-    if n <= 0:
-        raise SemanticError("arange's end (%d) must be greater than its start (%d)"
-                            % (end, start))
-    if n & (n - 1):
-        raise SemanticError("arange's size must be a power of two, got %d" % n)
-    if start < 0:
-        raise SemanticError("arange's start must be non-negative, got %d" % start)
-    d.block_type(d.int32, (n,))
-    return make(np.arange(start, end, dtype=np.int32), d.int32, (n,))
+    ty = sem.arange_type(start, end)
+    return make(np.arange(start, end, dtype=np.int32), d.int32, ty.shape)
 
 
 @builtin
@@ -444,14 +431,6 @@ def umulhi(x, y):
 
 # ---------------------------------------------------------------- hints
 
-def _constexpr_ints(name, values):
-    values = unwrap(values)
-    for v in values if isinstance(values, (tuple, list)) else [values]:
-        v = unwrap(v)
-        if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
-            raise SemanticError("%s takes positive constexpr ints, got %r" % (name, v))
-
-
 @builtin
 def multiple_of(input, values):
     _constexpr_ints("multiple_of", values)
@@ -511,9 +490,3 @@ def device_assert(cond, msg=""):
         raise AssertionError("device_assert failed in program %s%s: %s"
                              % (tuple(_program().pid), at, unwrap(msg)))
 
-
-def _flag(name, value):
-    value = unwrap(value)
-    if not isinstance(value, bool):
-        raise SemanticError("%s must be True or False, got %r" % (name, value))
-    return value

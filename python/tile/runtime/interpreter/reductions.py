@@ -27,36 +27,12 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None,
     precision = unwrap(input_precision)
     if precision is None and unwrap(allow_tf32) is not None:
         precision = "tf32" if unwrap(allow_tf32) else "ieee"
-    out_dtype = unwrap(out_dtype)
-    if not (a.type.is_block() and c.type.is_block()):
-        raise SemanticError("dot needs two tensors")
-    if len(a.type.shape) not in (2, 3) or len(c.type.shape) != len(a.type.shape):
-        raise SemanticError("dot needs 2-D (or batched 3-D) operands of equal rank,"
-                            " got %s and %s" % (list(a.type.shape), list(c.type.shape)))
-    if a.type.shape[-1] != c.type.shape[-2]:
-        raise SemanticError("dot's inner dimensions differ: %s and %s" %
-                            (list(a.type.shape), list(c.type.shape)))
-    if a.type.shape[-1] < 16:
-        raise SemanticError("dot's inner dimension must be at least 16, got %d"
-                            % a.type.shape[-1])
-    at, ct = a.type.scalar, c.type.scalar
-    if at != ct and not (at.is_fp8() and ct.is_fp8()):
-        raise SemanticError("dot's operands must have the same type, got %s and %s"
-                            % (at, ct))
-    if precision is None:
-        precision = "tf32" if at == d.float32 else "ieee"
-    if precision not in sem._PRECISIONS:
-        raise SemanticError("input_precision must be one of %s, got %r" %
-                            (", ".join(sem._PRECISIONS), precision))
-    shape = tuple(a.type.shape[:-1]) + (c.type.shape[-1],)
+    precision, out, shape = sem.dot_types(a.type, c.type, precision,
+                                          unwrap(out_dtype))
+    at = a.type.scalar
     if at.is_int():
-        if out_dtype not in (None, d.int32):
-            raise SemanticError("an integer dot accumulates in int32; "
-                                "out_dtype=%s is not supported" % (out_dtype,))
-        out = d.int32
         product = np.matmul(a.data.astype(np.int64), c.data.astype(np.int64))
     else:
-        out = out_dtype or d.float32
         x, y = a.data.astype(np.float64), c.data.astype(np.float64)
         if at == d.float32 and precision == "tf32":
             x, y = numbers.round_to(x, "tf32"), numbers.round_to(y, "tf32")

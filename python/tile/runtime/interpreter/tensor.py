@@ -178,17 +178,7 @@ def expand_dims(x, axis):
 def cast(x, dst, bitcast=False, fp_downcast_rounding=None):
     """sem.cast, on values."""
     src = x.type.scalar
-    if fp_downcast_rounding is not None:
-        if fp_downcast_rounding not in ("rtne", "rtz"):
-            raise SemanticError("fp_downcast_rounding must be 'rtne' or 'rtz', "
-                                "got %r" % (fp_downcast_rounding,))
-        if not (src.is_floating() and dst.is_floating() and
-                dst.primitive_bitwidth < src.primitive_bitwidth):
-            raise SemanticError("fp_downcast_rounding applies only to narrowing "
-                                "float conversions, not %s to %s" % (src, dst))
-        if dst.is_fp8() and fp_downcast_rounding == "rtz":
-            raise SemanticError("conversions to fp8 round to nearest even only "
-                                "(fp_downcast_rounding='rtne')")
+    sem.check_rounding(src, dst, fp_downcast_rounding)
     if src == dst:
         return x
     data = x.data
