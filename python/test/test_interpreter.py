@@ -5,12 +5,17 @@ The project's GPU-kernel sources (python/test/kernels/classic.py and the
 benchmark kernels) run here against float64 numpy references, so kernel
 semantics are checked on every change, with no GPU."""
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
 import tile
 import tile.language as tl
 from tile.language import core
+from tile.runtime import jit
 from tile.runtime.interpreter import InterpreterError
 from tile.runtime.interpreter import builtins as ib
 from tile.runtime.interpreter import launch  # noqa: F401 (registers every builtin)
@@ -25,7 +30,8 @@ rng = np.random.default_rng(20261125)
 
 @pytest.fixture(autouse=True)
 def interpret(monkeypatch):
-    monkeypatch.setenv("TILE_INTERPRET", "1")
+    # What TILE_INTERPRET=1 sets when tile is imported.
+    monkeypatch.setattr(jit, "INTERPRET_ALL", True)
 
 
 def rel_err(got, want):
@@ -260,8 +266,17 @@ def test_loop_counters_are_typed_like_the_compiled_loop():
     assert out.tolist() == [0, 1, 2, 3]
 
 
+def test_environment_variable_is_read_at_import():
+    code = ("import tile.runtime.jit as j; import sys; "
+            "sys.exit(0 if j.INTERPRET_ALL else 1)")
+    env = dict(os.environ, TILE_INTERPRET="1")
+    assert subprocess.run([sys.executable, "-c", code], env=env).returncode == 0
+    env["TILE_INTERPRET"] = "0"
+    assert subprocess.run([sys.executable, "-c", code], env=env).returncode == 1
+
+
 def test_interpret_flag_without_environment(monkeypatch):
-    monkeypatch.delenv("TILE_INTERPRET")
+    monkeypatch.setattr(jit, "INTERPRET_ALL", False)
 
     @tile.jit(interpret=True)
     def fill(out_ptr, value, BLOCK: tl.constexpr):

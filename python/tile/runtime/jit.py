@@ -106,7 +106,7 @@ class JITFunction:
 
     @property
     def interpreted(self):
-        return self.interpret or os.environ.get("TILE_INTERPRET", "0") not in ("", "0")
+        return self.interpret or INTERPRET_ALL
 
     def run(self, grid, args, kwargs):
         """The launch path in Python: what the dispatcher falls back to."""
@@ -211,6 +211,11 @@ class JITFunction:
         return "JITFunction(%s)" % self.__name__
 
 
+
+# TILE_INTERPRET=1: every kernel runs in the interpreter. Read once, when
+# tile is imported (as Triton reads TRITON_INTERPRET), so the launch path
+# pays no environment lookup.
+INTERPRET_ALL = os.environ.get("TILE_INTERPRET", "0") not in ("", "0")
 
 # What a launch takes besides the kernel's arguments.
 _LAUNCH_OPTIONS = ("num_warps", "num_stages", "target", "enable_fp_fusion")
