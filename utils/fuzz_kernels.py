@@ -35,8 +35,12 @@ import numpy as np
 SIGNATURE = {"X": "*fp32", "Y": "*fp32", "I": "*i32", "OUT": "*fp32",
              "OUTI": "*i32", "n": "i32", "s": "i32"}
 # OUTI has ATOMIC_SLOTS extra integers after the per-element results, the
-# targets of the kernels' atomics.
-ATOMIC_SLOTS = 8
+# targets of the kernels' atomics: one region of 8 per kind of atomic.
+# Different kinds on one slot would not commute (add then or differs from
+# or then add), and the order in which programs and warps reach a slot is
+# not defined, so only atomics of one kind may share a slot.
+ATOMIC_KINDS = ["add", "max", "min", "xor", "or"]
+ATOMIC_SLOTS = 8 * len(ATOMIC_KINDS)
 
 
 class Generator:
@@ -257,9 +261,10 @@ class Generator:
                 self.ivars.append(name)
             return
         if kind == "atomic":
-            self.lines.append("%stl.atomic_%s(OUTI + n_out + (%s & %d), %s, mask=%s)" % (
-                pad, r.choice(["add", "add", "max", "min", "xor", "or"]), self.iexpr(),
-                ATOMIC_SLOTS - 1, self.iexpr(), self.bexpr()))
+            op = r.choice(["add", "add", "max", "min", "xor", "or"])
+            self.lines.append("%stl.atomic_%s(OUTI + n_out + %d + (%s & 7), %s, mask=%s)" % (
+                pad, op, 8 * ATOMIC_KINDS.index(op), self.iexpr(), self.iexpr(),
+                self.bexpr()))
             return
         if kind == "return":
             if indent != 1:
@@ -438,7 +443,7 @@ def fuzz_valid(args, workdir, tile):
         gen = Generator(random.Random(rng.randint(0, 2**62)))
         statements, block, grid = rng.randint(3, 9), rng.choice([16, 32, 64]), rng.randint(1, 3)
         inputs_seed = rng.randint(0, 2**31)
-        if case % args.shards != args.shard:
+        if case % args.shards != args.shard or (args.cases and case not in args.cases):
             continue
         source = gen.kernel(statements)
         path = os.path.join(workdir, "valid_%d.py" % case)
@@ -457,6 +462,13 @@ def fuzz_valid(args, workdir, tile):
                           lambda a: torch.from_numpy(a.copy()).cuda(), False)
                 problem = compare(got, want)
                 if problem:
+                    if args.minimize:
+                        def check(text, where):
+                            return mismatch(text, where, inputs, grid, block, tile, torch)
+                        out, smallest = minimize(source, path, check)
+                        problem += "\nminimized (n=%d, s=%d, grid=%d, BLOCK=%d) to %s: %s\n%s" % (
+                            inputs["n"], inputs["s"], grid, block, out,
+                            check(smallest, out), smallest)
                     failures.append((path, "mismatch: " + problem))
                     continue
                 counts["gpu_equal"] += 1
@@ -465,6 +477,62 @@ def fuzz_valid(args, workdir, tile):
             if args.verbose:
                 traceback.print_exc()
     return counts, failures
+
+
+def mismatch(source, path, inputs, grid, block, tile, torch):
+    """The GPU/interpreter difference of `source`, or None when it has none
+    or does not compile."""
+    with open(path, "w") as f:
+        f.write(source)
+    try:
+        module = load_module(path, "fuzz_min_%d" % abs(hash(source)))
+        tile.compile(module.kernel, SIGNATURE, {"BLOCK": block})
+        want = run(module.kernel, inputs, grid, block, lambda a: a.copy(), True)
+        got = run(module.kernel, inputs, grid, block,
+                  lambda a: torch.from_numpy(a.copy()).cuda(), False)
+    except Exception:  # noqa: BLE001 - a variant that breaks is not a reproducer
+        return None
+    return compare(got, want)
+
+
+def block_end(lines, i):
+    """One past the last line of the statement starting at line i (with its
+    indented body when it opens one)."""
+    indent = len(lines[i]) - len(lines[i].lstrip())
+    j = i + 1
+    if lines[i].rstrip().endswith(":"):
+        while j < len(lines) and (not lines[j].strip() or
+                                  len(lines[j]) - len(lines[j].lstrip()) > indent):
+            j += 1
+    return j
+
+
+def minimize(source, path, check):
+    """Deletes kernel statements while `check(source, path)` still finds a
+    problem; writes the smallest such kernel next to the case and returns
+    its path and source."""
+    lines = source.splitlines()
+    start = next(i for i, line in enumerate(lines) if "i0 = tl.load(" in line) + 1
+    trials = 0
+    changed = True
+    while changed:
+        changed = False
+        for i in range(len(lines) - 1, start - 1, -1):
+            if i >= len(lines):
+                continue
+            trial = lines[:i] + lines[block_end(lines, i):]
+            trials += 1
+            scratch = "%s_try%d.py" % (path[:-3], trials)
+            found = check("\n".join(trial) + "\n", scratch)
+            if os.path.exists(scratch):
+                os.remove(scratch)
+            if found:
+                lines, changed = trial, True
+    smallest = "\n".join(lines) + "\n"
+    out = path[:-3] + "_min.py"
+    with open(out, "w") as f:
+        f.write(smallest)
+    return out, smallest
 
 
 def fuzz_invalid(args, workdir, tile):
@@ -515,10 +583,15 @@ def main(argv=None):
                         help="also run each valid kernel on the GPU and compare")
     parser.add_argument("--keep", help="directory for the generated kernels")
     parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--cases", type=lambda v: {int(x) for x in v.split(",")},
+                        help="only these valid case numbers, e.g. 24,633")
+    parser.add_argument("--minimize", action="store_true",
+                        help="with --device, shrink each mismatching kernel")
     parser.add_argument("--jobs", type=int, default=1,
                         help="processes, each taking every JOBS-th kernel")
     parser.add_argument("--shard", default="0/1", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    sys.dont_write_bytecode = True  # generated modules are rewritten in place
     args.shard, args.shards = (int(x) for x in args.shard.split("/"))
     workdir = args.keep or tempfile.mkdtemp(prefix="tile-fuzz-kernels-")
     os.makedirs(workdir, exist_ok=True)
