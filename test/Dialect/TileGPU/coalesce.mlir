@@ -1,4 +1,4 @@
-// RUN: tile-opt %s --convert-tile-to-tilegpu --tilegpu-coalesce | FileCheck %s
+// RUN: tile-opt %s --split-input-file --convert-tile-to-tilegpu --tilegpu-coalesce | FileCheck %s
 
 // Rows 16-byte aligned (stride a multiple of 16): 128-bit loads along the
 // minor dimension. Rows of unknown alignment: one element per access, but
@@ -32,6 +32,7 @@ func.func @rows(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %stride: i32 
   return
 }
 
+// -----
 
 // Without alignment facts the default layout stays.
 // CHECK-LABEL: func.func @unaligned_1d
@@ -43,5 +44,58 @@ func.func @unaligned_1d(%p: !tile.ptr<f16>) attributes {tile.kernel} {
   %ptrs = tile.addptr %ps, %r : tensor<256x!tile.ptr<f16>>, tensor<256xi32>
   %x = tile.load %ptrs : tensor<256x!tile.ptr<f16>>
   tile.store %ptrs, %x : tensor<256x!tile.ptr<f16>>
+  return
+}
+
+// -----
+
+// A gathered load (`w[offs // k]`: no contiguity) whose values meet a
+// 128-bit load and store of the same shape takes their layout, so no
+// conversion sits between them. A store never widens past its own vector
+// (%u's alignment is unknown): a wider layout would split its writes.
+// CHECK: #[[W4:.*]] = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+// CHECK-LABEL: func.func @gathered_joins_wide
+// CHECK: tile.load %{{.*}} : tensor<1024x!tile.ptr<f32>, #[[W4]]>
+// CHECK: tile.load %{{.*}} : tensor<1024x!tile.ptr<f32>, #[[W4]]>
+// CHECK: tile.store %{{.*}} : tensor<1024x!tile.ptr<f32>, #[[W4]]>
+// CHECK: tile.store %{{.*}} : tensor<1024x!tile.ptr<f32>, #blocked>
+func.func @gathered_joins_wide(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %w: !tile.ptr<f32>, %y: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %u: !tile.ptr<f32>, %k: i32) attributes {tile.kernel} {
+  %r = tile.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>>
+  %xp = tile.addptr %xs, %r : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+  %xv = tile.load %xp : tensor<1024x!tile.ptr<f32>>
+  %ks = tile.splat %k : i32 -> tensor<1024xi32>
+  %q = arith.divsi %r, %ks : tensor<1024xi32>
+  %ws = tile.splat %w : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>>
+  %wp = tile.addptr %ws, %q : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+  %wv = tile.load %wp : tensor<1024x!tile.ptr<f32>>
+  %prod = arith.mulf %xv, %wv : tensor<1024xf32>
+  %ys = tile.splat %y : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>>
+  %yp = tile.addptr %ys, %r : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+  tile.store %yp, %prod : tensor<1024x!tile.ptr<f32>>
+  %us = tile.splat %u : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>>
+  %up = tile.addptr %us, %r : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+  tile.store %up, %prod : tensor<1024x!tile.ptr<f32>>
+  return
+}
+
+// -----
+
+// Alone, with a store of unknown alignment, a gathered load keeps one
+// element per thread.
+// CHECK-LABEL: func.func @gathered_alone
+// CHECK-NOT: convert_layout
+// CHECK: tile.load %{{.*}} : tensor<1024x!tile.ptr<f32>, #blocked>
+// CHECK: tile.store %{{.*}} : tensor<1024x!tile.ptr<f32>, #blocked>
+func.func @gathered_alone(%w: !tile.ptr<f32>, %u: !tile.ptr<f32>, %k: i32) attributes {tile.kernel} {
+  %r = tile.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+  %ks = tile.splat %k : i32 -> tensor<1024xi32>
+  %q = arith.divsi %r, %ks : tensor<1024xi32>
+  %ws = tile.splat %w : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>>
+  %wp = tile.addptr %ws, %q : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+  %wv = tile.load %wp : tensor<1024x!tile.ptr<f32>>
+  %us = tile.splat %u : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>>
+  %up = tile.addptr %us, %r : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+  tile.store %up, %wv : tensor<1024x!tile.ptr<f32>>
   return
 }

@@ -128,3 +128,27 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
     return %r#1 : tensor<64x64xf32, #sb>
   }
 }
+
+
+// Gathered pointers (`w + offs // k`) are recomputed in the load's layout
+// too: integer division has no side effects, though it is not speculatable.
+// CHECK-LABEL: func.func @gathered_pointers
+// CHECK-NOT: convert_layout
+// CHECK: %[[Q:.*]] = arith.divsi %{{.*}}, %{{.*}} : tensor<1024xi32, #[[V]]>
+// CHECK: %[[P:.*]] = tile.addptr %{{.*}}, %[[Q]] : tensor<1024x!tile.ptr<f32>, #[[V]]>
+// CHECK: tile.load %[[P]] : tensor<1024x!tile.ptr<f32>, #[[V]]>
+// CHECK-NOT: convert_layout
+func.func @gathered_pointers(%w: !tile.ptr<f32>, %y: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %k: i32) attributes {tile.kernel} {
+  %0 = tile.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32, #blocked>
+  %1 = tile.splat %k : i32 -> tensor<1024xi32, #blocked>
+  %2 = arith.divsi %0, %1 : tensor<1024xi32, #blocked>
+  %3 = tile.splat %w : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>, #blocked>
+  %4 = tile.addptr %3, %2 : tensor<1024x!tile.ptr<f32>, #blocked>, tensor<1024xi32, #blocked>
+  %5 = tilegpu.convert_layout %4 : tensor<1024x!tile.ptr<f32>, #blocked> -> tensor<1024x!tile.ptr<f32>, #blocked1>
+  %6 = tile.load %5 : tensor<1024x!tile.ptr<f32>, #blocked1>
+  %7 = tile.splat %y : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>, #blocked>
+  %8 = tile.addptr %7, %0 : tensor<1024x!tile.ptr<f32>, #blocked>, tensor<1024xi32, #blocked>
+  %9 = tilegpu.convert_layout %8 : tensor<1024x!tile.ptr<f32>, #blocked> -> tensor<1024x!tile.ptr<f32>, #blocked1>
+  tile.store %9, %6 : tensor<1024x!tile.ptr<f32>, #blocked1>
+  return
+}

@@ -38,11 +38,14 @@ using namespace mlir::tilegpu;
 
 namespace {
 
-/// Pure, region-free ops whose tensor operands and results all share one
-/// shape: recomputing them in another layout is per element.
+/// Side-effect-free, region-free ops whose tensor operands and results all
+/// share one shape: recomputing them in another layout is per element.
+/// Speculatability does not matter (integer division is not speculatable):
+/// a recomputed op runs where the conversion ran, which its original
+/// dominates.
 bool isElementwise(Operation *op) {
   if (!op || op->getNumRegions() != 0 || op->getNumResults() != 1 ||
-      !isPure(op) || isa<ConvertLayoutOp>(op))
+      !isMemoryEffectFree(op) || isa<ConvertLayoutOp>(op))
     return false;
   auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
   if (!resultType)
