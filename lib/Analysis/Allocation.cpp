@@ -76,9 +76,31 @@ static int64_t warpsAlong(const LinearLayout &layout, unsigned axis) {
   return warps;
 }
 
+unsigned mlir::tile::getConversionRoundBitCount(RankedTensorType srcType,
+                                                RankedTensorType dstType) {
+  int64_t bytes = tensorBytes(srcType);
+  if (bytes <= kConversionScratchLimit)
+    return 0;
+  ConversionRoundBits rounds = findConversionRoundBits(
+      getLinearLayout(srcType), getLinearLayout(dstType));
+  unsigned count = 0;
+  while (count < rounds.indexBits.size() &&
+         (bytes >> count) > kConversionScratchLimit)
+    ++count;
+  return count;
+}
+
 int64_t mlir::tile::getScratchBytes(Operation *op) {
   return llvm::TypeSwitch<Operation *, int64_t>(op)
-      .Case<ConvertLayoutOp, BroadcastOp, ExpandDimsOp, TransOp>(
+      .Case([&](ConvertLayoutOp convert) -> int64_t {
+        if (getRegisterMapping(convert))
+          return 0;
+        auto srcType = cast<RankedTensorType>(convert.getSrc().getType());
+        return tensorBytes(srcType) >>
+               getConversionRoundBitCount(
+                   srcType, cast<RankedTensorType>(convert.getType()));
+      })
+      .Case<BroadcastOp, ExpandDimsOp, TransOp>(
           [&](Operation *op) -> int64_t {
             if (getRegisterMapping(op))
               return 0;

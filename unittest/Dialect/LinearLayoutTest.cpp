@@ -274,3 +274,94 @@ TEST(LinearLayoutTest, NVMMATransposeIsAView) {
 }
 
 } // namespace
+
+namespace {
+
+/// For every value of the round bits, the elements held by `src` registers
+/// with those bits set so are exactly those of `dst`'s: each round is
+/// self-contained. Also checks that every round holds the same number of
+/// distinct elements (the rounds partition the tensor evenly).
+void expectSelfContainedRounds(const LinearLayout &src, const LinearLayout &dst,
+                               const ConversionRoundBits &rounds) {
+  ASSERT_EQ(rounds.indexBits.size(), rounds.srcRegisterBits.size());
+  ASSERT_EQ(rounds.indexBits.size(), rounds.dstRegisterBits.size());
+  auto elementsOf = [](const LinearLayout &layout, ArrayRef<unsigned> bits,
+                       int64_t round) {
+    std::set<int64_t> held;
+    for (int64_t w = 0; w < layout.getNumWarps(); ++w)
+      for (int64_t l = 0; l < layout.getNumLanes(); ++l)
+        for (int64_t r = 0; r < layout.getNumRegisters(); ++r) {
+          int64_t value = 0;
+          for (auto [k, bit] : llvm::enumerate(bits))
+            value |= ((r >> bit) & 1) << k;
+          if (value == round)
+            held.insert(layout.linearIndex(layout.apply(r, l, w)));
+        }
+    return held;
+  };
+  int64_t total = 1;
+  for (int64_t size : src.getShape())
+    total *= size;
+  int64_t count = int64_t(1) << rounds.indexBits.size();
+  for (int64_t round = 0; round < count; ++round) {
+    std::set<int64_t> a = elementsOf(src, rounds.srcRegisterBits, round);
+    std::set<int64_t> b = elementsOf(dst, rounds.dstRegisterBits, round);
+    EXPECT_EQ(a, b) << "round " << round;
+    EXPECT_EQ(int64_t(a.size()), total / count) << "round " << round;
+    // The round's elements agree with the index bits' values.
+    for (int64_t index : a)
+      for (auto [k, bit] : llvm::enumerate(rounds.indexBits))
+        ASSERT_EQ((index >> bit) & 1, (round >> k) & 1);
+  }
+}
+
+} // namespace
+
+TEST(LinearLayoutTest, ConversionRoundsOneDimensional) {
+  // 4 per thread to 1 per thread over 65,536 elements: both wrap around
+  // their CTA tiles (512 and 128 elements) in registers; index bits 9-15
+  // are register bits of both, 7 and 8 are warps of the first.
+  LinearLayout wide = LinearLayout::blocked({65536}, {4}, {32}, {4}, {0});
+  LinearLayout narrow = LinearLayout::blocked({65536}, {1}, {32}, {4}, {0});
+  ConversionRoundBits rounds = findConversionRoundBits(wide, narrow);
+  EXPECT_EQ(rounds.indexBits, (SmallVector<unsigned>{15, 14, 13, 12, 11, 10, 9}));
+  // Wide: registers 0-1 are elements 1 and 2, then 512 onwards.
+  EXPECT_EQ(rounds.srcRegisterBits, (SmallVector<unsigned>{8, 7, 6, 5, 4, 3, 2}));
+  // Narrow: registers are 128, 256, 512, ...
+  EXPECT_EQ(rounds.dstRegisterBits, (SmallVector<unsigned>{8, 7, 6, 5, 4, 3, 2}));
+  // Small enough for the check to enumerate: the same pair at 4,096.
+  LinearLayout w = LinearLayout::blocked({4096}, {4}, {32}, {4}, {0});
+  LinearLayout n = LinearLayout::blocked({4096}, {1}, {32}, {4}, {0});
+  ConversionRoundBits small = findConversionRoundBits(w, n);
+  EXPECT_EQ(small.indexBits, (SmallVector<unsigned>{11, 10, 9}));
+  expectSelfContainedRounds(w, n, small);
+  expectSelfContainedRounds(n, w, findConversionRoundBits(n, w));
+}
+
+TEST(LinearLayoutTest, ConversionRoundsTwoDimensional) {
+  // Rows of 4-wide vectors to rows of scalars, and an mma accumulator to
+  // the blocked layout a store wants: the rows beyond the CTA tiles are
+  // registers of both.
+  LinearLayout rows4 = LinearLayout::blocked({64, 64}, {1, 4}, {2, 16}, {4, 1}, {1, 0});
+  LinearLayout rows1 = LinearLayout::blocked({64, 64}, {1, 1}, {1, 32}, {4, 1}, {1, 0});
+  ConversionRoundBits rounds = findConversionRoundBits(rows4, rows1);
+  EXPECT_FALSE(rounds.indexBits.empty());
+  expectSelfContainedRounds(rows4, rows1, rounds);
+  LinearLayout acc = LinearLayout::mmaAccumulator({128, 64}, {4, 1}, 64);
+  LinearLayout store = LinearLayout::blocked({128, 64}, {1, 4}, {2, 16}, {4, 1}, {1, 0});
+  ConversionRoundBits epilogue = findConversionRoundBits(acc, store);
+  EXPECT_FALSE(epilogue.indexBits.empty());
+  expectSelfContainedRounds(acc, store, epilogue);
+}
+
+TEST(LinearLayoutTest, TransposedLayoutsHaveNoRounds) {
+  // Lanes along columns on one side and along rows on the other: every
+  // index bit is moved by a lane or warp of one of them, so no round
+  // holds whole registers of both.
+  LinearLayout byRow = LinearLayout::blocked({128, 128}, {1, 4}, {1, 32}, {4, 1}, {1, 0});
+  LinearLayout byCol = LinearLayout::blocked({128, 128}, {4, 1}, {32, 1}, {1, 4}, {0, 1});
+  EXPECT_TRUE(findConversionRoundBits(byRow, byCol).indexBits.empty());
+  // A tensor no larger than the CTA has no registers to split by.
+  LinearLayout tiny = LinearLayout::blocked({16}, {1}, {32}, {4}, {0});
+  EXPECT_TRUE(findConversionRoundBits(tiny, tiny).indexBits.empty());
+}

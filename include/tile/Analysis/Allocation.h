@@ -13,6 +13,7 @@
 #ifndef TILE_ANALYSIS_ALLOCATION_H
 #define TILE_ANALYSIS_ALLOCATION_H
 
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
@@ -29,6 +30,19 @@ unsigned getSharedElementBytes(Type elementType);
 /// for each result register, the operand register holding the same element
 /// in the same thread; std::nullopt when data must move between threads.
 std::optional<SmallVector<int64_t>> getRegisterMapping(Operation *op);
+
+/// The most scratch one layout conversion takes at a time. A larger one
+/// moves its data in rounds through a buffer of at most this size, where
+/// its layouts allow (tilegpu::findConversionRoundBits), so that shared
+/// memory does not bound the size of a tensor that changes layout.
+constexpr int64_t kConversionScratchLimit = 64 * 1024;
+
+/// How many of the round bits of a conversion from `srcType` to `dstType`
+/// that moves data between threads its lowering uses: the fewest that bring
+/// its scratch within kConversionScratchLimit (0 for one round), or all
+/// there are when none suffice.
+unsigned getConversionRoundBitCount(RankedTensorType srcType,
+                                    RankedTensorType dstType);
 
 /// Scratch bytes `op` needs while it runs; 0 for none.
 int64_t getScratchBytes(Operation *op);

@@ -174,6 +174,74 @@ std::optional<MemDescType> scratchLayoutFor(RankedTensorType srcType,
   return type;
 }
 
+/// `index` with bits `bits` (descending) taken out, the higher bits moved
+/// down to close each gap.
+Value removeBits(OpBuilder &b, Location loc, Value index,
+                 ArrayRef<unsigned> bits) {
+  for (unsigned bit : bits) {
+    Value low = arith::AndIOp::create(b, loc, index,
+                                      i32Constant(b, loc, (1ll << bit) - 1));
+    Value high = arith::ShLIOp::create(
+        b, loc,
+        arith::ShRUIOp::create(b, loc, index, i32Constant(b, loc, bit + 1)),
+        i32Constant(b, loc, bit));
+    index = arith::OrIOp::create(b, loc, low, high);
+  }
+  return index;
+}
+
+/// The value of register bits `bits` of `reg`, bit k of the result being
+/// register bit bits[k].
+int64_t roundOf(int64_t reg, ArrayRef<unsigned> bits) {
+  int64_t round = 0;
+  for (auto [k, bit] : llvm::enumerate(bits))
+    round |= ((reg >> bit) & 1) << k;
+  return round;
+}
+
+/// A conversion too large for one scratch buffer, in 2^count rounds: round
+/// r moves the elements whose round bits (index bits that are register bits
+/// of both layouts, findConversionRoundBits) read r, which are whole
+/// registers on both sides, through a buffer indexed by the element index
+/// without those bits. A barrier before each later round keeps its writes
+/// off the buffer until the previous round's reads are done.
+void convertInRounds(ConvertLayoutOp op, ValueRange src, Value base,
+                     unsigned count, ConversionPatternRewriter &rewriter) {
+  Location loc = op.getLoc();
+  auto srcType = cast<RankedTensorType>(op.getSrc().getType());
+  auto dstType = cast<RankedTensorType>(op.getType());
+  LinearLayout srcLayout = getLinearLayout(srcType);
+  LinearLayout dstLayout = getLinearLayout(dstType);
+  ConversionRoundBits all = findConversionRoundBits(srcLayout, dstLayout);
+  ArrayRef<unsigned> indexBits = ArrayRef(all.indexBits).take_front(count);
+  ArrayRef<unsigned> srcBits = ArrayRef(all.srcRegisterBits).take_front(count);
+  ArrayRef<unsigned> dstBits = ArrayRef(all.dstRegisterBits).take_front(count);
+  Type elementType = srcType.getElementType();
+  ThreadId tid = getThreadId(rewriter, op);
+  Value owner = emitOwnerPredicate(rewriter, loc, srcLayout, tid);
+  auto address = [&](ArrayRef<Value> coords) {
+    Value index = emitLinearIndex(rewriter, loc, coords, srcType.getShape());
+    return sharedElementPtr(rewriter, loc, base, elementType,
+                            removeBits(rewriter, loc, index, indexBits));
+  };
+  auto srcCoords = emitCoordinates(rewriter, loc, srcLayout, tid);
+  auto dstCoords = emitCoordinates(rewriter, loc, dstLayout, tid);
+  SmallVector<Value> results(dstLayout.getNumRegisters());
+  for (int64_t round = 0; round < (int64_t(1) << count); ++round) {
+    if (round > 0)
+      emitBarrier(rewriter, loc);
+    for (int64_t reg = 0; reg < srcLayout.getNumRegisters(); ++reg)
+      if (roundOf(reg, srcBits) == round)
+        storeShared(rewriter, loc, address(srcCoords[reg]), src[reg], owner);
+    emitBarrier(rewriter, loc);
+    for (int64_t reg = 0; reg < dstLayout.getNumRegisters(); ++reg)
+      if (roundOf(reg, dstBits) == round)
+        results[reg] =
+            loadShared(rewriter, loc, address(dstCoords[reg]), elementType);
+  }
+  rewriter.replaceOpWithMultiple(op, {results});
+}
+
 /// broadcast, expand_dims, trans, convert_layout and reshape.
 template <typename OpTy> struct RearrangePattern : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
@@ -221,8 +289,13 @@ template <typename OpTy> struct RearrangePattern : OpConversionPattern<OpTy> {
       return emitLinearIndex(b, loc, s, srcShape);
     };
     std::optional<MemDescType> scratch;
-    if (isa<ConvertLayoutOp>(op))
+    if (auto convert = dyn_cast<ConvertLayoutOp>(op.getOperation())) {
+      if (unsigned count = getConversionRoundBitCount(srcType, dstType)) {
+        convertInRounds(convert, src, base, count, rewriter);
+        return success();
+      }
       scratch = scratchLayoutFor(srcType, dstType);
+    }
     if (scratch) {
       // Through a buffer laid out for the result: its reads are vectors
       // up to 16 bytes, the swizzle keeps the writes off shared banks.

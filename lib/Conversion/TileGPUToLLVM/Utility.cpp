@@ -349,8 +349,8 @@ Value mlir::tile::emitLinearIndex(OpBuilder &b, Location loc,
   return index;
 }
 
-static Value sharedElementPtr(OpBuilder &b, Location loc, Value base,
-                              Type elementType, Value index) {
+Value mlir::tile::sharedElementPtr(OpBuilder &b, Location loc, Value base,
+                                   Type elementType, Value index) {
   auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 3);
   return LLVM::GEPOp::create(b, loc, ptrType, storageType(elementType), base,
                              ValueRange{index});

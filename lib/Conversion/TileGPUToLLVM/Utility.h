@@ -81,6 +81,9 @@ Value fromStorage(OpBuilder &b, Location loc, Value value, Type type);
 void storeShared(OpBuilder &b, Location loc, Value ptr, Value value,
                  Value predicate);
 Value loadShared(OpBuilder &b, Location loc, Value ptr, Type type);
+/// The address of element `index` of a buffer of `elementType` at `base`.
+Value sharedElementPtr(OpBuilder &b, Location loc, Value base,
+                       Type elementType, Value index);
 
 /// bar.sync 0; inside a consumer partition (where the builder inserts), a
 /// named barrier for its threads.

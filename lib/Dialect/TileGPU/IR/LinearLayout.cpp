@@ -375,3 +375,47 @@ std::string LinearLayout::str() const {
   }
   return text;
 }
+
+ConversionRoundBits
+mlir::tilegpu::findConversionRoundBits(const LinearLayout &src,
+                                       const LinearLayout &dst) {
+  ConversionRoundBits rounds;
+  if (src.getShape() != dst.getShape())
+    return rounds;
+  // Distributed shapes are powers of two, so a basis's row-major index is
+  // the concatenation of its coordinates' bits and XOR stays linear.
+  auto flat = [&](ArrayRef<int64_t> basis) {
+    return uint64_t(src.linearIndex(basis));
+  };
+  // How many bases of either layout move each index bit.
+  std::map<unsigned, unsigned> movers;
+  for (const LinearLayout *layout : {&src, &dst})
+    for (unsigned dim = 0; dim < LinearLayout::kNumInDims; ++dim)
+      for (const LinearLayout::Basis &basis :
+           layout->getBases(LinearLayout::InDim(dim)))
+        for (uint64_t bits = flat(basis); bits; bits &= bits - 1)
+          ++movers[llvm::countr_zero(bits)];
+  auto singleBitRegisters = [&](const LinearLayout &layout) {
+    std::map<unsigned, unsigned> byBit; // index bit -> register bit
+    for (auto [i, basis] :
+         llvm::enumerate(layout.getBases(LinearLayout::Register))) {
+      uint64_t bits = flat(basis);
+      if (llvm::has_single_bit(bits))
+        byBit[llvm::countr_zero(bits)] = i;
+    }
+    return byBit;
+  };
+  std::map<unsigned, unsigned> srcBits = singleBitRegisters(src);
+  std::map<unsigned, unsigned> dstBits = singleBitRegisters(dst);
+  for (auto it = srcBits.rbegin(); it != srcBits.rend(); ++it) {
+    auto [bit, srcRegister] = *it;
+    auto match = dstBits.find(bit);
+    // Exactly these two bases move the bit: one register of each layout.
+    if (match == dstBits.end() || movers[bit] != 2)
+      continue;
+    rounds.indexBits.push_back(bit);
+    rounds.srcRegisterBits.push_back(srcRegister);
+    rounds.dstRegisterBits.push_back(match->second);
+  }
+  return rounds;
+}

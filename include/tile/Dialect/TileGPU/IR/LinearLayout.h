@@ -165,6 +165,20 @@ private:
   std::array<llvm::SmallVector<Basis>, kNumInDims> bases;
 };
 
+/// How a conversion between two layouts of one tensor can move its data in
+/// rounds: each entry is a bit of the row-major element index that is a
+/// register bit of both layouts (`srcRegisterBits[k]` of the source,
+/// `dstRegisterBits[k]` of the result) and that no other basis of either
+/// layout moves. Fixing the values of any subset of these bits selects the
+/// same elements in both layouts (whole registers of every thread), so each
+/// choice is a self-contained round, and the rounds partition the tensor.
+/// Sorted from the most significant index bit down.
+struct ConversionRoundBits {
+  llvm::SmallVector<unsigned> indexBits, srcRegisterBits, dstRegisterBits;
+};
+ConversionRoundBits findConversionRoundBits(const LinearLayout &src,
+                                            const LinearLayout &dst);
+
 } // namespace tilegpu
 } // namespace mlir
 

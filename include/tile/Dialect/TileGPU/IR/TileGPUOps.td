@@ -17,7 +17,9 @@ def TileGPU_ConvertLayoutOp : TileGPU_Op<"convert_layout",
   let description = [{
     The same tensor, held by threads as `result`'s encoding says. When the
     two layouts differ only in which registers hold what, this is free;
-    otherwise it goes through shared memory.
+    otherwise it goes through shared memory: a conversion of more than 64
+    KiB in rounds of at most that size, where some bits of the element
+    index are register bits of both layouts.
 
     ```mlir
     %1 = tilegpu.convert_layout %0 : tensor<128xf32, #a> -> tensor<128xf32, #b>

@@ -1,0 +1,76 @@
+"""Layout conversions on the GPU, from blocks of 1K to 1M elements: those
+above 64 KiB move through the scratch buffer in rounds (issue 27, item 14).
+Outputs are poisoned before each launch and compared exactly (the kernels
+only scale by 3) or, for the normalisation, against float64."""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+if not torch.cuda.is_available():
+    pytest.skip("needs a CUDA GPU", allow_module_level=True)
+
+from gpu_checks import cdiv, rel_err
+from kernels import conversions as cv
+
+pytestmark = pytest.mark.gpu
+
+
+def poisoned_unaligned(n, dtype):
+    """n elements starting one element into a buffer: the store cannot be
+    16-byte aligned, so it takes a narrower layout than the load."""
+    fill = float("nan") if dtype.is_floating_point else -77
+    return torch.full((n + 1,), fill, device="cuda", dtype=dtype)[1:]
+
+
+def random_of(shape, dtype):
+    if dtype.is_floating_point:
+        return torch.randn(shape, device="cuda").to(dtype)
+    return torch.randint(-40, 40, shape, device="cuda", dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int8])
+@pytest.mark.parametrize("block,warps", [(1024, 4), (4096, 4), (16384, 4),
+                                         (65536, 4), (262144, 32),
+                                         (1048576, 32)])
+def test_1d_conversion(block, warps, dtype):
+    if dtype != torch.float32 and block == 1048576:
+        pytest.skip("one dtype at the largest block keeps the compile short")
+    n = 2 * block - 123  # two programs, the second partly masked
+    x = random_of((n,), dtype)
+    y = poisoned_unaligned(n, dtype)
+    cv.scale_1d_kernel[(cdiv(n, block),)](x, y, n, BLOCK=block, num_warps=warps)
+    torch.cuda.synchronize()
+    assert torch.equal(y, x * 3)
+
+
+@pytest.mark.parametrize("rows,cols,warps", [(32, 32, 4), (64, 64, 4),
+                                             (128, 128, 4), (256, 256, 4),
+                                             (512, 512, 32), (1024, 1024, 32)])
+def test_2d_conversion(rows, cols, warps):
+    M, N = rows + 37, cols + 19  # partial tiles on both edges
+    x = random_of((M, N), torch.float32)
+    # Rows of N + 1: no row after the first starts 16-byte aligned.
+    y_buf = torch.full((M, N + 1), float("nan"), device="cuda")
+    cv.scale_2d_kernel[(cdiv(M, rows), cdiv(N, cols))](
+        x, y_buf, M, N, N + 1, ROWS=rows, COLS=cols, num_warps=warps)
+    torch.cuda.synchronize()
+    assert torch.equal(y_buf[:, :N], x * 3)
+
+
+@pytest.mark.parametrize("block", [1024, 16384, 65536])
+def test_channel_norm(block):
+    rows, n, per_channel = 3, 65536, 64
+    x = torch.randn(rows, n, device="cuda") * 2 + 0.5
+    w = torch.randn(n // per_channel, device="cuda")
+    b = torch.randn(n // per_channel, device="cuda")
+    y = torch.full_like(x, float("nan"))
+    cv.channel_norm_kernel[(rows,)](x, w, b, y, n, per_channel, 1e-5,
+                                    BLOCK=block)
+    torch.cuda.synchronize()
+    xd = x.double()
+    mean = xd.mean(dim=1, keepdim=True)
+    var = xd.var(dim=1, unbiased=False, keepdim=True)
+    ref = (xd - mean) / torch.sqrt(var + 1e-5)
+    ref = ref * w.double().repeat_interleave(per_channel) \
+        + b.double().repeat_interleave(per_channel)
+    assert rel_err(y, ref) < 1e-5

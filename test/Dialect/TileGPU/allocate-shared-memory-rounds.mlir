@@ -1,0 +1,54 @@
+// RUN: tile-opt %s --split-input-file --tilegpu-allocate-shared-memory | FileCheck %s --check-prefix=ALLOC
+// RUN: tile-opt %s --split-input-file --tilegpu-allocate-shared-memory --convert-tilegpu-to-llvm | FileCheck %s --check-prefix=LOWER
+
+// A conversion of 256 KiB (65,536 f32 from 4 to 1 element per thread) goes
+// in four rounds through 64 KiB: index bits 15 and 14 are register bits of
+// both layouts. Each round stores its registers, waits at a barrier and
+// loads; a barrier keeps the next round's stores until those loads are done.
+// ALLOC: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared = 65536 : i64
+// ALLOC: tilegpu.convert_layout {{.*}} {tilegpu.offset = 0 : i64} : tensor<65536xf32
+// LOWER-LABEL: func.func @rounds
+// LOWER-COUNT-7: nvvm.barrier0
+// LOWER-NOT: nvvm.barrier0
+// LOWER: return
+#wide = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#narrow = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @rounds(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<f32>) attributes {tile.kernel} {
+    %r = tile.make_range {end = 65536 : i32, start = 0 : i32} : tensor<65536xi32, #wide>
+    %xs = tile.splat %x : !tile.ptr<f32> -> tensor<65536x!tile.ptr<f32>, #wide>
+    %xp = tile.addptr %xs, %r : tensor<65536x!tile.ptr<f32>, #wide>, tensor<65536xi32, #wide>
+    %v = tile.load %xp : tensor<65536x!tile.ptr<f32>, #wide>
+    %c = tilegpu.convert_layout %v : tensor<65536xf32, #wide> -> tensor<65536xf32, #narrow>
+    %q = tile.make_range {end = 65536 : i32, start = 0 : i32} : tensor<65536xi32, #narrow>
+    %ys = tile.splat %y : !tile.ptr<f32> -> tensor<65536x!tile.ptr<f32>, #narrow>
+    %yp = tile.addptr %ys, %q : tensor<65536x!tile.ptr<f32>, #narrow>, tensor<65536xi32, #narrow>
+    tile.store %yp, %c : tensor<65536x!tile.ptr<f32>, #narrow>
+    return
+  }
+}
+
+// -----
+
+// One of 16 KiB goes at once: one barrier between the stores and the loads.
+// ALLOC: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared = 16384 : i64
+// LOWER-LABEL: func.func @once
+// LOWER-COUNT-1: nvvm.barrier0
+// LOWER-NOT: nvvm.barrier0
+// LOWER: return
+#wide = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#narrow = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @once(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<f32>) attributes {tile.kernel} {
+    %r = tile.make_range {end = 4096 : i32, start = 0 : i32} : tensor<4096xi32, #wide>
+    %xs = tile.splat %x : !tile.ptr<f32> -> tensor<4096x!tile.ptr<f32>, #wide>
+    %xp = tile.addptr %xs, %r : tensor<4096x!tile.ptr<f32>, #wide>, tensor<4096xi32, #wide>
+    %v = tile.load %xp : tensor<4096x!tile.ptr<f32>, #wide>
+    %c = tilegpu.convert_layout %v : tensor<4096xf32, #wide> -> tensor<4096xf32, #narrow>
+    %q = tile.make_range {end = 4096 : i32, start = 0 : i32} : tensor<4096xi32, #narrow>
+    %ys = tile.splat %y : !tile.ptr<f32> -> tensor<4096x!tile.ptr<f32>, #narrow>
+    %yp = tile.addptr %ys, %q : tensor<4096x!tile.ptr<f32>, #narrow>, tensor<4096xi32, #narrow>
+    tile.store %yp, %c : tensor<4096x!tile.ptr<f32>, #narrow>
+    return
+  }
+}
