@@ -22,6 +22,11 @@ def poisoned_unaligned(n, dtype):
     return torch.full((n + 1,), fill, device="cuda", dtype=dtype)[1:]
 
 
+def scratch_of_launch(kernel):
+    """Shared memory of the specialisation the last launch compiled."""
+    return list(kernel.cache.values())[-1].metadata["shared"]
+
+
 def random_of(shape, dtype):
     if dtype.is_floating_point:
         return torch.randn(shape, device="cuda").to(dtype)
@@ -35,26 +40,37 @@ def random_of(shape, dtype):
 def test_1d_conversion(block, warps, dtype):
     if dtype != torch.float32 and block == 1048576:
         pytest.skip("one dtype at the largest block keeps the compile short")
-    n = 2 * block - 123  # two programs, the second partly masked
+    # Two programs, the second partly masked; n a multiple of 16 so that the
+    # load may take 16-byte vectors.
+    n = 2 * block - 128
     x = random_of((n,), dtype)
     y = poisoned_unaligned(n, dtype)
+    cv.scale_1d_kernel.cache.clear()
     cv.scale_1d_kernel[(cdiv(n, block),)](x, y, n, BLOCK=block, num_warps=warps)
     torch.cuda.synchronize()
     assert torch.equal(y, x * 3)
+    # The block changed layout through shared memory, in 64 KiB rounds
+    # once larger.
+    assert scratch_of_launch(cv.scale_1d_kernel) == min(block * x.element_size(),
+                                                         64 * 1024)
 
 
 @pytest.mark.parametrize("rows,cols,warps", [(32, 32, 4), (64, 64, 4),
                                              (128, 128, 4), (256, 256, 4),
                                              (512, 512, 32), (1024, 1024, 32)])
 def test_2d_conversion(rows, cols, warps):
-    M, N = rows + 37, cols + 19  # partial tiles on both edges
+    # Partial tiles on both edges; x's rows 16-byte aligned (N a multiple
+    # of 16), y's rows of N + 1 not, so the two accesses differ in width.
+    M, N = rows + 37, cols + 16
     x = random_of((M, N), torch.float32)
-    # Rows of N + 1: no row after the first starts 16-byte aligned.
     y_buf = torch.full((M, N + 1), float("nan"), device="cuda")
+    cv.scale_2d_kernel.cache.clear()
     cv.scale_2d_kernel[(cdiv(M, rows), cdiv(N, cols))](
         x, y_buf, M, N, N + 1, ROWS=rows, COLS=cols, num_warps=warps)
     torch.cuda.synchronize()
     assert torch.equal(y_buf[:, :N], x * 3)
+    assert scratch_of_launch(cv.scale_2d_kernel) == min(rows * cols * 4,
+                                                        64 * 1024)
 
 
 @pytest.mark.parametrize("block", [1024, 16384, 65536])
