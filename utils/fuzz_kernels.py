@@ -21,6 +21,7 @@ mismatch is a real difference in semantics, not a last-bit effect.
 """
 
 import argparse
+import re
 import importlib.util
 import json
 import os
@@ -470,6 +471,9 @@ def fuzz_valid(args, workdir, tile):
                             inputs["n"], inputs["s"], grid, block, out,
                             check(smallest, out), smallest)
                     failures.append((path, "mismatch: " + problem))
+                    # Reported at once too: a run cut short keeps it.
+                    print("FAIL %s: mismatch: %s" % (path, problem), file=sys.stderr,
+                          flush=True)
                     continue
                 counts["gpu_equal"] += 1
         except Exception as e:  # noqa: BLE001 - every failure is reported
@@ -518,7 +522,8 @@ def minimize(source, path, check):
     while changed:
         changed = False
         for i in range(len(lines) - 1, start - 1, -1):
-            if i >= len(lines):
+            # A while loop without its counter's step would never end.
+            if i >= len(lines) or re.match(r"\s*w\d+ \+= 1$", lines[i]):
                 continue
             trial = lines[:i] + lines[block_end(lines, i):]
             trials += 1
