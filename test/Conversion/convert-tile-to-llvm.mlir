@@ -1,4 +1,4 @@
-// RUN: tile-opt %s --convert-tile-to-llvm --reconcile-unrealized-casts | FileCheck %s
+// RUN: tile-opt %s --split-input-file --convert-tile-to-llvm --reconcile-unrealized-casts | FileCheck %s
 
 // Scalar Tile IR after distribution. The kernel gets NVVM's kernel marker
 // and its block size; program ids read ctaid; `/` on f32 is div.full (as
@@ -20,6 +20,24 @@ module attributes {tilegpu.num_warps = 8 : i32} {
     %e = math.exp %q : f32
     %s = arith.addf %e, %r : f32
     %pp = tile.addptr %p, %pid : !tile.ptr<f32>, i32
+    return
+  }
+}
+
+// -----
+
+// umulhi is one mul.hi through NVVM's intrinsics, never a widened 64-bit
+// multiply (which ptxas 13.0 -O3 miscompiled in a loop, issue 27).
+// CHECK-LABEL: llvm.func @high_halves(
+// CHECK: llvm.call_intrinsic "llvm.nvvm.mulhi.ui"(%{{.*}}, %{{.*}}) : (i32, i32) -> i32
+// CHECK: llvm.call_intrinsic "llvm.nvvm.mulhi.ull"(%{{.*}}, %{{.*}}) : (i64, i64) -> i64
+// CHECK-NOT: llvm.zext
+module attributes {tilegpu.num_warps = 4 : i32} {
+  func.func @high_halves(%p: !tile.ptr<i32>, %q: !tile.ptr<i64>, %x: i32, %y: i64) attributes {tile.kernel} {
+    %h = tile.mulhiui %x, %x : i32
+    %g = tile.mulhiui %y, %y : i64
+    tile.store %p, %h : !tile.ptr<i32>
+    tile.store %q, %g : !tile.ptr<i64>
     return
   }
 }
