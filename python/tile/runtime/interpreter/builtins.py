@@ -22,7 +22,7 @@ from tile.runtime.interpreter import tensor as T
 
 COMPOSITES = {"sigmoid", "fdiv", "cdiv", "clamp", "softmax", "zeros",
               "zeros_like", "full_like", "view", "randint", "rand", "rand4x",
-              "randn"}
+              "randn", "multiple_of", "max_contiguous"}
 
 BUILTINS = {}
 
@@ -37,7 +37,6 @@ def _program():
 
 
 _shape_args = core._shape_args
-_constexpr_ints = core._constexpr_ints
 _flag = core._flag
 
 
@@ -430,18 +429,6 @@ def umulhi(x, y):
 
 
 # ---------------------------------------------------------------- hints
-
-@builtin
-def multiple_of(input, values):
-    _constexpr_ints("multiple_of", values)
-    return input
-
-
-@builtin
-def max_contiguous(input, values):
-    _constexpr_ints("max_contiguous", values)
-    return input
-
 
 @builtin
 def static_assert(cond, msg=""):
