@@ -41,6 +41,13 @@ Value CrossWarpExchange::read(OpBuilder &b, unsigned k, Value index) const {
 
 void CrossWarpExchange::publish(OpBuilder &b) const { emitBarrier(b, loc); }
 
+int64_t mlir::tile::gatherBits(int64_t index, ArrayRef<unsigned> bits) {
+  int64_t out = 0;
+  for (auto [k, bit] : llvm::enumerate(bits))
+    out |= ((index >> bit) & 1) << k;
+  return out;
+}
+
 Value mlir::tile::gatherBits(OpBuilder &b, Location loc, Value index,
                              ArrayRef<unsigned> bits) {
   Value out = i32Constant(b, loc, 0);

@@ -50,6 +50,8 @@ private:
 /// warp bits that move along it.
 Value gatherBits(OpBuilder &b, Location loc, Value index,
                  ArrayRef<unsigned> bits);
+/// The same for a compile-time index (a register number).
+int64_t gatherBits(int64_t index, ArrayRef<unsigned> bits);
 
 /// The combiner region of a reduce or scan applied to (lhs..., rhs...).
 SmallVector<Value> applyCombiner(OpBuilder &b, Region &combiner, ValueRange lhs,

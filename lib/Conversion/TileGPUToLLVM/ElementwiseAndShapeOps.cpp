@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CrossWarpExchange.h"
 #include "Utility.h"
 
 #include "tile/Analysis/SharedAccess.h"
@@ -190,15 +191,6 @@ Value removeBits(OpBuilder &b, Location loc, Value index,
   return index;
 }
 
-/// The value of register bits `bits` of `reg`, bit k of the result being
-/// register bit bits[k].
-int64_t roundOf(int64_t reg, ArrayRef<unsigned> bits) {
-  int64_t round = 0;
-  for (auto [k, bit] : llvm::enumerate(bits))
-    round |= ((reg >> bit) & 1) << k;
-  return round;
-}
-
 /// A conversion too large for one scratch buffer, in 2^count rounds: round
 /// r moves the elements whose round bits (index bits that are register bits
 /// of both layouts, findConversionRoundBits) read r, which are whole
@@ -231,11 +223,11 @@ void convertInRounds(ConvertLayoutOp op, ValueRange src, Value base,
     if (round > 0)
       emitBarrier(rewriter, loc);
     for (int64_t reg = 0; reg < srcLayout.getNumRegisters(); ++reg)
-      if (roundOf(reg, srcBits) == round)
+      if (gatherBits(reg, srcBits) == round)
         storeShared(rewriter, loc, address(srcCoords[reg]), src[reg], owner);
     emitBarrier(rewriter, loc);
     for (int64_t reg = 0; reg < dstLayout.getNumRegisters(); ++reg)
-      if (roundOf(reg, dstBits) == round)
+      if (gatherBits(reg, dstBits) == round)
         results[reg] =
             loadShared(rewriter, loc, address(dstCoords[reg]), elementType);
   }

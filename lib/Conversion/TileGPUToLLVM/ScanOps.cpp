@@ -74,15 +74,8 @@ std::optional<AxisBits> splitAxis(const LinearLayout &layout, unsigned axis) {
   return split;
 }
 
-/// The number formed by bits `bits` of `index` (bit k of the result is bit
-/// bits[k] of index).
-int64_t gatherBits(int64_t index, ArrayRef<unsigned> bits) {
-  int64_t out = 0;
-  for (auto [k, bit] : llvm::enumerate(bits))
-    out |= ((index >> bit) & 1) << k;
-  return out;
-}
-// ... and of a runtime index (CrossWarpExchange.h).
+// The number formed by chosen bits of an index, at compile time or run
+// time (CrossWarpExchange.h).
 using mlir::tile::gatherBits;
 
 /// `index` with the bits `bits` replaced by those of `field`.

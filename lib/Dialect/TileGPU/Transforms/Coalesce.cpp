@@ -4,7 +4,6 @@
 #include "tile/Dialect/TileGPU/Transforms/Passes.h"
 
 #include "llvm/ADT/MapVector.h"
-#include "llvm/ADT/SetVector.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace mlir {
@@ -33,31 +32,35 @@ SmallVector<unsigned> accessOrder(Value ptr, const AxisInfo &info) {
   return order;
 }
 
-/// The loads and stores that exchange tensors with `root`, directly or
-/// through other tensor-valued ops, in either direction.
-SetVector<Operation *> connectedAccesses(Operation *root) {
-  SetVector<Operation *> seen;
-  SmallVector<Operation *> work{root};
-  seen.insert(root);
-  auto visit = [&](Operation *op) {
-    if (op && seen.insert(op))
-      work.push_back(op);
-  };
-  while (!work.empty()) {
-    Operation *op = work.pop_back_val();
-    for (Value operand : op->getOperands())
-      if (isa<RankedTensorType>(operand.getType()))
-        visit(operand.getDefiningOp());
-    for (Value result : op->getResults())
-      if (isa<RankedTensorType>(result.getType()))
-        for (Operation *user : result.getUsers())
-          visit(user);
+/// Labels the ops that exchange tensors with one another, directly or
+/// through other tensor-valued ops, in either direction: two ops get the
+/// same label when such a path joins them. Only ops reachable from `roots`
+/// are labelled.
+DenseMap<Operation *, unsigned> labelTensorFlow(ArrayRef<Operation *> roots) {
+  DenseMap<Operation *, unsigned> label;
+  unsigned next = 0;
+  for (Operation *root : roots) {
+    if (label.count(root))
+      continue;
+    unsigned id = next++;
+    SmallVector<Operation *> work{root};
+    label[root] = id;
+    auto visit = [&](Operation *op) {
+      if (op && label.try_emplace(op, id).second)
+        work.push_back(op);
+    };
+    while (!work.empty()) {
+      Operation *op = work.pop_back_val();
+      for (Value operand : op->getOperands())
+        if (isa<RankedTensorType>(operand.getType()))
+          visit(operand.getDefiningOp());
+      for (Value result : op->getResults())
+        if (isa<RankedTensorType>(result.getType()))
+          for (Operation *user : result.getUsers())
+            visit(user);
+    }
   }
-  SetVector<Operation *> accesses;
-  for (Operation *op : seen)
-    if (op != root && isa<LoadOp, StoreOp>(op))
-      accesses.insert(op);
-  return accesses;
+  return label;
 }
 
 struct CoalescePass : tilegpu::impl::TileGPUCoalesceBase<CoalescePass> {
@@ -105,19 +108,23 @@ struct CoalescePass : tilegpu::impl::TileGPUCoalesceBase<CoalescePass> {
     // layout spares a conversion through shared memory between them. Stores
     // keep their own width; a wider layout would split their coalesced
     // writes.
+    SmallVector<Operation *> roots;
+    for (auto &entry : accesses)
+      roots.push_back(entry.first);
+    DenseMap<Operation *, unsigned> label = labelTensorFlow(roots);
+    auto shapeOf = [](Operation *op) {
+      return cast<RankedTensorType>(op->getOperand(0).getType()).getShape();
+    };
     SmallVector<std::pair<Operation *, BlockedEncodingAttr>> changes;
     for (auto &[op, access] : accesses) {
       auto type = cast<RankedTensorType>(op->getOperand(0).getType());
       int64_t perThread = access.perThread;
       if (isa<LoadOp>(op))
-        for (Operation *other : connectedAccesses(op)) {
-          auto it = accesses.find(other);
-          if (it == accesses.end() || it->second.order != access.order ||
-              cast<RankedTensorType>(other->getOperand(0).getType())
-                      .getShape() != type.getShape())
-            continue;
-          perThread = std::max(perThread, it->second.perThread);
-        }
+        for (auto &[other, candidate] : accesses)
+          if (isa<LoadOp, StoreOp>(other) && label[other] == label[op] &&
+              candidate.order == access.order &&
+              shapeOf(other) == type.getShape())
+            perThread = std::max(perThread, candidate.perThread);
       BlockedEncodingAttr encoding = BlockedEncodingAttr::getFilling(
           context, type.getShape(), access.order, perThread, numWarps);
       if (encoding != type.getEncoding())
