@@ -76,18 +76,17 @@ static int64_t warpsAlong(const LinearLayout &layout, unsigned axis) {
   return warps;
 }
 
-unsigned mlir::tile::getConversionRoundBitCount(RankedTensorType srcType,
-                                                RankedTensorType dstType) {
+SmallVector<unsigned>
+mlir::tile::getConversionRoundBits(RankedTensorType srcType,
+                                   RankedTensorType dstType) {
   int64_t bytes = tensorBytes(srcType);
   if (bytes <= kConversionScratchLimit)
-    return 0;
-  ConversionRoundBits rounds = findConversionRoundBits(
-      getLinearLayout(srcType), getLinearLayout(dstType));
+    return {};
   unsigned count = 0;
-  while (count < rounds.indexBits.size() &&
-         (bytes >> count) > kConversionScratchLimit)
+  while ((bytes >> count) > kConversionScratchLimit)
     ++count;
-  return count;
+  return chooseConversionRoundBits(getLinearLayout(srcType),
+                                   getLinearLayout(dstType), count);
 }
 
 int64_t mlir::tile::getScratchBytes(Operation *op) {
@@ -97,8 +96,9 @@ int64_t mlir::tile::getScratchBytes(Operation *op) {
           return 0;
         auto srcType = cast<RankedTensorType>(convert.getSrc().getType());
         return tensorBytes(srcType) >>
-               getConversionRoundBitCount(
-                   srcType, cast<RankedTensorType>(convert.getType()));
+               getConversionRoundBits(
+                   srcType, cast<RankedTensorType>(convert.getType()))
+                   .size();
       })
       .Case<BroadcastOp, ExpandDimsOp, TransOp>(
           [&](Operation *op) -> int64_t {

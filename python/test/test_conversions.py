@@ -43,6 +43,18 @@ def test_2d_conversion_scratch_is_bounded(rows, cols, warps):
     assert k.metadata["shared"] <= ROUND_BUFFER
 
 
+# Transposing layouts share no register bits: at 8 warps and more the
+# rounds split between whole warps of one side (issue 27, item 14).
+@pytest.mark.parametrize("rows,cols,warps", [(256, 256, 8), (256, 256, 16),
+                                             (512, 512, 8)])
+def test_transposing_conversion_scratch_is_bounded(rows, cols, warps):
+    sig = {"x_ptr": "*fp32", "y_ptr": "*fp32", "M": "i32", "N": "i32"}
+    k = tile.compile(cv.transpose_kernel, sig, {"ROWS": rows, "COLS": cols},
+                     num_warps=warps, divisibility=["x_ptr", "y_ptr", "M", "N"])
+    assert conversions(k) == 1
+    assert k.metadata["shared"] == ROUND_BUFFER
+
+
 def test_gathered_loads_need_no_conversion():
     sig = {"x_ptr": "*fp32", "w_ptr": "*fp32", "b_ptr": "*fp32", "y_ptr": "*fp32",
            "N": "i32", "per_channel": "i32", "eps": "fp32"}

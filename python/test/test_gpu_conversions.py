@@ -90,3 +90,25 @@ def test_channel_norm(block):
     ref = ref * w.double().repeat_interleave(per_channel) \
         + b.double().repeat_interleave(per_channel)
     assert rel_err(y, ref) < 1e-5
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+@pytest.mark.parametrize("rows,cols,warps", [(64, 64, 4), (256, 256, 4),
+                                             (256, 256, 8), (512, 512, 8),
+                                             (512, 512, 16), (1024, 1024, 32)])
+def test_transposing_conversion(rows, cols, warps, dtype):
+    if dtype != torch.float32 and rows == 1024:
+        pytest.skip("one dtype at the largest block keeps the compile short")
+    # Lanes along x's rows for the load and along y's for the store; at 8
+    # warps and more no index bit is a register bit of both layouts, so the
+    # rounds split whole warps. Partial tiles on both edges.
+    M, N = rows + 48, cols + 16
+    x = random_of((M, N), dtype)
+    y = torch.full((N, M), float("nan"), device="cuda", dtype=dtype)
+    cv.transpose_kernel.cache.clear()
+    cv.transpose_kernel[(cdiv(M, rows), cdiv(N, cols))](
+        x, y, M, N, ROWS=rows, COLS=cols, num_warps=warps)
+    torch.cuda.synchronize()
+    assert torch.equal(y, (x * 3).t())
+    assert scratch_of_launch(cv.transpose_kernel) == min(
+        rows * cols * x.element_size(), 64 * 1024)

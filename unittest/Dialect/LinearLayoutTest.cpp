@@ -277,65 +277,66 @@ TEST(LinearLayoutTest, NVMMATransposeIsAView) {
 
 namespace {
 
-/// For every value of the round bits, the elements held by `src` registers
-/// with those bits set so are exactly those of `dst`'s: each round is
-/// self-contained. Also checks that every round holds the same number of
-/// distinct elements (the rounds partition the tensor evenly).
-void expectSelfContainedRounds(const LinearLayout &src, const LinearLayout &dst,
-                               const ConversionRoundBits &rounds) {
-  ASSERT_EQ(rounds.indexBits.size(), rounds.srcRegisterBits.size());
-  ASSERT_EQ(rounds.indexBits.size(), rounds.dstRegisterBits.size());
-  auto elementsOf = [](const LinearLayout &layout, ArrayRef<unsigned> bits,
-                       int64_t round) {
-    std::set<int64_t> held;
-    for (int64_t w = 0; w < layout.getNumWarps(); ++w)
-      for (int64_t l = 0; l < layout.getNumLanes(); ++l)
-        for (int64_t r = 0; r < layout.getNumRegisters(); ++r) {
-          int64_t value = 0;
-          for (auto [k, bit] : llvm::enumerate(bits))
-            value |= ((r >> bit) & 1) << k;
-          if (value == round)
-            held.insert(layout.linearIndex(layout.apply(r, l, w)));
-        }
-    return held;
-  };
-  int64_t total = 1;
-  for (int64_t size : src.getShape())
-    total *= size;
-  int64_t count = int64_t(1) << rounds.indexBits.size();
-  for (int64_t round = 0; round < count; ++round) {
-    std::set<int64_t> a = elementsOf(src, rounds.srcRegisterBits, round);
-    std::set<int64_t> b = elementsOf(dst, rounds.dstRegisterBits, round);
-    EXPECT_EQ(a, b) << "round " << round;
-    EXPECT_EQ(int64_t(a.size()), total / count) << "round " << round;
-    // The round's elements agree with the index bits' values.
-    for (int64_t index : a)
-      for (auto [k, bit] : llvm::enumerate(rounds.indexBits))
-        ASSERT_EQ((index >> bit) & 1, (round >> k) & 1);
-  }
+int64_t roundOfIndex(int64_t index, ArrayRef<unsigned> bits) {
+  int64_t round = 0;
+  for (auto [k, bit] : llvm::enumerate(bits))
+    round |= ((index >> bit) & 1) << k;
+  return round;
+}
+
+/// The lowering's two claims about `bits` on `layout`: an element's round
+/// is its register's round XOR its thread's, and a layout whose lanes and
+/// warps leave the bits alone has the same rounds in every thread.
+void expectLinearRounds(const LinearLayout &layout, ArrayRef<unsigned> bits) {
+  bool threadsMove = threadsMoveIndexBits(layout, bits);
+  bool anyThreadRound = false;
+  for (int64_t w = 0; w < layout.getNumWarps(); ++w)
+    for (int64_t l = 0; l < layout.getNumLanes(); ++l) {
+      int64_t thread =
+          roundOfIndex(layout.linearIndex(layout.apply(0, l, w)), bits);
+      anyThreadRound |= thread != 0;
+      for (int64_t r = 0; r < layout.getNumRegisters(); ++r)
+        ASSERT_EQ(
+            roundOfIndex(layout.linearIndex(layout.apply(r, l, w)), bits),
+            getRegisterRound(layout, r, bits) ^ thread)
+            << "register " << r << " lane " << l << " warp " << w;
+    }
+  EXPECT_EQ(threadsMove, anyThreadRound);
 }
 
 } // namespace
 
-TEST(LinearLayoutTest, ConversionRoundsOneDimensional) {
+TEST(LinearLayoutTest, ConversionRoundsPreferSharedRegisterBits) {
   // 4 per thread to 1 per thread over 65,536 elements: both wrap around
-  // their CTA tiles (512 and 128 elements) in registers; index bits 9-15
-  // are register bits of both, 7 and 8 are warps of the first.
+  // their CTA tiles (512 and 128 elements) in registers, so index bits
+  // 9-15 are register bits of both; 7 and 8 are warps of the wide layout,
+  // registers of the narrow one.
   LinearLayout wide = LinearLayout::blocked({65536}, {4}, {32}, {4}, {0});
   LinearLayout narrow = LinearLayout::blocked({65536}, {1}, {32}, {4}, {0});
-  ConversionRoundBits rounds = findConversionRoundBits(wide, narrow);
-  EXPECT_EQ(rounds.indexBits, (SmallVector<unsigned>{15, 14, 13, 12, 11, 10, 9}));
-  // Wide: registers 0-1 are elements 1 and 2, then 512 onwards.
-  EXPECT_EQ(rounds.srcRegisterBits, (SmallVector<unsigned>{8, 7, 6, 5, 4, 3, 2}));
-  // Narrow: registers are 128, 256, 512, ...
-  EXPECT_EQ(rounds.dstRegisterBits, (SmallVector<unsigned>{8, 7, 6, 5, 4, 3, 2}));
-  // Small enough for the check to enumerate: the same pair at 4,096.
+  SmallVector<unsigned> shared = chooseConversionRoundBits(wide, narrow, 7);
+  EXPECT_EQ(shared, (SmallVector<unsigned>{15, 14, 13, 12, 11, 10, 9}));
+  EXPECT_FALSE(threadsMoveIndexBits(wide, shared));
+  EXPECT_FALSE(threadsMoveIndexBits(narrow, shared));
+  EXPECT_EQ(chooseConversionRoundBits(wide, narrow, 2),
+            (SmallVector<unsigned>{15, 14}));
+  SmallVector<unsigned> nine = chooseConversionRoundBits(wide, narrow, 9);
+  EXPECT_EQ(nine, (SmallVector<unsigned>{15, 14, 13, 12, 11, 10, 9, 8, 7}));
+  EXPECT_TRUE(threadsMoveIndexBits(wide, nine));
+  EXPECT_FALSE(threadsMoveIndexBits(narrow, nine));
+  // Registers 1-3 of the wide layout are its first vector (elements 1-3,
+  // round 0); register 4 is element 512 (index bit 9, the seventh chosen).
+  EXPECT_EQ(getRegisterRound(wide, 3, shared), 0);
+  EXPECT_EQ(getRegisterRound(wide, 4, shared), 1 << 6);
+  // More bits than the index has: all of them.
+  EXPECT_EQ(chooseConversionRoundBits(wide, narrow, 40).size(), 16u);
   LinearLayout w = LinearLayout::blocked({4096}, {4}, {32}, {4}, {0});
   LinearLayout n = LinearLayout::blocked({4096}, {1}, {32}, {4}, {0});
-  ConversionRoundBits small = findConversionRoundBits(w, n);
-  EXPECT_EQ(small.indexBits, (SmallVector<unsigned>{11, 10, 9}));
-  expectSelfContainedRounds(w, n, small);
-  expectSelfContainedRounds(n, w, findConversionRoundBits(n, w));
+  for (unsigned count : {1u, 3u, 6u, 12u}) {
+    SmallVector<unsigned> bits = chooseConversionRoundBits(w, n, count);
+    ASSERT_EQ(bits.size(), count);
+    expectLinearRounds(w, bits);
+    expectLinearRounds(n, bits);
+  }
 }
 
 TEST(LinearLayoutTest, ConversionRoundsTwoDimensional) {
@@ -344,24 +345,54 @@ TEST(LinearLayoutTest, ConversionRoundsTwoDimensional) {
   // registers of both.
   LinearLayout rows4 = LinearLayout::blocked({64, 64}, {1, 4}, {2, 16}, {4, 1}, {1, 0});
   LinearLayout rows1 = LinearLayout::blocked({64, 64}, {1, 1}, {1, 32}, {4, 1}, {1, 0});
-  ConversionRoundBits rounds = findConversionRoundBits(rows4, rows1);
-  EXPECT_FALSE(rounds.indexBits.empty());
-  expectSelfContainedRounds(rows4, rows1, rounds);
+  SmallVector<unsigned> rows = chooseConversionRoundBits(rows4, rows1, 2);
+  EXPECT_FALSE(threadsMoveIndexBits(rows4, rows));
+  EXPECT_FALSE(threadsMoveIndexBits(rows1, rows));
   LinearLayout acc = LinearLayout::mmaAccumulator({128, 64}, {4, 1}, 64);
   LinearLayout store = LinearLayout::blocked({128, 64}, {1, 4}, {2, 16}, {4, 1}, {1, 0});
-  ConversionRoundBits epilogue = findConversionRoundBits(acc, store);
-  EXPECT_FALSE(epilogue.indexBits.empty());
-  expectSelfContainedRounds(acc, store, epilogue);
+  SmallVector<unsigned> one = chooseConversionRoundBits(acc, store, 1);
+  EXPECT_FALSE(threadsMoveIndexBits(acc, one));
+  EXPECT_FALSE(threadsMoveIndexBits(store, one));
+  for (unsigned count : {1u, 2u, 4u, 8u, 13u}) {
+    SmallVector<unsigned> bits = chooseConversionRoundBits(acc, store, count);
+    expectLinearRounds(acc, bits);
+    expectLinearRounds(store, bits);
+  }
 }
 
-TEST(LinearLayoutTest, TransposedLayoutsHaveNoRounds) {
-  // Lanes along columns on one side and along rows on the other: every
-  // index bit is moved by a lane or warp of one of them, so no round
-  // holds whole registers of both.
-  LinearLayout byRow = LinearLayout::blocked({128, 128}, {1, 4}, {1, 32}, {4, 1}, {1, 0});
-  LinearLayout byCol = LinearLayout::blocked({128, 128}, {4, 1}, {32, 1}, {1, 4}, {0, 1});
-  EXPECT_TRUE(findConversionRoundBits(byRow, byCol).indexBits.empty());
-  // A tensor no larger than the CTA has no registers to split by.
-  LinearLayout tiny = LinearLayout::blocked({16}, {1}, {32}, {4}, {0});
-  EXPECT_TRUE(findConversionRoundBits(tiny, tiny).indexBits.empty());
+TEST(LinearLayoutTest, TransposedConversionRoundsSplitByWarp) {
+  // Lanes along columns on one side and along rows on the other (as a
+  // transposing copy places them at 8 warps): no index bit is a register
+  // bit of both. The cheapest rounds are whole warps of one side and whole
+  // registers of the other: rows 1-0 and column 7 (index bits 9-7) are
+  // warps of byRow and registers of byCol; row 7 and columns 1-0 (bits 15,
+  // 1, 0) the other way round. The source splits first.
+  LinearLayout byRow = LinearLayout::blocked({256, 256}, {1, 4}, {1, 32}, {4, 2}, {1, 0});
+  LinearLayout byCol = LinearLayout::blocked({256, 256}, {4, 1}, {32, 1}, {2, 4}, {0, 1});
+  SmallVector<unsigned> cheap = chooseConversionRoundBits(byRow, byCol, 3);
+  EXPECT_EQ(cheap, (SmallVector<unsigned>{9, 8, 7}));
+  EXPECT_TRUE(threadsMoveIndexBits(byRow, cheap));
+  EXPECT_FALSE(threadsMoveIndexBits(byCol, cheap));
+  EXPECT_EQ(chooseConversionRoundBits(byCol, byRow, 3),
+            (SmallVector<unsigned>{15, 1, 0}));
+  LinearLayout byRowLanes(byRow.getShape(),
+                          {SmallVector<LinearLayout::Basis>(
+                               byRow.getBases(LinearLayout::Register)),
+                           SmallVector<LinearLayout::Basis>(
+                               byRow.getBases(LinearLayout::Lane)),
+                           {}});
+  EXPECT_FALSE(threadsMoveIndexBits(byRowLanes, cheap));
+  expectLinearRounds(byRow, cheap);
+  expectLinearRounds(byCol, cheap);
+  // Four bits: both sides split by warps rather than one by lanes.
+  SmallVector<unsigned> four = chooseConversionRoundBits(byRow, byCol, 4);
+  EXPECT_EQ(four, (SmallVector<unsigned>{15, 9, 8, 7}));
+  expectLinearRounds(byRow, four);
+  expectLinearRounds(byCol, four);
+  // Lanes move every bit of a tensor no larger than one warp's tile.
+  LinearLayout tiny = LinearLayout::blocked({32}, {1}, {32}, {1}, {0});
+  SmallVector<unsigned> two = chooseConversionRoundBits(tiny, tiny, 2);
+  EXPECT_EQ(two, (SmallVector<unsigned>{4, 3}));
+  EXPECT_TRUE(threadsMoveIndexBits(tiny, two));
+  expectLinearRounds(tiny, two);
 }

@@ -32,17 +32,17 @@ unsigned getSharedElementBytes(Type elementType);
 std::optional<SmallVector<int64_t>> getRegisterMapping(Operation *op);
 
 /// The most scratch one layout conversion takes at a time. A larger one
-/// moves its data in rounds through a buffer of at most this size, where
-/// its layouts allow (tilegpu::findConversionRoundBits), so that shared
-/// memory does not bound the size of a tensor that changes layout.
+/// moves its data in rounds through a buffer of this size
+/// (tilegpu::rankConversionRoundBits), so that shared memory never bounds
+/// the size of a tensor that changes layout.
 constexpr int64_t kConversionScratchLimit = 64 * 1024;
 
-/// How many of the round bits of a conversion from `srcType` to `dstType`
-/// that moves data between threads its lowering uses: the fewest that bring
-/// its scratch within kConversionScratchLimit (0 for one round), or all
-/// there are when none suffice.
-unsigned getConversionRoundBitCount(RankedTensorType srcType,
-                                    RankedTensorType dstType);
+/// The index bits whose values number the rounds of a conversion from
+/// `srcType` to `dstType` that moves data between threads: the fewest of the
+/// cheapest that bring its scratch within kConversionScratchLimit, most
+/// significant first; none when it fits in one round.
+SmallVector<unsigned> getConversionRoundBits(RankedTensorType srcType,
+                                             RankedTensorType dstType);
 
 /// Scratch bytes `op` needs while it runs; 0 for none.
 int64_t getScratchBytes(Operation *op);

@@ -18,6 +18,8 @@
 #include "tile/Analysis/Allocation.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/MapVector.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -191,45 +193,122 @@ Value removeBits(OpBuilder &b, Location loc, Value index,
   return index;
 }
 
-/// A conversion too large for one scratch buffer, in 2^count rounds: round
-/// r moves the elements whose round bits (index bits that are register bits
-/// of both layouts, findConversionRoundBits) read r, which are whole
-/// registers on both sides, through a buffer indexed by the element index
-/// without those bits. A barrier before each later round keeps its writes
-/// off the buffer until the previous round's reads are done.
+/// One layout's side of a conversion in rounds: the round of each register
+/// in lane 0 of warp 0, and, where lanes or warps move round bits, this
+/// thread's own round (elements are in round registerRound ^ threadRound).
+struct RoundSide {
+  SmallVector<int64_t> registerRound;
+  Value threadRound;
+
+  RoundSide(OpBuilder &b, Location loc, const LinearLayout &layout,
+            ArrayRef<SmallVector<Value>> coords, ArrayRef<int64_t> shape,
+            ArrayRef<unsigned> bits) {
+    for (int64_t reg = 0; reg < layout.getNumRegisters(); ++reg)
+      registerRound.push_back(getRegisterRound(layout, reg, bits));
+    if (threadsMoveIndexBits(layout, bits))
+      threadRound = gatherBits(b, loc, emitLinearIndex(b, loc, coords[0], shape),
+                               bits);
+  }
+
+  /// Calls `body(registers, condition)` for each group of this thread's
+  /// registers in `round`, with the i1 that says whether the thread takes
+  /// part (null: always). Register groups share a round in every thread.
+  template <typename Body>
+  void forEachGroup(OpBuilder &b, Location loc, int64_t round,
+                    Body body) const {
+    llvm::MapVector<int64_t, SmallVector<int64_t>> groups;
+    for (auto [reg, r] : llvm::enumerate(registerRound))
+      groups[r].push_back(reg);
+    for (auto &[r, registers] : groups) {
+      if (!threadRound) {
+        if (r == round)
+          body(registers, Value());
+        continue;
+      }
+      Value mine = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         threadRound,
+                                         i32Constant(b, loc, round ^ r));
+      body(registers, mine);
+    }
+  }
+};
+
+/// A conversion too large for one scratch buffer, in 2^bits.size() rounds:
+/// round r moves the elements whose index `bits` (getConversionRoundBits)
+/// read r through a buffer indexed by the element index without those bits.
+/// Where the bits are register bits of a layout, each thread's registers of
+/// the round are known at compile time; elsewhere the threads whose own
+/// round bits match take part, under a branch (uniform per warp when warps
+/// move the bits). A barrier before each later round keeps its writes off
+/// the buffer until the previous round's reads are done.
 void convertInRounds(ConvertLayoutOp op, ValueRange src, Value base,
-                     unsigned count, ConversionPatternRewriter &rewriter) {
+                     ArrayRef<unsigned> bits,
+                     ConversionPatternRewriter &rewriter) {
   Location loc = op.getLoc();
   auto srcType = cast<RankedTensorType>(op.getSrc().getType());
   auto dstType = cast<RankedTensorType>(op.getType());
+  ArrayRef<int64_t> shape = srcType.getShape();
   LinearLayout srcLayout = getLinearLayout(srcType);
   LinearLayout dstLayout = getLinearLayout(dstType);
-  ConversionRoundBits all = findConversionRoundBits(srcLayout, dstLayout);
-  ArrayRef<unsigned> indexBits = ArrayRef(all.indexBits).take_front(count);
-  ArrayRef<unsigned> srcBits = ArrayRef(all.srcRegisterBits).take_front(count);
-  ArrayRef<unsigned> dstBits = ArrayRef(all.dstRegisterBits).take_front(count);
   Type elementType = srcType.getElementType();
   ThreadId tid = getThreadId(rewriter, op);
   Value owner = emitOwnerPredicate(rewriter, loc, srcLayout, tid);
-  auto address = [&](ArrayRef<Value> coords) {
-    Value index = emitLinearIndex(rewriter, loc, coords, srcType.getShape());
-    return sharedElementPtr(rewriter, loc, base, elementType,
-                            removeBits(rewriter, loc, index, indexBits));
+  auto address = [&](OpBuilder &b, ArrayRef<Value> coords) {
+    Value index = emitLinearIndex(b, loc, coords, shape);
+    return sharedElementPtr(b, loc, base, elementType,
+                            removeBits(b, loc, index, bits));
   };
   auto srcCoords = emitCoordinates(rewriter, loc, srcLayout, tid);
   auto dstCoords = emitCoordinates(rewriter, loc, dstLayout, tid);
-  SmallVector<Value> results(dstLayout.getNumRegisters());
-  for (int64_t round = 0; round < (int64_t(1) << count); ++round) {
+  RoundSide writer(rewriter, loc, srcLayout, srcCoords, shape, bits);
+  RoundSide reader(rewriter, loc, dstLayout, dstCoords, shape, bits);
+  Type valueType = src[0].getType();
+  Value unset = LLVM::PoisonOp::create(rewriter, loc, valueType);
+  SmallVector<Value> results(dstLayout.getNumRegisters(), unset);
+  for (int64_t round = 0; round < (int64_t(1) << bits.size()); ++round) {
     if (round > 0)
       emitBarrier(rewriter, loc);
-    for (int64_t reg = 0; reg < srcLayout.getNumRegisters(); ++reg)
-      if (gatherBits(reg, srcBits) == round)
-        storeShared(rewriter, loc, address(srcCoords[reg]), src[reg], owner);
+    writer.forEachGroup(
+        rewriter, loc, round, [&](ArrayRef<int64_t> registers, Value mine) {
+          OpBuilder::InsertionGuard guard(rewriter);
+          if (mine) {
+            auto ifOp = scf::IfOp::create(rewriter, loc, mine, false);
+            rewriter.setInsertionPointToStart(ifOp.thenBlock());
+          }
+          for (int64_t reg : registers)
+            storeShared(rewriter, loc, address(rewriter, srcCoords[reg]),
+                        src[reg], owner);
+        });
     emitBarrier(rewriter, loc);
-    for (int64_t reg = 0; reg < dstLayout.getNumRegisters(); ++reg)
-      if (gatherBits(reg, dstBits) == round)
-        results[reg] =
-            loadShared(rewriter, loc, address(dstCoords[reg]), elementType);
+    reader.forEachGroup(
+        rewriter, loc, round, [&](ArrayRef<int64_t> registers, Value mine) {
+          auto load = [&](int64_t reg) {
+            return loadShared(rewriter, loc, address(rewriter, dstCoords[reg]),
+                              elementType);
+          };
+          if (!mine) {
+            for (int64_t reg : registers)
+              results[reg] = load(reg);
+            return;
+          }
+          // The registers keep what an earlier round gave them unless this
+          // thread reads them in this one.
+          auto ifOp = scf::IfOp::create(
+              rewriter, loc, SmallVector<Type>(registers.size(), valueType),
+              mine, /*withElseRegion=*/true);
+          OpBuilder::InsertionGuard guard(rewriter);
+          rewriter.setInsertionPointToStart(ifOp.thenBlock());
+          SmallVector<Value> loaded, kept;
+          for (int64_t reg : registers) {
+            loaded.push_back(load(reg));
+            kept.push_back(results[reg]);
+          }
+          scf::YieldOp::create(rewriter, loc, loaded);
+          rewriter.setInsertionPointToStart(ifOp.elseBlock());
+          scf::YieldOp::create(rewriter, loc, kept);
+          for (auto [reg, value] : llvm::zip(registers, ifOp.getResults()))
+            results[reg] = value;
+        });
   }
   rewriter.replaceOpWithMultiple(op, {results});
 }
@@ -282,8 +361,9 @@ template <typename OpTy> struct RearrangePattern : OpConversionPattern<OpTy> {
     };
     std::optional<MemDescType> scratch;
     if (auto convert = dyn_cast<ConvertLayoutOp>(op.getOperation())) {
-      if (unsigned count = getConversionRoundBitCount(srcType, dstType)) {
-        convertInRounds(convert, src, base, count, rewriter);
+      SmallVector<unsigned> bits = getConversionRoundBits(srcType, dstType);
+      if (!bits.empty()) {
+        convertInRounds(convert, src, base, bits, rewriter);
         return success();
       }
       scratch = scratchLayoutFor(srcType, dstType);

@@ -49,3 +49,16 @@ def channel_norm_kernel(x_ptr, w_ptr, b_ptr, y_ptr, N, per_channel, eps,
         w = tl.load(w_ptr + offs // per_channel, mask=mask, other=1.0)
         b = tl.load(b_ptr + offs // per_channel, mask=mask, other=0.0)
         tl.store(y_ptr + base + offs, (x - mean) * rstd * w + b, mask=mask)
+
+
+@tile.jit
+def transpose_kernel(x_ptr, y_ptr, M, N,
+                     ROWS: tl.constexpr, COLS: tl.constexpr):
+    """y (N x M) = 3 * x (M x N) transposed: the load runs along x's rows,
+    the store along y's, so the block changes from lanes along columns to
+    lanes along rows."""
+    r = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
+    c = tl.program_id(1) * COLS + tl.arange(0, COLS)
+    mask = (r[:, None] < M) & (c[None, :] < N)
+    x = tl.load(x_ptr + r[:, None] * N + c[None, :], mask=mask)
+    tl.store(y_ptr + c[None, :] * M + r[:, None], x * 3, mask=mask)

@@ -52,3 +52,26 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// Transposing layouts at 8 warps: no index bit is a register bit of both.
+// 256 KiB in four rounds by index bits 9 and 8 (rows 1 and 0): warps of
+// the source, registers of the result. Each round's stores are behind a
+// branch on the warp's own bits; the loads pick their registers statically.
+// ALLOC: module attributes {tilegpu.num_warps = 8 : i32, tilegpu.shared = 65536 : i64
+// LOWER-LABEL: func.func @transposed
+// LOWER-COUNT-4: scf.if
+// LOWER-NOT: scf.if
+// LOWER: return
+#rows = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 2], order = [1, 0]}>
+#cols = #tilegpu.blocked<{sizePerThread = [4, 1], threadsPerWarp = [32, 1], warpsPerCTA = [2, 4], order = [0, 1]}>
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
+  func.func @transposed(%s: f32, %y: !tile.ptr<f32>) attributes {tile.kernel} {
+    %v = tile.splat %s : f32 -> tensor<256x256xf32, #rows>
+    %c = tilegpu.convert_layout %v : tensor<256x256xf32, #rows> -> tensor<256x256xf32, #cols>
+    %ys = tile.splat %y : !tile.ptr<f32> -> tensor<256x256x!tile.ptr<f32>, #cols>
+    tile.store %ys, %c : tensor<256x256x!tile.ptr<f32>, #cols>
+    return
+  }
+}

@@ -376,46 +376,86 @@ std::string LinearLayout::str() const {
   return text;
 }
 
-ConversionRoundBits
-mlir::tilegpu::findConversionRoundBits(const LinearLayout &src,
-                                       const LinearLayout &dst) {
-  ConversionRoundBits rounds;
+/// The bits of the row-major index that `basis` sets. Distributed shapes
+/// are powers of two, so the index is the concatenation of the
+/// coordinates' bits and XOR of bases stays XOR of indices.
+static uint64_t indexBitsOf(const LinearLayout &layout,
+                            ArrayRef<int64_t> basis) {
+  return uint64_t(layout.linearIndex(basis));
+}
+
+/// Index bits moved by `layout`'s bases of `dim`.
+static uint64_t bitsMovedBy(const LinearLayout &layout,
+                            LinearLayout::InDim dim) {
+  uint64_t moved = 0;
+  for (const LinearLayout::Basis &basis : layout.getBases(dim))
+    moved |= indexBitsOf(layout, basis);
+  return moved;
+}
+
+SmallVector<unsigned>
+mlir::tilegpu::chooseConversionRoundBits(const LinearLayout &src,
+                                         const LinearLayout &dst,
+                                         unsigned count) {
   if (src.getShape() != dst.getShape())
-    return rounds;
-  // Distributed shapes are powers of two, so a basis's row-major index is
-  // the concatenation of its coordinates' bits and XOR stays linear.
-  auto flat = [&](ArrayRef<int64_t> basis) {
-    return uint64_t(src.linearIndex(basis));
+    return {};
+  int64_t elements = 1;
+  for (int64_t size : src.getShape())
+    elements *= size;
+  // What a bit costs one side: 0 registers only, 1 warps, 2 lanes.
+  auto sideCost = [](const LinearLayout &layout, unsigned bit) {
+    if ((bitsMovedBy(layout, LinearLayout::Lane) >> bit) & 1)
+      return 2;
+    if ((bitsMovedBy(layout, LinearLayout::Warp) >> bit) & 1)
+      return 1;
+    return 0;
   };
-  // How many bases of either layout move each index bit.
-  std::map<unsigned, unsigned> movers;
-  for (const LinearLayout *layout : {&src, &dst})
-    for (unsigned dim = 0; dim < LinearLayout::kNumInDims; ++dim)
-      for (const LinearLayout::Basis &basis :
-           layout->getBases(LinearLayout::InDim(dim)))
-        for (uint64_t bits = flat(basis); bits; bits &= bits - 1)
-          ++movers[llvm::countr_zero(bits)];
-  auto singleBitRegisters = [&](const LinearLayout &layout) {
-    std::map<unsigned, unsigned> byBit; // index bit -> register bit
-    for (auto [i, basis] :
-         llvm::enumerate(layout.getBases(LinearLayout::Register))) {
-      uint64_t bits = flat(basis);
-      if (llvm::has_single_bit(bits))
-        byBit[llvm::countr_zero(bits)] = i;
+  struct Candidate {
+    int srcCost, dstCost;
+    unsigned bit;
+  };
+  SmallVector<Candidate> candidates;
+  for (unsigned bit = 0; (int64_t(1) << bit) < elements; ++bit)
+    candidates.push_back({sideCost(src, bit), sideCost(dst, bit), bit});
+  llvm::stable_sort(candidates, [](const Candidate &a, const Candidate &b) {
+    int costA = a.srcCost + a.dstCost, costB = b.srcCost + b.dstCost;
+    return costA != costB ? costA < costB : a.bit > b.bit;
+  });
+  count = std::min<unsigned>(count, candidates.size());
+  // A side pays for its dearest bit, so the choice is the cheapest pair of
+  // per-side bounds that admits `count` bits. Among equals, the source side
+  // splits first (a store needs no value from the other threads' branch),
+  // and two sides split by warps before one splits by lanes.
+  static constexpr std::pair<int, int> kBounds[] = {
+      {0, 0}, {1, 0}, {0, 1}, {1, 1}, {2, 0}, {0, 2}, {2, 1}, {1, 2}, {2, 2}};
+  for (auto [srcBound, dstBound] : kBounds) {
+    SmallVector<unsigned> chosen;
+    for (const Candidate &c : candidates)
+      if (c.srcCost <= srcBound && c.dstCost <= dstBound &&
+          chosen.size() < count)
+        chosen.push_back(c.bit);
+    if (chosen.size() == count) {
+      llvm::sort(chosen, std::greater<unsigned>());
+      return chosen;
     }
-    return byBit;
-  };
-  std::map<unsigned, unsigned> srcBits = singleBitRegisters(src);
-  std::map<unsigned, unsigned> dstBits = singleBitRegisters(dst);
-  for (auto it = srcBits.rbegin(); it != srcBits.rend(); ++it) {
-    auto [bit, srcRegister] = *it;
-    auto match = dstBits.find(bit);
-    // Exactly these two bases move the bit: one register of each layout.
-    if (match == dstBits.end() || movers[bit] != 2)
-      continue;
-    rounds.indexBits.push_back(bit);
-    rounds.srcRegisterBits.push_back(srcRegister);
-    rounds.dstRegisterBits.push_back(match->second);
   }
-  return rounds;
+  llvm_unreachable("the bound 2 + 2 admits every bit");
+}
+
+int64_t mlir::tilegpu::getRegisterRound(const LinearLayout &layout,
+                                        int64_t reg,
+                                        ArrayRef<unsigned> indexBits) {
+  uint64_t index = layout.linearIndex(layout.apply(reg, 0, 0));
+  int64_t round = 0;
+  for (auto [k, bit] : llvm::enumerate(indexBits))
+    round |= int64_t((index >> bit) & 1) << k;
+  return round;
+}
+
+bool mlir::tilegpu::threadsMoveIndexBits(const LinearLayout &layout,
+                                         ArrayRef<unsigned> indexBits) {
+  uint64_t moved = bitsMovedBy(layout, LinearLayout::Lane) |
+                   bitsMovedBy(layout, LinearLayout::Warp);
+  return llvm::any_of(indexBits,
+                      [&](unsigned bit) { return (moved >> bit) & 1; });
 }

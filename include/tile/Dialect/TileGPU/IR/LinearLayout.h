@@ -165,19 +165,35 @@ private:
   std::array<llvm::SmallVector<Basis>, kNumInDims> bases;
 };
 
-/// How a conversion between two layouts of one tensor can move its data in
-/// rounds: each entry is a bit of the row-major element index that is a
-/// register bit of both layouts (`srcRegisterBits[k]` of the source,
-/// `dstRegisterBits[k]` of the result) and that no other basis of either
-/// layout moves. Fixing the values of any subset of these bits selects the
-/// same elements in both layouts (whole registers of every thread), so each
-/// choice is a self-contained round, and the rounds partition the tensor.
-/// Sorted from the most significant index bit down.
-struct ConversionRoundBits {
-  llvm::SmallVector<unsigned> indexBits, srcRegisterBits, dstRegisterBits;
-};
-ConversionRoundBits findConversionRoundBits(const LinearLayout &src,
-                                            const LinearLayout &dst);
+/// A layout conversion too large for one scratch buffer moves its data in
+/// rounds: round r holds the elements whose chosen bits of the row-major
+/// element index read r. Any choice of bits partitions the tensor into
+/// self-contained rounds (both layouts agree on an element's index); the
+/// choice only sets the cost. A bit that no lane or warp basis of a layout
+/// moves is a register bit there: that side picks each round's registers at
+/// compile time. A bit moved by warps splits a round between whole warps; a
+/// bit moved by lanes, between threads of a warp.
+///
+/// `count` index bits (all there are, if fewer) that number the rounds most
+/// cheaply, most significant first. A side costs nothing when all the bits
+/// are its register bits, more when warps move one, most when lanes do; the
+/// choice minimises the two sides' cost, then takes the bits each moves
+/// least, then the most significant.
+llvm::SmallVector<unsigned> chooseConversionRoundBits(const LinearLayout &src,
+                                                      const LinearLayout &dst,
+                                                      unsigned count);
+
+/// The round of `layout`'s register `reg` in lane 0 of warp 0: its element's
+/// `indexBits` gathered, the first at bit 0. Layouts are linear, so element
+/// (reg, lane, warp) is in round getRegisterRound(reg) XOR the round of
+/// (0, lane, warp).
+int64_t getRegisterRound(const LinearLayout &layout, int64_t reg,
+                         llvm::ArrayRef<unsigned> indexBits);
+
+/// Whether a lane or warp basis of `layout` moves one of `indexBits`: then a
+/// thread's rounds depend on which thread it is.
+bool threadsMoveIndexBits(const LinearLayout &layout,
+                          llvm::ArrayRef<unsigned> indexBits);
 
 } // namespace tilegpu
 } // namespace mlir
