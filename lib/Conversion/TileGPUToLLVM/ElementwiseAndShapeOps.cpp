@@ -193,54 +193,46 @@ Value removeBits(OpBuilder &b, Location loc, Value index,
   return index;
 }
 
-/// One layout's side of a conversion in rounds: the round of each register
-/// in lane 0 of warp 0, and, where lanes or warps move round bits, this
-/// thread's own round (elements are in round registerRound ^ threadRound).
+/// One layout's side of a conversion in rounds: its registers grouped by
+/// their round in lane 0 of warp 0 and, where lanes or warps move round
+/// bits, this thread's own round (an element is in registerRound ^
+/// threadRound).
 struct RoundSide {
-  SmallVector<int64_t> registerRound;
+  llvm::MapVector<int64_t, SmallVector<int64_t>> groups;
   Value threadRound;
 
   RoundSide(OpBuilder &b, Location loc, const LinearLayout &layout,
             ArrayRef<SmallVector<Value>> coords, ArrayRef<int64_t> shape,
             ArrayRef<unsigned> bits) {
     for (int64_t reg = 0; reg < layout.getNumRegisters(); ++reg)
-      registerRound.push_back(getRegisterRound(layout, reg, bits));
+      groups[getRegisterRound(layout, reg, bits)].push_back(reg);
     if (threadsMoveIndexBits(layout, bits))
-      threadRound = gatherBits(b, loc, emitLinearIndex(b, loc, coords[0], shape),
-                               bits);
+      threadRound =
+          gatherBits(b, loc, emitLinearIndex(b, loc, coords[0], shape), bits);
   }
 
-  /// Calls `body(registers, condition)` for each group of this thread's
-  /// registers in `round`, with the i1 that says whether the thread takes
-  /// part (null: always). Register groups share a round in every thread.
-  template <typename Body>
-  void forEachGroup(OpBuilder &b, Location loc, int64_t round,
-                    Body body) const {
-    llvm::MapVector<int64_t, SmallVector<int64_t>> groups;
-    for (auto [reg, r] : llvm::enumerate(registerRound))
-      groups[r].push_back(reg);
-    for (auto &[r, registers] : groups) {
-      if (!threadRound) {
-        if (r == round)
-          body(registers, Value());
-        continue;
-      }
-      Value mine = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                         threadRound,
-                                         i32Constant(b, loc, round ^ r));
-      body(registers, mine);
-    }
+  /// Whether this thread moves `group` in the (run-time) `round`.
+  Value takesPart(OpBuilder &b, Location loc, Value round,
+                  int64_t group) const {
+    Value mine =
+        threadRound ? arith::XOrIOp::create(b, loc, round, threadRound) : round;
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, mine,
+                                 i32Constant(b, loc, group));
   }
 };
 
 /// A conversion too large for one scratch buffer, in 2^bits.size() rounds:
 /// round r moves the elements whose index `bits` (getConversionRoundBits)
 /// read r through a buffer indexed by the element index without those bits.
-/// Where the bits are register bits of a layout, each thread's registers of
-/// the round are known at compile time; elsewhere the threads whose own
-/// round bits match take part, under a branch (uniform per warp when warps
-/// move the bits). A barrier before each later round keeps its writes off
-/// the buffer until the previous round's reads are done.
+/// A barrier before each later round keeps its writes off the buffer until
+/// the previous round's reads are done.
+///
+/// Where the bits are register bits of both layouts, each round's registers
+/// are known at compile time and the rounds unroll. Otherwise a thread's
+/// registers change rounds with the thread, so the rounds are a loop and
+/// each group of registers is moved under a branch on the round: the code
+/// stays one copy of each register's access however many rounds there are
+/// (unrolled, every group would appear in every round).
 void convertInRounds(ConvertLayoutOp op, ValueRange src, Value base,
                      ArrayRef<unsigned> bits,
                      ConversionPatternRewriter &rewriter) {
@@ -253,64 +245,85 @@ void convertInRounds(ConvertLayoutOp op, ValueRange src, Value base,
   Type elementType = srcType.getElementType();
   ThreadId tid = getThreadId(rewriter, op);
   Value owner = emitOwnerPredicate(rewriter, loc, srcLayout, tid);
-  auto address = [&](OpBuilder &b, ArrayRef<Value> coords) {
-    Value index = emitLinearIndex(b, loc, coords, shape);
-    return sharedElementPtr(b, loc, base, elementType,
-                            removeBits(b, loc, index, bits));
-  };
   auto srcCoords = emitCoordinates(rewriter, loc, srcLayout, tid);
   auto dstCoords = emitCoordinates(rewriter, loc, dstLayout, tid);
+  auto address = [&](ArrayRef<Value> coords) {
+    Value index = emitLinearIndex(rewriter, loc, coords, shape);
+    return sharedElementPtr(rewriter, loc, base, elementType,
+                            removeBits(rewriter, loc, index, bits));
+  };
+  auto store = [&](ArrayRef<int64_t> registers) {
+    for (int64_t reg : registers)
+      storeShared(rewriter, loc, address(srcCoords[reg]), src[reg], owner);
+  };
+  auto load = [&](int64_t reg) {
+    return loadShared(rewriter, loc, address(dstCoords[reg]), elementType);
+  };
   RoundSide writer(rewriter, loc, srcLayout, srcCoords, shape, bits);
   RoundSide reader(rewriter, loc, dstLayout, dstCoords, shape, bits);
+  int64_t rounds = int64_t(1) << bits.size();
+  SmallVector<Value> results(dstLayout.getNumRegisters());
+
+  if (!writer.threadRound && !reader.threadRound) {
+    for (int64_t round = 0; round < rounds; ++round) {
+      if (round > 0)
+        emitBarrier(rewriter, loc);
+      store(writer.groups.lookup(round));
+      emitBarrier(rewriter, loc);
+      for (int64_t reg : reader.groups.lookup(round))
+        results[reg] = load(reg);
+    }
+    rewriter.replaceOpWithMultiple(op, {results});
+    return;
+  }
+
   Type valueType = src[0].getType();
   Value unset = LLVM::PoisonOp::create(rewriter, loc, valueType);
-  SmallVector<Value> results(dstLayout.getNumRegisters(), unset);
-  for (int64_t round = 0; round < (int64_t(1) << bits.size()); ++round) {
-    if (round > 0)
-      emitBarrier(rewriter, loc);
-    writer.forEachGroup(
-        rewriter, loc, round, [&](ArrayRef<int64_t> registers, Value mine) {
-          OpBuilder::InsertionGuard guard(rewriter);
-          if (mine) {
-            auto ifOp = scf::IfOp::create(rewriter, loc, mine, false);
-            rewriter.setInsertionPointToStart(ifOp.thenBlock());
-          }
-          for (int64_t reg : registers)
-            storeShared(rewriter, loc, address(rewriter, srcCoords[reg]),
-                        src[reg], owner);
-        });
+  SmallVector<Value> initial(results.size(), unset);
+  auto loop = scf::ForOp::create(
+      rewriter, loc, i32Constant(rewriter, loc, 0),
+      i32Constant(rewriter, loc, rounds), i32Constant(rewriter, loc, 1),
+      initial);
+  {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(loop.getBody());
+    Value round = loop.getInductionVar();
+    // The first round's barrier is one more than needed; it keeps the loop
+    // body uniform.
     emitBarrier(rewriter, loc);
-    reader.forEachGroup(
-        rewriter, loc, round, [&](ArrayRef<int64_t> registers, Value mine) {
-          auto load = [&](int64_t reg) {
-            return loadShared(rewriter, loc, address(rewriter, dstCoords[reg]),
-                              elementType);
-          };
-          if (!mine) {
-            for (int64_t reg : registers)
-              results[reg] = load(reg);
-            return;
-          }
-          // The registers keep what an earlier round gave them unless this
-          // thread reads them in this one.
-          auto ifOp = scf::IfOp::create(
-              rewriter, loc, SmallVector<Type>(registers.size(), valueType),
-              mine, /*withElseRegion=*/true);
-          OpBuilder::InsertionGuard guard(rewriter);
-          rewriter.setInsertionPointToStart(ifOp.thenBlock());
-          SmallVector<Value> loaded, kept;
-          for (int64_t reg : registers) {
-            loaded.push_back(load(reg));
-            kept.push_back(results[reg]);
-          }
-          scf::YieldOp::create(rewriter, loc, loaded);
-          rewriter.setInsertionPointToStart(ifOp.elseBlock());
-          scf::YieldOp::create(rewriter, loc, kept);
-          for (auto [reg, value] : llvm::zip(registers, ifOp.getResults()))
-            results[reg] = value;
-        });
+    for (auto &[group, registers] : writer.groups) {
+      auto ifOp = scf::IfOp::create(
+          rewriter, loc, writer.takesPart(rewriter, loc, round, group), false);
+      OpBuilder::InsertionGuard inIf(rewriter);
+      rewriter.setInsertionPointToStart(ifOp.thenBlock());
+      store(registers);
+    }
+    emitBarrier(rewriter, loc);
+    results.assign(loop.getRegionIterArgs().begin(),
+                   loop.getRegionIterArgs().end());
+    for (auto &[group, registers] : reader.groups) {
+      // The registers keep what an earlier round gave them unless this
+      // thread reads them in this one.
+      auto ifOp = scf::IfOp::create(
+          rewriter, loc, SmallVector<Type>(registers.size(), valueType),
+          reader.takesPart(rewriter, loc, round, group),
+          /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard inIf(rewriter);
+      rewriter.setInsertionPointToStart(ifOp.thenBlock());
+      SmallVector<Value> loaded, kept;
+      for (int64_t reg : registers) {
+        loaded.push_back(load(reg));
+        kept.push_back(results[reg]);
+      }
+      scf::YieldOp::create(rewriter, loc, loaded);
+      rewriter.setInsertionPointToStart(ifOp.elseBlock());
+      scf::YieldOp::create(rewriter, loc, kept);
+      for (auto [reg, value] : llvm::zip(registers, ifOp.getResults()))
+        results[reg] = value;
+    }
+    scf::YieldOp::create(rewriter, loc, results);
   }
-  rewriter.replaceOpWithMultiple(op, {results});
+  rewriter.replaceOpWithMultiple(op, {SmallVector<Value>(loop.getResults())});
 }
 
 /// broadcast, expand_dims, trans, convert_layout and reshape.

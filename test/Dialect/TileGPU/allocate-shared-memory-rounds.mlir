@@ -57,12 +57,19 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 
 // Transposing layouts at 8 warps: no index bit is a register bit of both.
 // 256 KiB in four rounds by index bits 9 and 8 (rows 1 and 0): warps of
-// the source, registers of the result. Each round's stores are behind a
-// branch on the warp's own bits; the loads pick their registers statically.
+// the source, registers of the result. A thread's registers change rounds
+// with its warp, so the rounds are a loop (one copy of each access): a
+// warp stores all its registers in its own round; the result's four
+// register groups each load in one round and keep their values otherwise.
 // ALLOC: module attributes {tilegpu.num_warps = 8 : i32, tilegpu.shared = 65536 : i64
 // LOWER-LABEL: func.func @transposed
-// LOWER-COUNT-4: scf.if
+// LOWER: scf.for {{.*}} -> ({{(f32, ){255}f32}})
+// LOWER-NEXT: nvvm.barrier0
+// LOWER: scf.if %{{.*}} {
+// LOWER: nvvm.barrier0
+// LOWER-COUNT-4: scf.if %{{.*}} -> ({{(f32, ){63}f32}})
 // LOWER-NOT: scf.if
+// LOWER-NOT: nvvm.barrier0
 // LOWER: return
 #rows = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 2], order = [1, 0]}>
 #cols = #tilegpu.blocked<{sizePerThread = [4, 1], threadsPerWarp = [32, 1], warpsPerCTA = [2, 4], order = [0, 1]}>
