@@ -457,3 +457,22 @@ def test_bench_matmul_persistent():
                                            BLOCK_M=32, BLOCK_N=16, BLOCK_K=32,
                                            GROUP_M=2, NUM_SMS=3)
     assert rel_err(c, a.astype(np.float64) @ b) < 2e-3
+
+
+def test_autotuned_kernel_runs_its_first_config_untimed():
+    # Timings in the interpreter say nothing about a GPU: no compile, no
+    # benchmark (which would need CUDA), the first candidate runs.
+    calls = []
+
+    @tile.autotune(configs=[tile.Config({"BLOCK": 64}), tile.Config({"BLOCK": 32})],
+                   key=["n"], do_bench=lambda fn: calls.append(fn) or 1.0)
+    @tile.jit(interpret=True)
+    def scale(x_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2,
+                  mask=offs < n)
+
+    x = np.arange(100, dtype=np.float32)
+    scale[lambda meta: (tile.cdiv(100, meta["BLOCK"]),)](x, 100)
+    assert np.array_equal(x, np.arange(100, dtype=np.float32) * 2)
+    assert calls == [] and scale.best_config.kwargs == {"BLOCK": 64}

@@ -11,6 +11,7 @@ from tile.compiler.ir import IRError, verify_ir, run_pipeline
 from tile.compiler.compiler import compile
 from tile.runtime.jit import JITFunction, jit
 from tile.runtime.autotuner import Config, autotune, heuristics
+from tile.runtime.torch_ops import custom_op
 from tile.tools.tensor_descriptor import TensorDescriptor
 from tile import testing
 from tile import language
@@ -28,7 +29,7 @@ def next_power_of_2(n):
 
 
 __all__ = ["CompilationError", "Config", "IRError", "JITFunction",
-           "TensorDescriptor", "autotune",
+           "TensorDescriptor", "autotune", "custom_op",
            "cdiv", "compile", "heuristics", "testing",
            "jit", "language", "next_power_of_2", "run_pipeline", "verify_ir",
            "__version__"]
