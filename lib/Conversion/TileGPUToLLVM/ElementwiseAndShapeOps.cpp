@@ -278,7 +278,11 @@ void convertInRounds(ConvertLayoutOp op, ValueRange src, Value base,
   }
 
   Type valueType = src[0].getType();
-  Value unset = LLVM::PoisonOp::create(rewriter, loc, valueType);
+  // Zero, not poison: a register is written in one round and carried
+  // through the others. With poison the carried values came out wrong on
+  // the H100 (every transposing test failed; the PTX read right), so the
+  // undefined start is avoided at the cost of one move per register.
+  Value unset = LLVM::ZeroOp::create(rewriter, loc, valueType);
   SmallVector<Value> initial(results.size(), unset);
   auto loop = scf::ForOp::create(
       rewriter, loc, i32Constant(rewriter, loc, 0),
