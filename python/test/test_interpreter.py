@@ -476,3 +476,48 @@ def test_autotuned_kernel_runs_its_first_config_untimed():
     scale[lambda meta: (tile.cdiv(100, meta["BLOCK"]),)](x, 100)
     assert np.array_equal(x, np.arange(100, dtype=np.float32) * 2)
     assert calls == [] and scale.best_config.kwargs == {"BLOCK": 64}
+
+
+def test_conversion_kernels():
+    # python/test/kernels/conversions.py, on shapes the CPU runs quickly:
+    # the interpreter has no layouts, so these check the kernels' meaning.
+    from kernels import conversions as cv
+    kernels = [cv.scale_1d_kernel, cv.scale_2d_kernel, cv.transpose_kernel,
+               cv.channel_norm_kernel]
+    for kernel in kernels:
+        kernel.interpret = True
+    try:
+        _run_conversion_kernels(cv)
+    finally:
+        for kernel in kernels:
+            kernel.interpret = False
+
+
+def _run_conversion_kernels(cv):
+    rng = np.random.default_rng(7)
+    n = 1000
+    x = rng.standard_normal(n).astype(np.float32)
+    y = np.full(n, np.nan, np.float32)
+    cv.scale_1d_kernel[(2,)](x, y, n, BLOCK=512)
+    assert np.array_equal(y, x * 3)
+    M, N = 40, 48
+    x2 = rng.standard_normal((M, N)).astype(np.float32)
+    y2 = np.full((M, N + 1), np.nan, np.float32)
+    cv.scale_2d_kernel[(2, 2)](x2, y2, M, N, N + 1, ROWS=32,
+                                             COLS=32)
+    assert np.array_equal(y2[:, :N], x2 * 3)
+    yt = np.full((N, M), np.nan, np.float32)
+    cv.transpose_kernel[(2, 2)](x2, yt, M, N, ROWS=32, COLS=32)
+    assert np.array_equal(yt, (x2 * 3).T)
+    rows, per_channel = 2, 4
+    xs = rng.standard_normal((rows, 64)).astype(np.float32)
+    w = rng.standard_normal(16).astype(np.float32)
+    b = rng.standard_normal(16).astype(np.float32)
+    out = np.full_like(xs, np.nan)
+    cv.channel_norm_kernel[(rows,)](xs, w, b, out, 64,
+                                                  per_channel, 1e-5, BLOCK=32)
+    xd = xs.astype(np.float64)
+    ref = (xd - xd.mean(1, keepdims=True)) / np.sqrt(xd.var(1, keepdims=True)
+                                                     + 1e-5)
+    ref = ref * np.repeat(w, per_channel) + np.repeat(b, per_channel)
+    assert np.abs(out - ref).max() < 1e-5
