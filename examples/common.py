@@ -119,14 +119,19 @@ def report(what, ms, amount, unit):
                                           unit))
 
 
+def jit_function(kernel):
+    """The @tile.jit function under any @tile.autotune / @tile.heuristics."""
+    while not isinstance(kernel, tile.JITFunction):
+        kernel = kernel.fn
+    return kernel
+
+
 @contextlib.contextmanager
 def interpreted(*kernels):
     """Runs `kernels` (@tile.jit functions, autotuned or not) in the
     interpreter inside the block, even on a GPU host."""
     functions = []
-    for kernel in kernels:
-        while not isinstance(kernel, tile.JITFunction):
-            kernel = kernel.fn
+    for kernel in map(jit_function, kernels):
         functions.append((kernel, kernel.interpret))
         kernel.interpret = True
     try:

@@ -86,10 +86,7 @@ def load_example(name, port_to_triton=False):
 
 
 def kernel_function(module, name):
-    kernel = getattr(module, name)
-    while not isinstance(kernel, tile.JITFunction):
-        kernel = kernel.fn  # under @tile.autotune / @tile.heuristics
-    return kernel
+    return common.jit_function(getattr(module, name))
 
 
 def compile_kernel(entry):

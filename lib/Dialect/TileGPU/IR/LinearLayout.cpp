@@ -403,20 +403,24 @@ mlir::tilegpu::chooseConversionRoundBits(const LinearLayout &src,
   for (int64_t size : src.getShape())
     elements *= size;
   // What a bit costs one side: 0 registers only, 1 warps, 2 lanes.
-  auto sideCost = [](const LinearLayout &layout, unsigned bit) {
-    if ((bitsMovedBy(layout, LinearLayout::Lane) >> bit) & 1)
-      return 2;
-    if ((bitsMovedBy(layout, LinearLayout::Warp) >> bit) & 1)
-      return 1;
-    return 0;
+  struct Side {
+    uint64_t lanes, warps;
+    int cost(unsigned bit) const {
+      return (lanes >> bit) & 1 ? 2 : (warps >> bit) & 1 ? 1 : 0;
+    }
   };
+  auto sideOf = [](const LinearLayout &layout) {
+    return Side{bitsMovedBy(layout, LinearLayout::Lane),
+                bitsMovedBy(layout, LinearLayout::Warp)};
+  };
+  Side srcSide = sideOf(src), dstSide = sideOf(dst);
   struct Candidate {
     int srcCost, dstCost;
     unsigned bit;
   };
   SmallVector<Candidate> candidates;
   for (unsigned bit = 0; (int64_t(1) << bit) < elements; ++bit)
-    candidates.push_back({sideCost(src, bit), sideCost(dst, bit), bit});
+    candidates.push_back({srcSide.cost(bit), dstSide.cost(bit), bit});
   llvm::stable_sort(candidates, [](const Candidate &a, const Candidate &b) {
     int costA = a.srcCost + a.dstCost, costB = b.srcCost + b.dstCost;
     return costA != costB ? costA < costB : a.bit > b.bit;
