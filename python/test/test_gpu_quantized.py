@@ -76,3 +76,26 @@ def test_int8_weight_matmul(stages, M, N, K, bm, bn, bk, warps):
         num_stages=stages)
     torch.cuda.synchronize()
     assert rel_err(c, a.double() @ b.double()) < 1e-5
+
+
+def test_reinterpreted_bf16_bits():
+    # tile.reinterpret on the compiled path: the activations arrive as int16
+    # bits and the output as an int16 buffer, both typed bf16 by the wrapper.
+    import tile
+    import tile.language as tl
+    M, N, K, bm, bn, bk, warps = SHAPES[1]
+    a = torch.randn(M, K, device="cuda").to(torch.bfloat16)
+    w, packed = packed_int4(K, N, bk)
+    c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
+    bits_a, bits_c = a.view(torch.int16), c.view(torch.int16)
+    q.int4_weight_matmul_pointers_kernel[(cdiv(M, bm), cdiv(N, bn))](
+        tile.reinterpret(bits_a, tl.bfloat16), packed,
+        tile.reinterpret(bits_c, tl.bfloat16), M, N, K, a.stride(0),
+        a.stride(1), packed.stride(0), packed.stride(1), c.stride(0),
+        c.stride(1), BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, SUM=False,
+        num_warps=warps, num_stages=3)
+    torch.cuda.synchronize()
+    assert rel_err(c, a.double() @ w.double()) < 4e-3
+    with pytest.raises(ValueError, match="widths must match"):
+        tile.reinterpret(bits_a, tl.float32)
+    assert tile.reinterpret(bits_a, torch.bfloat16).dtype == torch.bfloat16

@@ -1,9 +1,10 @@
 """The interpreter (TILE_INTERPRET=1, @tile.jit(interpret=True)): the
 compiled kernel's types and semantics on the CPU, with numpy arrays.
 
-The project's GPU-kernel sources (python/test/kernels/classic.py and the
-benchmark kernels) run here against float64 numpy references, so kernel
-semantics are checked on every change, with no GPU."""
+Every kernel of the project's GPU-kernel sources (python/test/kernels/:
+classic, conversions, quantized; and the benchmark kernels) runs here against
+float64 numpy references, so kernel semantics are checked on every change,
+with no GPU."""
 
 import os
 import subprocess
@@ -521,3 +522,144 @@ def _run_conversion_kernels(cv):
                                                      + 1e-5)
     ref = ref * np.repeat(w, per_channel) + np.repeat(b, per_channel)
     assert np.abs(out - ref).max() < 1e-5
+
+
+# ------------------------------------------------ quantised kernels (bf16)
+
+def bf16_bits(values):
+    """float32 values rounded to bf16 (nearest even), as uint16 bits."""
+    bits = np.asarray(values, np.float32).view(np.uint32).astype(np.uint64)
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def bf16_values(bits):
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def packed_int4(K, N, bk):
+    """Random int4 weights w (KxN) and their packing for bk-wide K steps, as
+    python/test/test_gpu_quantized.py packs them."""
+    lo = rng.integers(-8, 8, (K // 2, N)).astype(np.int16)
+    hi = rng.integers(-8, 8, (K // 2, N)).astype(np.int16)
+    packed = (hi * 16 + (lo & 15)).astype(np.int8)
+    w = np.concatenate([lo.reshape(K // bk, bk // 2, N),
+                        hi.reshape(K // bk, bk // 2, N)], axis=1).reshape(K, N)
+    return w, packed
+
+
+def test_reinterpret_checks_widths_and_unwraps():
+    bits = np.zeros(4, np.uint16)
+    wrapped = tile.reinterpret(bits, tl.bfloat16)
+    assert wrapped.dtype == tl.bfloat16 and wrapped.shape == (4,)
+    assert wrapped.data_ptr() == bits.__array_interface__["data"][0]
+    assert wrapped.stride() == (1,) and wrapped.element_size() == 2
+    assert tile.reinterpret(wrapped, tl.float16).base is bits
+    with pytest.raises(ValueError, match="16 bits and tl.float32 is 32"):
+        tile.reinterpret(bits, tl.float32)
+    with pytest.raises(TypeError, match="tile.language dtype"):
+        tile.reinterpret(bits, "bf16")
+
+
+def test_reinterpreted_bits_load_as_their_new_type():
+    @tile.jit
+    def widen(x_ptr, y_ptr, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(y_ptr + offs, tl.load(x_ptr + offs).to(tl.float32))
+
+    x = rng.standard_normal(16).astype(np.float32)
+    bits = bf16_bits(x)
+    y = poisoned(16)
+    widen[(1,)](tile.reinterpret(bits, tl.bfloat16), y, BLOCK=16)
+    assert np.array_equal(y, bf16_values(bits))
+    assert np.abs(y - x).max() <= np.abs(x).max() * 2 ** -8
+
+
+@pytest.mark.parametrize("stages", [1, 3])
+def test_quantized_int8_weight_matmul(stages):
+    from kernels import quantized as q
+    M, N, K, bm, bn, bk = 40, 36, 80, 32, 32, 32  # masked rows, columns, K
+    a = bf16_bits(rng.standard_normal((M, K)))
+    b = rng.integers(-128, 128, (K, N)).astype(np.int8)
+    c = poisoned((M, N))
+    q.int8_weight_matmul_kernel[(2, 2)](
+        tile.reinterpret(a, tl.bfloat16), b, c, M, N, K, K, N, N,
+        BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, num_stages=stages)
+    assert rel_err(c, bf16_values(a).astype(np.float64) @ b) < 1e-5
+
+
+def test_quantized_int4_weight_matmuls():
+    from kernels import quantized as q
+    M, N, K, bm, bn, bk = 40, 36, 128, 32, 32, 64
+    a = bf16_bits(rng.standard_normal((M, K)))
+    ref = bf16_values(a).astype(np.float64)
+    w, packed = packed_int4(K, N, bk)
+    c = poisoned((M, N))
+    q.int4_weight_matmul_kernel[(2, 2)](
+        tile.reinterpret(a, tl.bfloat16), packed, c, M, N, K, K, N, N,
+        BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk)
+    assert rel_err(c, ref @ w) < 1e-5
+    for add in (False, True):
+        out = np.full((M, N), 0x7FC0, np.uint16)  # bf16 NaN
+        q.int4_weight_matmul_pointers_kernel[(2, 2)](
+            tile.reinterpret(a, tl.bfloat16), packed,
+            tile.reinterpret(out, tl.bfloat16), M, N, K, K, 1, N, 1, N, 1,
+            BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, SUM=add)
+        assert rel_err(bf16_values(out), ref @ w) < 4e-3
+
+
+# --------------------------- the rest of classic.py: print, assert, fp8
+
+def test_classic_print_and_assert(capsys):
+    x = (10 * np.arange(4) + 3).astype(np.int32)
+    k.print_kernel[(2,)](x, BLOCK=4)
+    lines = capsys.readouterr().out.splitlines()
+    for pid in (0, 1):
+        for i in range(4):
+            assert f"pid ({pid}, 0, 0) idx ({i}) x={10 * i + 3}" in lines
+        assert f"pid ({pid}, 0, 0) pid-only" in lines
+    k.assert_kernel[(1,)](x, BLOCK=4)
+    with pytest.raises(AssertionError, match=r"idx \(2\): x must be non-negative"):
+        k.assert_kernel[(1,)](np.array([1, 2, -3, 4], np.int32), BLOCK=4)
+
+
+def fp8_table(e5m2):
+    """Every finite fp8 code's value, decoded from the bit fields (e4m3fn:
+    bias 7, no infinities, 0x7f/0xff NaN; e5m2: bias 15, IEEE-like)."""
+    exp_bits, man_bits = (5, 2) if e5m2 else (4, 3)
+    bias = (1 << (exp_bits - 1)) - 1
+    values = {}
+    for code in range(256):
+        sign = -1.0 if code & 0x80 else 1.0
+        e = (code >> man_bits) & ((1 << exp_bits) - 1)
+        m = code & ((1 << man_bits) - 1)
+        if e5m2 and e == 31 or not e5m2 and (code & 0x7f) == 0x7f:
+            continue  # inf or NaN
+        if e == 0:
+            values[code] = sign * m * 2.0 ** (1 - bias - man_bits)
+        else:
+            values[code] = sign * (1 + m / (1 << man_bits)) * 2.0 ** (e - bias)
+    return values
+
+
+@pytest.mark.parametrize("e5m2", [False, True])
+def test_classic_fp8_roundtrip(e5m2):
+    n = 3000
+    x = (rng.standard_normal(n) * (100.0 if e5m2 else 8.0)).astype(np.float32)
+    x[:4] = [1e6, -1e6, 0.0, -0.0]
+    y = np.full(n, 0x7f, np.uint8)
+    z = poisoned(n)
+    t = np.full(n, 0x7FC0, np.uint16)
+    fp8 = tl.float8e5 if e5m2 else tl.float8e4nv
+    k.fp8_roundtrip_kernel[(3,)](x, tile.reinterpret(y, fp8), z,
+                                 tile.reinterpret(t, tl.bfloat16), n,
+                                 BLOCK=1024, E5M2=e5m2)
+    table = fp8_table(e5m2)
+    values = np.array(sorted(set(table.values())))
+    decoded = np.array([table[c] for c in y.tolist()])
+    # Nearest representable value (saturating at the largest finite one).
+    nearest = np.abs(x[:, None].astype(np.float64) - values[None, :]).min(1)
+    assert np.array_equal(np.abs(decoded - x), nearest)
+    assert decoded[0] == values.max() and decoded[1] == values.min()
+    assert y[2] == 0x00 and y[3] == 0x80
+    assert np.array_equal(z, decoded.astype(np.float32))
+    assert np.array_equal(t, (x.view(np.uint32) >> 16).astype(np.uint16))

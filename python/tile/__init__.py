@@ -12,6 +12,7 @@ from tile.compiler.compiler import compile
 from tile.runtime.jit import JITFunction, jit
 from tile.runtime.autotuner import Config, autotune, heuristics
 from tile.runtime.torch_ops import custom_op
+from tile.runtime.reinterpret import TensorWrapper, reinterpret
 from tile.tools.tensor_descriptor import TensorDescriptor
 from tile import testing
 from tile import language
@@ -29,7 +30,7 @@ def next_power_of_2(n):
 
 
 __all__ = ["CompilationError", "Config", "IRError", "JITFunction",
-           "TensorDescriptor", "autotune", "custom_op",
+           "TensorDescriptor", "TensorWrapper", "autotune", "custom_op",
            "cdiv", "compile", "heuristics", "testing",
-           "jit", "language", "next_power_of_2", "run_pipeline", "verify_ir",
+           "jit", "language", "next_power_of_2", "reinterpret", "run_pipeline", "verify_ir",
            "__version__"]

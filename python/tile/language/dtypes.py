@@ -275,6 +275,17 @@ TORCH_DTYPE_NAMES = {
     "torch.float16": "fp16", "torch.bfloat16": "bf16", "torch.float32": "fp32",
     "torch.float64": "fp64", "torch.float8_e4m3fn": "fp8e4nv",
     "torch.float8_e5m2": "fp8e5"}
+
+
+def host_element_name(element):
+    """The tile dtype name of a tensor-like's `dtype`: a torch dtype, or the
+    tile dtype that `tile.reinterpret` gave it; None when tile has none."""
+    if isinstance(element, dtype) and not element.is_ptr() and \
+            not element.is_block():
+        return element.short_name
+    return TORCH_DTYPE_NAMES.get(str(element))
+
+
 ARRAY_TYPESTR_NAMES = {
     "|b1": "i1", "|i1": "i8", "<i2": "i16", "<i4": "i32", "<i8": "i64",
     "|u1": "u8", "<u2": "u16", "<u4": "u32", "<u8": "u64", "<f2": "fp16",

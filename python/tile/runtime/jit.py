@@ -308,7 +308,7 @@ def _element_type_name(name, value):
     """The tile dtype name of a tensor-like argument's elements."""
     if hasattr(value, "data_ptr"):
         dtype = getattr(value, "dtype", None)
-        sig = d.TORCH_DTYPE_NAMES.get(str(dtype))
+        sig = d.host_element_name(dtype)
         if sig is None:
             raise TypeError("argument '%s' has unsupported dtype %s" % (name, dtype))
         return sig

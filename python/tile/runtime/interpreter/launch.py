@@ -17,6 +17,7 @@ import numpy as np
 from tile import _C
 from tile.language import core
 from tile.language import dtypes as d
+from tile.runtime.reinterpret import TensorWrapper
 from tile.language import semantic as sem
 from tile.runtime.interpreter import builtins, state
 from tile.runtime.interpreter import descriptors, reductions  # noqa: F401 (they register builtins)
@@ -144,10 +145,13 @@ def _int_type(ty):
 
 
 def _pointer(name, value, memory):
-    if isinstance(value, np.ndarray):
+    if isinstance(value, TensorWrapper):  # tile.reinterpret
+        sig = value.dtype.short_name
+        value = value.base
+    elif isinstance(value, np.ndarray):
         sig = d.ARRAY_TYPESTR_NAMES.get(value.dtype.str)
     else:
-        sig = d.TORCH_DTYPE_NAMES.get(str(getattr(value, "dtype", None)))
+        sig = d.host_element_name(getattr(value, "dtype", None))
     if sig is None:
         raise TypeError("argument '%s' has unsupported dtype %s"
                         % (name, getattr(value, "dtype", None)))
