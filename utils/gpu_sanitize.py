@@ -27,8 +27,14 @@ def collect(pytest_args):
     out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only",
                           "-q", "-p", "no:cacheprovider"] + pytest_args,
                          capture_output=True, text=True)
-    ids = [line.strip() for line in out.stdout.splitlines()
-           if "::" in line and not line.startswith(" ")]
+    # Ids are relative to pytest's rootdir (python/test, where pytest.ini
+    # is): map each back to the file path it was given as.
+    paths = {os.path.basename(a): a for a in pytest_args if a.endswith(".py")}
+    ids = []
+    for line in out.stdout.splitlines():
+        if "::" in line and not line.startswith(" "):
+            file, _, rest = line.strip().partition("::")
+            ids.append(paths.get(os.path.basename(file), file) + "::" + rest)
     if not ids:
         sys.exit("no tests collected:\n" + out.stdout + out.stderr)
     return ids
