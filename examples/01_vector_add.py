@@ -44,7 +44,7 @@ def main():
     common.check("x + y", out, common.float64(x) + common.float64(y), 1e-6)
     common.compare_with_interpreter(
         "x + y", lambda: add(x[:4097], y[:4097]), [add_kernel], 0.0)
-    if common.GPU and not common.SMALL:
+    if common.BENCH:
         moved = 3 * n * x.element_size()
         common.report("tile", common.bench_ms(lambda: add(x, y)), moved, "GB/s")
         common.report("torch", common.bench_ms(lambda: x + y), moved, "GB/s")

@@ -58,7 +58,7 @@ def main():
     common.check("softmax rows", softmax(x), reference(x), 1e-6, 1e-5)
     common.compare_with_interpreter(
         "softmax", lambda: softmax(x[:37]), [softmax_kernel], 1e-7, 1e-6)
-    if common.GPU and not common.SMALL:
+    if common.BENCH:
         moved = 2 * x.numel() * x.element_size()
         common.report("tile", common.bench_ms(lambda: softmax(x)), moved, "GB/s")
         common.report("torch", common.bench_ms(

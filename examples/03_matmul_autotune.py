@@ -102,7 +102,7 @@ def main():
         "a @ b", lambda: matmul(a[:100, :80].contiguous(),
                                 b[:80, :72].contiguous()),
         [matmul_kernel], 2e-2, 2e-3)
-    if common.GPU and not common.SMALL:
+    if common.BENCH:
         print("  best config:", matmul_kernel.best_config)
         flops = 2 * M * N * K
         common.report("tile", common.bench_ms(lambda: matmul(a, b)), flops,

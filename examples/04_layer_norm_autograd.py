@@ -168,7 +168,7 @@ def main():
     common.compare_with_interpreter(
         "layer norm", run, [layer_norm_forward, layer_norm_backward_dx,
                             sum_slots], 1e-5, 1e-5)
-    if common.GPU and not common.SMALL:
+    if common.BENCH:
         moved = 5 * x.numel() * x.element_size()  # forward + backward traffic
         leaves = [t.clone().requires_grad_() for t in (x, w, b)]
 

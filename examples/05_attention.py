@@ -96,7 +96,7 @@ def main():
             lambda: attention(q[:2, :100].contiguous(), k[:2, :100].contiguous(),
                               v[:2, :100].contiguous(), causal),
             [attention_forward], 2e-3, 2e-3)
-    if common.GPU and not common.SMALL:
+    if common.BENCH:
         sdpa = common.torch.nn.functional.scaled_dot_product_attention
         for causal in (False, True):
             flops = 4 * heads * seq_len * seq_len * head_dim * (0.5 if causal else 1)

@@ -55,7 +55,7 @@ def main():
     common.compare_with_interpreter(
         "2 * x^T", lambda: transpose_scale(x[:328, :200].contiguous(), 2.0),
         [transpose_scale_kernel], 0.0)
-    if common.GPU and not common.SMALL:
+    if common.BENCH:
         moved = 2 * x.numel() * x.element_size()
         common.report("tile (TMA)", common.bench_ms(
             lambda: transpose_scale(x, 2.0)), moved, "GB/s")

@@ -40,6 +40,9 @@ SMALL = not GPU or "--small" in sys.argv
 # --compare: on the GPU, also run each example in the interpreter on the
 # same inputs and require the two to agree.
 COMPARE = GPU and "--compare" in sys.argv
+# Timings are taken on the GPU at full size, unless --no-bench (a run under
+# compute-sanitizer checks the kernels; timing them there says nothing).
+BENCH = GPU and not SMALL and "--no-bench" not in sys.argv
 
 _rng = np.random.default_rng(20261125)
 

@@ -53,10 +53,18 @@ def run_one(tool, test, timeout):
         text = (e.stdout or b"").decode(errors="replace") if isinstance(
             e.stdout, bytes) else (e.stdout or "")
         rc = "timeout"
-    summary = re.search(r"ERROR SUMMARY: (\d+) error", text)
+    # memcheck and synccheck end with "ERROR SUMMARY: N errors", racecheck
+    # with "RACECHECK SUMMARY: N hazards displayed (E errors, W warnings)".
+    summary = re.search(r"ERROR SUMMARY: (\d+) error", text) or \
+        re.search(r"RACECHECK SUMMARY: (\d+) hazard", text)
     errors = int(summary.group(1)) if summary else None
-    passed = re.search(r"(\d+) passed", text) is not None
-    return tool, test, rc, errors, passed, time.time() - start, text
+    if re.search(r"\d+ passed", text):
+        outcome = "passed"
+    elif re.search(r"\d+ skipped", text) and rc == 0:
+        outcome = "skipped"
+    else:
+        outcome = "failed"
+    return tool, test, rc, errors, outcome, time.time() - start, text
 
 
 def main():
@@ -73,7 +81,7 @@ def main():
     tests.sort(key=lambda t: not any(h in t for h in heavy))
     work = [(tool, t) for t in tests for tool in args.tools.split(",")]
     began = time.time()
-    counts = {"clean": 0, "dirty": 0, "not run": 0}
+    counts = {"clean": 0, "dirty": 0, "skipped": 0, "not run": 0}
     with open(args.log, "a") as log, \
             cf.ThreadPoolExecutor(args.jobs) as pool:
         def submit(item):
@@ -97,12 +105,15 @@ def main():
             done, _ = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
             for future in done:
                 del pending[future]
-                tool, test, rc, errors, passed, secs, text = future.result()
-                clean = rc == 0 and errors == 0 and passed
-                counts["clean" if clean else "dirty"] += 1
+                tool, test, rc, errors, outcome, secs, text = future.result()
+                clean = rc == 0 and errors == 0
+                verdict = ("SKIPPED" if clean and outcome == "skipped" else
+                           "CLEAN" if clean and outcome == "passed" else
+                           "DIRTY")
+                counts[verdict.lower()] = counts.get(verdict.lower(), 0) + 1
                 log.write("%s %s %s rc=%s errors=%s %.0fs\n"
-                          % (tool, test, "CLEAN" if clean else "DIRTY", rc,
-                             errors, secs))
+                          % (tool, test, verdict, rc, errors, secs))
+                clean = verdict != "DIRTY"
                 if not clean:
                     log.write("".join("    " + line + "\n"
                                       for line in text.splitlines()[-40:]))
