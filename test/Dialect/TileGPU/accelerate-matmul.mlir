@@ -175,6 +175,51 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 
 // -----
 
+// B = tl.trans of a pointer-loaded NxK tile whose rows arrive K-contiguous
+// (attention's K loaded row-major): the tile itself is staged row-major and
+// read through a transposed view, so the pipeliner can fill it by cp.async;
+// no register transpose, no second shared copy.
+// CHECK-DAG: #[[ROWS:.*]] = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+// CHECK-DAG: #[[KMAJOR:.*]] = #tilegpu.nvmma_shared<{swizzle = 128, order = [0, 1]}>
+// CHECK-LABEL: func.func @transposed_pointer_b
+// CHECK: %[[K:.*]] = tilegpu.local_alloc %0 : (tensor<64x64xf16, #blocked>) -> !tilegpu.memdesc<64x64xf16, #[[ROWS]]>
+// CHECK: %[[KT:.*]] = tilegpu.memdesc_trans %[[K]] : <64x64xf16, #[[ROWS]]> -> <64x64xf16, #[[KMAJOR]]>
+// CHECK: tilegpu.warpgroup_dot %{{.*}}, %[[KT]], %{{.*}} :
+// CHECK-NOT: tile.trans
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#blocked1 = #tilegpu.blocked<{sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @transposed_pointer_b(%a: tensor<64x64xf16, #blocked>, %kp: tensor<64x64x!tile.ptr<f16>, #blocked>, %c: tensor<64x64xf32, #blocked>) -> tensor<64x64xf32, #blocked> {
+    %k = tile.load %kp : tensor<64x64x!tile.ptr<f16>, #blocked>
+    %kt = tile.trans %k {order = array<i32: 1, 0>} : tensor<64x64xf16, #blocked> -> tensor<64x64xf16, #blocked1>
+    %kb = tilegpu.convert_layout %kt : tensor<64x64xf16, #blocked1> -> tensor<64x64xf16, #blocked>
+    %d = tile.dot %a, %kb, %c : tensor<64x64xf16, #blocked> * tensor<64x64xf16, #blocked> -> tensor<64x64xf32, #blocked>
+    return %d : tensor<64x64xf32, #blocked>
+  }
+}
+
+// -----
+
+// A transposed tile whose rows arrive N-contiguous (a column-major load)
+// is already the N-major B wgmma transposes itself: it is staged as the
+// transposed value, with no view.
+// CHECK-DAG: #[[NMAJOR:.*]] = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+// CHECK-LABEL: func.func @transposed_column_major_b
+// CHECK-NOT: tilegpu.memdesc_trans
+// CHECK: %[[B:.*]] = tilegpu.local_alloc %0 : (tensor<64x64xf16, #blocked>) -> !tilegpu.memdesc<64x64xf16, #[[NMAJOR]]>
+// CHECK: tilegpu.warpgroup_dot %{{.*}}, %[[B]], %{{.*}} :
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#blocked1 = #tilegpu.blocked<{sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @transposed_column_major_b(%a: tensor<64x64xf16, #blocked>, %k: tensor<64x64xf16, #blocked1>, %c: tensor<64x64xf32, #blocked>) -> tensor<64x64xf32, #blocked> {
+    %kt = tile.trans %k {order = array<i32: 1, 0>} : tensor<64x64xf16, #blocked1> -> tensor<64x64xf16, #blocked>
+    %d = tile.dot %a, %kt, %c : tensor<64x64xf16, #blocked> * tensor<64x64xf16, #blocked> -> tensor<64x64xf32, #blocked>
+    return %d : tensor<64x64xf32, #blocked>
+  }
+}
+
+// -----
+
 // Two dots read the same A (attention's Q before the loop and in it): the
 // copy made for the first dominates the second, which reads it too.
 // CHECK-LABEL: func.func @shared_a_copy

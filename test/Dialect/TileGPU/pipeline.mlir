@@ -983,3 +983,53 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// A pointer-loaded tile that the dot reads through a transposed view
+// (attention's K^T, K loaded row-major) is copied by cp.async into a
+// multi-buffer of row-major 32x64 tiles, and each iteration's stage is
+// viewed transposed for the wgmma: no register load is left in the loop.
+// CHECK-LABEL: func.func @pointer_transposed_b
+// CHECK: %[[BUF:.*]] = tilegpu.local_alloc : () -> !tilegpu.memdesc<{{[0-9]+}}x32x64xf16, #nvmma>
+// CHECK: tilegpu.async_copy_global_to_local
+// CHECK: scf.for
+// CHECK: tilegpu.async_copy_global_to_local
+// CHECK-NOT: tile.load
+// CHECK: %[[STAGE:.*]] = tilegpu.memdesc_index %[[BUF]][%{{.*}}] : <{{[0-9]+}}x32x64xf16, #nvmma> -> <32x64xf16, #nvmma>
+// CHECK-NEXT: %[[KT:.*]] = tilegpu.memdesc_trans %[[STAGE]] : <32x64xf16, #nvmma> -> <64x32xf16, #nvmma1>
+// CHECK-NEXT: tilegpu.warpgroup_dot %{{.*}}, %[[KT]], %{{.*}} async
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 32, 16]}>
+#nvmma = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#nvmma1 = #tilegpu.nvmma_shared<{swizzle = 128, order = [0, 1]}>
+#rows = #tilegpu.slice<{dim = 1, parent = #blocked}>
+#cols = #tilegpu.slice<{dim = 0, parent = #blocked}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @pointer_transposed_b(%q: !tilegpu.memdesc<64x64xf16, #nvmma>, %kbase: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %n: i32) -> tensor<64x32xf32, #mma> {
+    %cst = arith.constant dense<0.000000e+00> : tensor<64x32xf32, #mma>
+    %step = arith.constant dense<2048> : tensor<32x64xi32, #blocked>
+    %width = arith.constant dense<64> : tensor<32x1xi32, #blocked>
+    %c1_i32 = arith.constant 1 : i32
+    %c0_i32 = arith.constant 0 : i32
+    %r0 = tile.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #rows>
+    %r1 = tile.expand_dims %r0 {axis = 1 : i32} : tensor<32xi32, #rows> -> tensor<32x1xi32, #blocked>
+    %r2 = arith.muli %r1, %width : tensor<32x1xi32, #blocked>
+    %r3 = tile.broadcast %r2 : tensor<32x1xi32, #blocked> -> tensor<32x64xi32, #blocked>
+    %c0 = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #cols>
+    %c1 = tile.expand_dims %c0 {axis = 0 : i32} : tensor<64xi32, #cols> -> tensor<1x64xi32, #blocked>
+    %c2 = tile.broadcast %c1 : tensor<1x64xi32, #blocked> -> tensor<32x64xi32, #blocked>
+    %offs = arith.addi %r3, %c2 : tensor<32x64xi32, #blocked>
+    %base = tile.splat %kbase : !tile.ptr<f16> -> tensor<32x64x!tile.ptr<f16>, #blocked>
+    %k = tile.addptr %base, %offs : tensor<32x64x!tile.ptr<f16>, #blocked>, tensor<32x64xi32, #blocked>
+    %r:2 = scf.for %i = %c0_i32 to %n step %c1_i32 iter_args(%acc = %cst, %kp = %k) -> (tensor<64x32xf32, #mma>, tensor<32x64x!tile.ptr<f16>, #blocked>)  : i32 {
+      %kv = tile.load %kp : tensor<32x64x!tile.ptr<f16>, #blocked>
+      %kb = tilegpu.local_alloc %kv : (tensor<32x64xf16, #blocked>) -> !tilegpu.memdesc<32x64xf16, #nvmma>
+      %kt = tilegpu.memdesc_trans %kb : <32x64xf16, #nvmma> -> <64x32xf16, #nvmma1>
+      %d = tilegpu.warpgroup_dot %q, %kt, %acc : !tilegpu.memdesc<64x64xf16, #nvmma> * <64x32xf16, #nvmma1> -> tensor<64x32xf32, #mma>
+      %next = tile.addptr %kp, %step : tensor<32x64x!tile.ptr<f16>, #blocked>, tensor<32x64xi32, #blocked>
+      scf.yield %d, %next : tensor<64x32xf32, #mma>, tensor<32x64x!tile.ptr<f16>, #blocked>
+    }
+    return %r#0 : tensor<64x32xf32, #mma>
+  }
+}

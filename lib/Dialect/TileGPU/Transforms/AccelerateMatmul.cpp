@@ -139,17 +139,19 @@ bool arrivesContiguousAlong(Value operand, unsigned dim) {
   return getLinearLayout(type).getFastestDim() == dim;
 }
 
-/// B = tl.trans of a descriptor load (attention's K^T, K loaded by TMA):
-/// the load, whose NxK tile TMA writes row-major, is then B's K-major
-/// buffer read transposed (memdesc_trans) instead of a copy.
-DescriptorLoadOp transposedDescriptorLoad(Value b) {
+/// B = tl.trans of an NxK tile whose rows arrive K-contiguous (attention's
+/// K, loaded row-major through pointers or by TMA): the tile is staged as it
+/// arrives, row-major, and B is that buffer read transposed (memdesc_trans),
+/// which is the K-major operand wgmma takes. The load then fills the buffer
+/// directly (cp.async or TMA, so the pipeliner can overlap it) instead of
+/// being transposed through registers and a second shared copy.
+TransOp transposedRowMajorOperand(Value b) {
   auto trans = arrivingOperand(b).getDefiningOp<TransOp>();
   if (!trans || trans.getOrder() != ArrayRef<int32_t>{1, 0})
     return {};
-  auto load = arrivingOperand(trans.getSrc()).getDefiningOp<DescriptorLoadOp>();
-  if (!load || !getTMASharedEncoding(load.getDesc().getType()))
+  if (!arrivesContiguousAlong(trans.getSrc(), 1))
     return {};
-  return load;
+  return trans;
 }
 
 /// Where a dot operand's shared copy is made: just before the outermost
@@ -285,14 +287,20 @@ struct AccelerateMatmulPass
             MemDescType::get(context, aType.getShape(), element, aLayout));
       }
       Value bBuffer;
-      if (DescriptorLoadOp load = transposedDescriptorLoad(dot.getB())) {
-        NVMMASharedEncodingAttr tmaLayout =
-            getTMASharedEncoding(load.getDesc().getType());
-        auto loaded = cast<RankedTensorType>(load.getType());
-        Value rowMajor = stager.stage(
-            b, dot, load,
-            MemDescType::get(context, loaded.getShape(), element, tmaLayout));
-        bBuffer = MemDescTransOp::create(b, loc, rowMajor);
+      if (TransOp trans = transposedRowMajorOperand(dot.getB())) {
+        Value rows = arrivingOperand(trans.getSrc());
+        auto rowsType = cast<RankedTensorType>(rows.getType());
+        // A TMA copy writes its own swizzle; anything else gets the one a
+        // K-major B would have, so the transposed view is exactly that.
+        NVMMASharedEncodingAttr rowMajor;
+        if (auto load = rows.getDefiningOp<DescriptorLoadOp>())
+          rowMajor = getTMASharedEncoding(load.getDesc().getType());
+        if (!rowMajor)
+          rowMajor = NVMMASharedEncodingAttr::get(context, kSwizzle, {1, 0});
+        Value buffer = stager.stage(
+            b, dot, rows,
+            MemDescType::get(context, rowsType.getShape(), element, rowMajor));
+        bBuffer = MemDescTransOp::create(b, loc, buffer);
       } else {
         bBuffer = stager.stage(
             b, dot, dot.getB(),
