@@ -1,14 +1,19 @@
-"""Fused attention forward (FlashAttention's online softmax).
+"""Fused attention, forward and backward (FlashAttention's online softmax),
+as a torch.autograd.Function on the GPU.
 
 What it teaches:
 - a loop over key/value blocks that keeps a running max `m` and running sum
   `l` per query row, rescaling the accumulator when the max grows, so the
   S x S score matrix never exists in memory;
 - two chained `tl.dot`s (Q K^T, then P V) with the probabilities cast to
-  fp16 between them, as the tensor cores want;
+  the input type between them, as the tensor cores want;
 - `tl.trans`, `exp2` with log2(e) folded into the scale, and a causal mask
   that also bounds the loop (blocks above the diagonal are skipped);
-- 3-D launch grids: (query blocks, batch x heads).
+- the backward from the forward's one saved statistic per row (the
+  log-sum-exp): P is recomputed block by block, one kernel accumulates dK
+  and dV over query blocks, another dQ over key blocks, so no program
+  writes where another does (no atomics);
+- 2-D launch grids: (query or key blocks, batch x heads).
 
 Run: python examples/05_attention.py
 """
@@ -23,9 +28,12 @@ import tile
 import tile.language as tl
 
 
+LOG2E = 1.4426950408889634  # exp(x) = exp2(x * log2(e))
+
+
 @tile.jit
-def attention_forward(Q, K, V, Out, scale, seq_len, stride_head, stride_row,
-                      CAUSAL: tl.constexpr, HEAD_DIM: tl.constexpr,
+def attention_forward(Q, K, V, Out, Lse, scale, seq_len, stride_head,
+                      stride_row, CAUSAL: tl.constexpr, HEAD_DIM: tl.constexpr,
                       BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
     start_m = tl.program_id(0) * BLOCK_M
     head = tl.program_id(1).to(tl.int64) * stride_head
@@ -36,7 +44,7 @@ def attention_forward(Q, K, V, Out, scale, seq_len, stride_head, stride_row,
     m = tl.full((BLOCK_M,), -float("inf"), dtype=tl.float32)
     l = tl.zeros((BLOCK_M,), dtype=tl.float32)
     acc = tl.zeros((BLOCK_M, HEAD_DIM), dtype=tl.float32)
-    qk_scale = scale * 1.4426950408889634  # exp(x) = exp2(x * log2(e))
+    qk_scale = scale * LOG2E
     end = tl.minimum(start_m + BLOCK_M, seq_len) if CAUSAL else seq_len
     for start_n in range(0, end, BLOCK_N):
         cols = start_n + tl.arange(0, BLOCK_N)
@@ -53,49 +61,229 @@ def attention_forward(Q, K, V, Out, scale, seq_len, stride_head, stride_row,
         p = tl.exp2(s - m_new[:, None])
         correction = tl.exp2(m - m_new)
         l = l * correction + tl.sum(p, axis=1)
-        acc = acc * correction[:, None] + tl.dot(p.to(tl.float16), v)
+        acc = acc * correction[:, None] + tl.dot(p.to(V.dtype.element_ty), v)
         m = m_new
     out = acc / l[:, None]
     tl.store(Out + head + rows[:, None] * stride_row + dims[None, :],
-             out.to(tl.float16), mask=rows[:, None] < seq_len)
+             out.to(Out.dtype.element_ty), mask=rows[:, None] < seq_len)
+    # What the backward needs to recompute P = exp2(S * qk_scale - lse):
+    # the row's log-sum-exp, in the same base-2 units as m.
+    tl.store(Lse + tl.program_id(1) * seq_len + rows, m + tl.log2(l),
+             mask=rows < seq_len)
 
 
-def attention(q, k, v, causal):
+@tile.jit
+def attention_backward_delta(Out, dOut, Delta, seq_len, stride_head,
+                             stride_row, HEAD_DIM: tl.constexpr,
+                             BLOCK_M: tl.constexpr):
+    """Delta = rowsum(O * dO), the softmax backward's correction term."""
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    head = tl.program_id(1).to(tl.int64) * stride_head
+    dims = tl.arange(0, HEAD_DIM)
+    offsets = head + rows[:, None] * stride_row + dims[None, :]
+    o = tl.load(Out + offsets, mask=rows[:, None] < seq_len, other=0.0)
+    do = tl.load(dOut + offsets, mask=rows[:, None] < seq_len, other=0.0)
+    delta = tl.sum(o.to(tl.float32) * do.to(tl.float32), axis=1)
+    tl.store(Delta + tl.program_id(1) * seq_len + rows, delta,
+             mask=rows < seq_len)
+
+
+@tile.jit
+def attention_backward_dkdv(Q, K, V, dOut, Lse, Delta, dK, dV, scale, seq_len,
+                            stride_head, stride_row, CAUSAL: tl.constexpr,
+                            HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+                            BLOCK_N: tl.constexpr):
+    """One block of keys: dV = P^T dO and dK = scale * dS^T Q, summed over
+    every query block that sees these keys (P and dS held transposed, keys
+    along the rows, so both sums are plain dots)."""
+    start_n = tl.program_id(0) * BLOCK_N
+    head = tl.program_id(1).to(tl.int64) * stride_head
+    stats = tl.program_id(1) * seq_len
+    cols = start_n + tl.arange(0, BLOCK_N)
+    dims = tl.arange(0, HEAD_DIM)
+    keys = head + cols[:, None] * stride_row + dims[None, :]
+    k = tl.load(K + keys, mask=cols[:, None] < seq_len, other=0.0)
+    v = tl.load(V + keys, mask=cols[:, None] < seq_len, other=0.0)
+    dk = tl.zeros((BLOCK_N, HEAD_DIM), dtype=tl.float32)
+    dv = tl.zeros((BLOCK_N, HEAD_DIM), dtype=tl.float32)
+    qk_scale = scale * LOG2E
+    # Causal: queries before this key block never see it.
+    start = (start_n // BLOCK_M) * BLOCK_M if CAUSAL else 0
+    for start_m in range(start, seq_len, BLOCK_M):
+        rows = start_m + tl.arange(0, BLOCK_M)
+        queries = head + rows[:, None] * stride_row + dims[None, :]
+        q = tl.load(Q + queries, mask=rows[:, None] < seq_len, other=0.0)
+        do = tl.load(dOut + queries, mask=rows[:, None] < seq_len, other=0.0)
+        lse = tl.load(Lse + stats + rows, mask=rows < seq_len, other=0.0)
+        delta = tl.load(Delta + stats + rows, mask=rows < seq_len, other=0.0)
+        s_t = tl.dot(k, tl.trans(q)) * qk_scale
+        keep = rows[None, :] < seq_len
+        if CAUSAL:
+            keep = keep & (rows[None, :] >= cols[:, None])
+        p_t = tl.where(keep, tl.exp2(s_t - lse[None, :]), 0.0)
+        dv += tl.dot(p_t.to(dOut.dtype.element_ty), do)
+        dp_t = tl.dot(v, tl.trans(do))
+        ds_t = p_t * (dp_t - delta[None, :])
+        dk += tl.dot(ds_t.to(Q.dtype.element_ty), q)
+    tl.store(dK + keys, (dk * scale).to(dK.dtype.element_ty),
+             mask=cols[:, None] < seq_len)
+    tl.store(dV + keys, dv.to(dV.dtype.element_ty),
+             mask=cols[:, None] < seq_len)
+
+
+@tile.jit
+def attention_backward_dq(Q, K, V, dOut, Lse, Delta, dQ, scale, seq_len,
+                          stride_head, stride_row, CAUSAL: tl.constexpr,
+                          HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+                          BLOCK_N: tl.constexpr):
+    """One block of queries: dQ = scale * dS K over the keys it sees."""
+    start_m = tl.program_id(0) * BLOCK_M
+    head = tl.program_id(1).to(tl.int64) * stride_head
+    stats = tl.program_id(1) * seq_len
+    rows = start_m + tl.arange(0, BLOCK_M)
+    dims = tl.arange(0, HEAD_DIM)
+    queries = head + rows[:, None] * stride_row + dims[None, :]
+    q = tl.load(Q + queries, mask=rows[:, None] < seq_len, other=0.0)
+    do = tl.load(dOut + queries, mask=rows[:, None] < seq_len, other=0.0)
+    lse = tl.load(Lse + stats + rows, mask=rows < seq_len, other=0.0)
+    delta = tl.load(Delta + stats + rows, mask=rows < seq_len, other=0.0)
+    dq = tl.zeros((BLOCK_M, HEAD_DIM), dtype=tl.float32)
+    qk_scale = scale * LOG2E
+    end = tl.minimum(start_m + BLOCK_M, seq_len) if CAUSAL else seq_len
+    for start_n in range(0, end, BLOCK_N):
+        cols = start_n + tl.arange(0, BLOCK_N)
+        keys = head + cols[:, None] * stride_row + dims[None, :]
+        k = tl.load(K + keys, mask=cols[:, None] < seq_len, other=0.0)
+        v = tl.load(V + keys, mask=cols[:, None] < seq_len, other=0.0)
+        s = tl.dot(q, tl.trans(k)) * qk_scale
+        keep = cols[None, :] < seq_len
+        if CAUSAL:
+            keep = keep & (cols[None, :] <= rows[:, None])
+        p = tl.where(keep, tl.exp2(s - lse[:, None]), 0.0)
+        dp = tl.dot(do, tl.trans(v))
+        ds = p * (dp - delta[:, None])
+        dq += tl.dot(ds.to(K.dtype.element_ty), k)
+    tl.store(dQ + queries, (dq * scale).to(dQ.dtype.element_ty),
+             mask=rows[:, None] < seq_len)
+
+
+def _blocks():
+    """(forward BLOCK_M, BLOCK_N, warps, stages), the same for the backward
+    kernels (queries per step, keys per step, warps, stages)."""
+    if common.SMALL:
+        return (32, 32, 4, 1), (32, 32, 4, 1)
+    return (128, 64, 8, 3), (64, 128, 8, 2)
+
+
+def attention(q, k, v, causal, with_lse=False):
     heads, seq_len, head_dim = q.shape
     out = common.empty_like(q)
-    block_m, block_n = (32, 32) if common.SMALL else (128, 64)
+    lse = common.empty(heads, seq_len)
+    (block_m, block_n, warps, stages), _ = _blocks()
     grid = (tile.cdiv(seq_len, block_m), heads)
-    attention_forward[grid](q, k, v, out, 1 / math.sqrt(head_dim), seq_len,
-                            common.stride(q, 0), common.stride(q, 1),
+    attention_forward[grid](q, k, v, out, lse, 1 / math.sqrt(head_dim),
+                            seq_len, common.stride(q, 0), common.stride(q, 1),
                             CAUSAL=causal, HEAD_DIM=head_dim, BLOCK_M=block_m,
-                            BLOCK_N=block_n, num_warps=4 if common.SMALL else 8,
-                            num_stages=1 if common.SMALL else 3)
-    return out
+                            BLOCK_N=block_n, num_warps=warps,
+                            num_stages=stages)
+    return (out, lse) if with_lse else out
 
 
-def reference(q, k, v, causal):
+def attention_backward(q, k, v, out, lse, dout, causal):
+    """dQ, dK, dV from the forward's output and statistics."""
+    heads, seq_len, head_dim = q.shape
+    scale = 1 / math.sqrt(head_dim)
+    _, (block_m, block_n, warps, stages) = _blocks()
+    delta = common.empty(heads, seq_len)
+    attention_backward_delta[(tile.cdiv(seq_len, block_m), heads)](
+        out, dout, delta, seq_len, common.stride(q, 0), common.stride(q, 1),
+        HEAD_DIM=head_dim, BLOCK_M=block_m)
+    dq, dk, dv = common.empty_like(q), common.empty_like(k), common.empty_like(v)
+    attention_backward_dkdv[(tile.cdiv(seq_len, block_n), heads)](
+        q, k, v, dout, lse, delta, dk, dv, scale, seq_len,
+        common.stride(q, 0), common.stride(q, 1), CAUSAL=causal,
+        HEAD_DIM=head_dim, BLOCK_M=block_m, BLOCK_N=block_n, num_warps=warps,
+        num_stages=stages)
+    # The dQ loop runs over keys: its query block is the wide one.
+    attention_backward_dq[(tile.cdiv(seq_len, block_n), heads)](
+        q, k, v, dout, lse, delta, dq, scale, seq_len, common.stride(q, 0),
+        common.stride(q, 1), CAUSAL=causal, HEAD_DIM=head_dim,
+        BLOCK_M=block_n, BLOCK_N=block_m, num_warps=warps, num_stages=stages)
+    return dq, dk, dv
+
+
+if common.GPU:
+    torch = common.torch
+
+    class Attention(torch.autograd.Function):
+        """softmax(Q K^T / sqrt(d)) V over (heads, seq_len, head_dim)."""
+
+        @staticmethod
+        def forward(ctx, q, k, v, causal):
+            out, lse = attention(q, k, v, causal, with_lse=True)
+            ctx.save_for_backward(q, k, v, out, lse)
+            ctx.causal = causal
+            return out
+
+        @staticmethod
+        def backward(ctx, dout):
+            q, k, v, out, lse = ctx.saved_tensors
+            dq, dk, dv = attention_backward(q, k, v, out, lse,
+                                            dout.contiguous(), ctx.causal)
+            return dq, dk, dv, None
+
+
+def reference(q, k, v, causal, dout=None):
+    """The output in float64 numpy; with `dout`, the gradients dQ, dK, dV."""
     q, k, v = (common.float64(t) for t in (q, k, v))
-    s = q @ k.transpose(0, 2, 1) / math.sqrt(q.shape[-1])
+    scale = 1 / math.sqrt(q.shape[-1])
+    s = q @ k.transpose(0, 2, 1) * scale
     if causal:
         s = np.where(np.tril(np.ones(s.shape[-2:], dtype=bool)), s, -np.inf)
     p = np.exp(s - s.max(axis=-1, keepdims=True))
-    return (p / p.sum(axis=-1, keepdims=True)) @ v
+    p /= p.sum(axis=-1, keepdims=True)
+    if dout is None:
+        return p @ v
+    do = common.float64(dout)
+    dp = do @ v.transpose(0, 2, 1)
+    ds = p * (dp - (dp * p).sum(axis=-1, keepdims=True))
+    return (ds @ k * scale, ds.transpose(0, 2, 1) @ q * scale,
+            p.transpose(0, 2, 1) @ do)
+
+
+def gradients(q, k, v, dout, causal):
+    """dQ, dK, dV: through autograd on the GPU, else the kernels directly."""
+    if common.GPU:
+        leaves = [t.detach().requires_grad_() for t in (q, k, v)]
+        Attention.apply(*leaves, causal).backward(dout)
+        return [t.grad for t in leaves]
+    out, lse = attention(q, k, v, causal, with_lse=True)
+    return attention_backward(q, k, v, out, lse, dout, causal)
 
 
 def main():
-    print("fused attention forward, %s" % common.where())
+    print("fused attention forward and backward, %s" % common.where())
     heads, seq_len, head_dim = (2, 100, 64) if common.SMALL else (32, 4096, 128)
-    q, k, v = (common.randn(heads, seq_len, head_dim, dtype="float16")
-               for _ in range(3))
+    q, k, v, dout = (common.randn(heads, seq_len, head_dim, dtype="float16")
+                     for _ in range(4))
+    kernels = [attention_forward, attention_backward_delta,
+               attention_backward_dkdv, attention_backward_dq]
     for causal in (False, True):
         name = "causal" if causal else "full"
         common.check("attention, %s" % name, attention(q, k, v, causal),
                      reference(q, k, v, causal), 1e-2, 1e-2)
-        common.compare_with_interpreter(
-            "attention, %s" % name,
-            lambda: attention(q[:2, :100].contiguous(), k[:2, :100].contiguous(),
-                              v[:2, :100].contiguous(), causal),
-            [attention_forward], 2e-3, 2e-3)
+        for what, got, want in zip(("dQ", "dK", "dV"),
+                                   gradients(q, k, v, dout, causal),
+                                   reference(q, k, v, causal, dout)):
+            common.check("%s, %s" % (what, name), got, want, 2e-2, 2e-2)
+
+        def small_step():
+            qs, ks, vs, ds = (t[:2, :100].contiguous() for t in (q, k, v, dout))
+            out, lse = attention(qs, ks, vs, causal, with_lse=True)
+            return (out,) + attention_backward(qs, ks, vs, out, lse, ds, causal)
+
+        common.compare_with_interpreter("attention, %s" % name, small_step,
+                                        kernels, 2e-3, 2e-3)
     if common.BENCH:
         sdpa = common.torch.nn.functional.scaled_dot_product_attention
         for causal in (False, True):
@@ -105,6 +293,16 @@ def main():
             common.report("torch SDPA, causal=%s" % causal, common.bench_ms(
                 lambda: sdpa(q[None], k[None], v[None], is_causal=causal)),
                 flops, "TFLOPS")
+            # A training step: forward, then backward (2.5x the forward's
+            # flops: five dots where the forward has two).
+            leaves = [t.detach().requires_grad_() for t in (q, k, v)]
+            common.report("tile fwd+bwd, causal=%s" % causal, common.bench_ms(
+                lambda: Attention.apply(*leaves, causal).backward(dout)),
+                3.5 * flops, "TFLOPS")
+            common.report("SDPA fwd+bwd, causal=%s" % causal, common.bench_ms(
+                lambda: sdpa(*(t[None] for t in leaves),
+                             is_causal=causal).backward(dout[None])),
+                3.5 * flops, "TFLOPS")
 
 
 if __name__ == "__main__":

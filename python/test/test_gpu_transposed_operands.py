@@ -39,14 +39,20 @@ def test_linear_with_transposed_weight(M, N, K, bm, bn, bk, warps, dtype,
     assert "wgmma.mma_async" in kernel.asm["ptx"]
 
 
-def _example_attention():
-    spec = importlib.util.spec_from_file_location(
-        "example_attention_kernel", EXAMPLES / "05_attention.py")
+def example_attention():
+    """examples/05_attention.py as a module (its kernels, `attention`,
+    `attention_backward` and the autograd `Attention`)."""
     import sys
     sys.path.insert(0, str(EXAMPLES))
+    spec = importlib.util.spec_from_file_location(
+        "example_attention", EXAMPLES / "05_attention.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.attention_forward
+    return module
+
+
+def _example_attention():
+    return example_attention().attention_forward
 
 
 @pytest.mark.parametrize("causal", [False, True])
@@ -60,8 +66,9 @@ def test_attention_example_with_transposed_k(seq_len, head_dim, bm, bn,
     q, k, v = (torch.randn(heads, seq_len, head_dim, device="cuda")
                .to(torch.float16) for _ in range(3))
     out = torch.full_like(q, float("nan"))
+    lse = torch.empty(heads, seq_len, device="cuda")
     kernel[(cdiv(seq_len, bm), heads)](
-        q, k, v, out, head_dim ** -0.5, seq_len, q.stride(0), q.stride(1),
+        q, k, v, out, lse, head_dim ** -0.5, seq_len, q.stride(0), q.stride(1),
         CAUSAL=causal, HEAD_DIM=head_dim, BLOCK_M=bm, BLOCK_N=bn,
         num_warps=warps, num_stages=stages)
     torch.cuda.synchronize()

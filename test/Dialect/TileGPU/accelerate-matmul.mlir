@@ -87,13 +87,15 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_80"} {
 
 // Attention's shape: Q is loaded once before the key loop, so its shared
 // copy is made once, before the loop; K arrives K-contiguous (a transposed
-// load, through a conversion) and is staged K-major as it is held.
+// load, through a conversion) and is staged K-major as it arrives, before
+// the conversion: here that value is loop-invariant, so its copy is also
+// made once, before the loop.
 // CHECK-DAG: #[[QA:.*]] = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
 // CHECK-DAG: #[[KK:.*]] = #tilegpu.nvmma_shared<{swizzle = 128, order = [0, 1]}>
 // CHECK-LABEL: func.func @loop_invariant_a
 // CHECK: %[[Q:.*]] = tilegpu.local_alloc %arg0 : ({{.*}}) -> !tilegpu.memdesc<128x64xf16, #[[QA]]>
+// CHECK-NEXT: %[[K:.*]] = tilegpu.local_alloc %arg1 : ({{.*}}) -> !tilegpu.memdesc<64x64xf16, #[[KK]]>
 // CHECK-NEXT: scf.for
-// CHECK: %[[K:.*]] = tilegpu.local_alloc %{{.*}} : ({{.*}}) -> !tilegpu.memdesc<64x64xf16, #[[KK]]>
 // CHECK: tilegpu.warpgroup_dot %[[Q]], %[[K]]
 #blocked = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]}>
 #kmajor = #tilegpu.blocked<{sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 8], order = [0, 1]}>

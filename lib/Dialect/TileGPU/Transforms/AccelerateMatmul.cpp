@@ -191,7 +191,12 @@ public:
   /// The shared copy of `operand` in `type` for `dot`: one made for an
   /// earlier dot when it dominates this one (attention's Q, read by a dot
   /// before the loop and by the loop's), else a new one.
+  /// The copy is keyed by the value as it arrives (before any layout
+  /// conversion), so a tile two dots read, one through a transposed view
+  /// (attention backward's Q, dO and K), has one buffer that its load alone
+  /// fills: the pipeliner can then copy it asynchronously.
   Value stage(OpBuilder &b, DotOp dot, Value operand, MemDescType type) {
+    operand = arrivingOperand(operand);
     SmallVector<LocalAllocOp> &copies = staged[{operand, type}];
     for (LocalAllocOp alloc : copies)
       if (dominance.properlyDominates(alloc.getOperation(), dot))
@@ -300,6 +305,8 @@ struct AccelerateMatmulPass
         Value buffer = stager.stage(
             b, dot, rows,
             MemDescType::get(context, rowsType.getShape(), element, rowMajor));
+        // A copy made for an earlier dot leaves the builder elsewhere.
+        b.setInsertionPoint(dot);
         bBuffer = MemDescTransOp::create(b, loc, buffer);
       } else {
         bBuffer = stager.stage(
