@@ -28,7 +28,8 @@ import tile
 import tile.language as tl
 
 
-LOG2E = 1.4426950408889634  # exp(x) = exp2(x * log2(e))
+# exp(x) = exp2(x * log2(e)); a global a kernel reads must be a constexpr.
+LOG2E = tl.constexpr(1.4426950408889634)
 
 
 @tile.jit
