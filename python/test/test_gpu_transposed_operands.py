@@ -51,17 +51,13 @@ def example_attention():
     return module
 
 
-def _example_attention():
-    return example_attention().attention_forward
-
-
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("seq_len,head_dim,bm,bn,warps,stages", [
     (1000, 64, 128, 64, 8, 3), (777, 128, 128, 64, 8, 2),
     (512, 128, 64, 64, 4, 4), (1000, 128, 128, 128, 8, 1)])
 def test_attention_example_with_transposed_k(seq_len, head_dim, bm, bn,
                                              warps, stages, causal):
-    kernel = _example_attention()
+    kernel = example_attention().attention_forward
     heads = 6
     q, k, v = (torch.randn(heads, seq_len, head_dim, device="cuda")
                .to(torch.float16) for _ in range(3))
