@@ -13,19 +13,21 @@ import time
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SRC = open(os.path.join(HERE, "kernels_src.py")).read()
 
 
-def load(flavor):
-    text = SRC
+def load(flavor, source="kernels_src.py"):
+    """The kernels of bench/`source`, under tile or (imports changed) under
+    Triton, from a real file: Triton's jit reads its kernels' source."""
+    text = open(os.path.join(HERE, source)).read()
     if flavor == "triton":
         text = text.replace("import tile as jit_module", "import triton as jit_module")
         text = text.replace("import tile.language as tl", "import triton.language as tl")
         text = text.replace("from tile.tools.", "from triton.tools.")
-    path = os.path.join(tempfile.mkdtemp(), "kernels_%s.py" % flavor)
+    stem = os.path.splitext(source)[0]
+    path = os.path.join(tempfile.mkdtemp(), "%s_%s.py" % (stem, flavor))
     with open(path, "w") as f:
         f.write(text)
-    spec = importlib.util.spec_from_file_location("kernels_" + flavor, path)
+    spec = importlib.util.spec_from_file_location(stem + "_" + flavor, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

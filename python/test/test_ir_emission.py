@@ -84,6 +84,33 @@ def test_constants_of_every_dtype(tmp_path, dtype, sig):
     assert lowered >= 3  # 0, 1 and -1 (True/False) fit every type
 
 
+@pytest.mark.parametrize("dtype,value", [
+    (t, v) for t in ("float16", "bfloat16", "float32", "float64", "float8e5")
+    for v in ("float('inf')", "-float('inf')", "float('nan')")] + [
+    ("float8e4nv", "float('nan')")])
+def test_non_finite_constants_lower(tmp_path, dtype, value):
+    """inf and nan of every float type that has them are spelled as bit
+    patterns MLIR parses (a bf16 load with other=-inf is common)."""
+    source = ("@tile.jit\ndef k(out_ptr):\n"
+              "    offs = tl.arange(0, 16)\n"
+              "    x = tl.load(out_ptr + offs, mask=offs < 8, other=%s)\n"
+              "    tl.store(out_ptr + offs, x)\n" % value)
+    module, _ = load_kernels(tmp_path, source)
+    ir = lower(module.k, {"out_ptr": "*" + d.dtype(dtype).short_name})
+    assert "arith.constant 0x" in ir
+
+
+def test_infinity_refused_where_the_format_has_none(tmp_path):
+    source = ("@tile.jit\ndef k(out_ptr):\n"
+              "    x = tl.full((16,), float('inf'), tl.float8e4nv)\n"
+              "    tl.store(out_ptr + tl.arange(0, 16), x)\n")
+    module, path = load_kernels(tmp_path, source)
+    with pytest.raises(tile.CompilationError) as info:
+        lower(module.k, {"out_ptr": "*fp8e4nv"})
+    assert info.value.filename == path and info.value.lineno == 6
+    assert "has no inf" in info.value.message
+
+
 class KernelGenerator:
     """Random kernels over every operand kind. Leaves are the kernel's
     parameters (constexpr and runtime scalars, tensors loaded through

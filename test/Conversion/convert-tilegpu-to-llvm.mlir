@@ -22,6 +22,8 @@
 // CHECK: llvm.call @vprintf
 // CHECK: scf.if
 // CHECK: llvm.call @__assertfail
+// CHECK: nvvm.barrier0
+// CHECK-NOT: tile.debug_barrier
 
 // Releasing a lock publishes every thread's stores: the CTA synchronises
 // before thread 0's atomic, and after it (acquire) too.
@@ -55,6 +57,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared = 64 : i64, tileg
     tile.print " x: " {hex = false, isSigned = array<i32: 1>} %3 : tensor<128xi32, #blocked>
     %4 = arith.cmpi sge, %3, %cst : tensor<128xi32, #blocked>
     tile.assert %4, "x >= 0" : tensor<128xi1, #blocked>
+    tile.debug_barrier
     return
   }
   func.func @unlock(%arg0: !tile.ptr<i32>, %arg1: !tile.ptr<f32>) attributes {tile.kernel} {

@@ -56,7 +56,7 @@ struct ConvertTileGPUToLLVMPass
     target.addIllegalOp<BarrierOp, ConvertLayoutOp>();
     // Memory ops become PTX here even on scalars.
     target.addIllegalOp<LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp>();
-    target.addIllegalOp<PrintOp, AssertOp>();
+    target.addIllegalOp<PrintOp, AssertOp, DebugBarrierOp>();
     target.addIllegalOp<TurnInitOp, TurnWaitOp, TurnPassOp>();
     target.addIllegalOp<LocalAllocOp, LocalLoadOp, LocalStoreOp, LocalDeallocOp,
                         WarpGroupDotOp, AsyncCopyGlobalToLocalOp,

@@ -14,7 +14,8 @@ from tile.language.core import (  # noqa: F401
     floor, ceil, erf, abs, sigmoid, fma, fdiv, cdiv, dot, sum, max, min,
     xor_sum, argmax, argmin, cumsum, cumprod, softmax, multiple_of,
     max_contiguous, static_assert, static_print, static_range, range, join,
-    split, cat, histogram, umulhi, device_print, device_assert, reduce,
+    split, cat, histogram, umulhi, device_print, device_assert, debug_barrier,
+    reduce,
     associative_scan, div_rn, sqrt_rn, make_tensor_descriptor)
 from tile.language import math  # noqa: F401
 from tile.language.random import (randint, randint4x, rand, rand4x,  # noqa: F401

@@ -895,6 +895,12 @@ def device_print(prefix, *args, hex=False):
 
 
 @builtin
+def debug_barrier():
+    """Every thread of the program waits here for the others (bar.sync)."""
+    current_builder().emit("tile.debug_barrier")
+
+
+@builtin
 def device_assert(cond, msg=""):
     b = current_builder()
     c = sem.cast(b, sem.lift(b, _raw(cond)), d.int1)

@@ -34,16 +34,29 @@ class SemanticError(Exception):
 # Constants and scalars
 # ---------------------------------------------------------------------------
 
+# Bit patterns of the non-finite values in the formats struct cannot pack:
+# bf16 is the top half of fp32; e5m2 has infinities, e4m3fn only a NaN.
+_NON_FINITE_BITS = {
+    "bfloat16": {"inf": 0x7F80, "-inf": 0xFF80, "nan": 0x7FC0},
+    "float8e5": {"inf": 0x7C, "-inf": 0xFC, "nan": 0x7E},
+    "float8e4nv": {"nan": 0x7F},
+}
+
+
 def _float_literal(value, ty):
     if math.isfinite(value):
         return "%.17e" % value
     # inf and nan have no decimal spelling in MLIR; use the bit pattern.
-    bits = {"float16": ("<e", "<H", 4), "float32": ("<f", "<I", 8),
-            "float64": ("<d", "<Q", 16)}.get(ty.name)
-    if bits is None:
-        raise SemanticError("cannot spell %r as a %s constant" % (value, ty))
-    raw = struct.unpack(bits[1], struct.pack(bits[0], value))[0]
-    return "0x%0*X" % (bits[2], raw)
+    digits = ty.primitive_bitwidth // 4
+    bits = {"float16": ("<e", "<H"), "float32": ("<f", "<I"),
+            "float64": ("<d", "<Q")}.get(ty.name)
+    if bits is not None:
+        raw = struct.unpack(bits[1], struct.pack(bits[0], value))[0]
+        return "0x%0*X" % (digits, raw)
+    raw = _NON_FINITE_BITS.get(ty.name, {}).get(repr(value))
+    if raw is None:
+        raise SemanticError("%s has no %r" % (ty, value))
+    return "0x%0*X" % (digits, raw)
 
 
 def _int_literal(value, ty):

@@ -803,6 +803,11 @@ func.func @print_signedness(%x: i32) {
 
 // -----
 
+// expected-error @+1 {{must be inside a kernel function}}
+tile.debug_barrier
+
+// -----
+
 func.func @assert_condition(%x: tensor<16xi32>) {
   // expected-error @+1 {{operand #0 must be}}
   tile.assert %x, "bad" : tensor<16xi32>

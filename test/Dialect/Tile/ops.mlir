@@ -209,6 +209,8 @@ func.func @debugging(%x: tensor<64xi32>, %c: tensor<64xi1>, %s: f32) {
   tile.print "tick" {hex = true, isSigned = array<i32>}
   // CHECK: tile.assert %{{.*}}, "out of range" : tensor<64xi1>
   tile.assert %c, "out of range" : tensor<64xi1>
+  // CHECK: tile.debug_barrier
+  tile.debug_barrier
   return
 }
 

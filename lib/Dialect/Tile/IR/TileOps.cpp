@@ -19,6 +19,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -677,5 +678,12 @@ LogicalResult PrintOp::verify() {
     return emitOpError("isSigned has ")
            << getIsSigned().size() << " entries for " << getArgs().size()
            << " operands";
+  return success();
+}
+
+LogicalResult DebugBarrierOp::verify() {
+  // Outside a kernel there are no threads to wait for.
+  if (!(*this)->getParentOfType<FunctionOpInterface>())
+    return emitOpError("must be inside a kernel function");
   return success();
 }

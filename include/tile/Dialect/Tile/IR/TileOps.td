@@ -617,4 +617,22 @@ def Tile_AssertOp : Tile_Op<"assert", [
   let assemblyFormat = "$condition `,` $message attr-dict `:` type($condition)";
 }
 
+def Tile_DebugBarrierOp : Tile_Op<"debug_barrier", [
+    MemoryEffects<[MemRead<Tile_GlobalMemory>, MemWrite<Tile_GlobalMemory>]>]> {
+  let summary = "Waits for every thread of the program (tl.debug_barrier)";
+  let description = [{
+    A program is many threads; this makes each wait until all have reached
+    it, with their earlier memory accesses ordered before everything after
+    it. Kernels that hand a lock to another program use it so that every
+    thread's stores into the guarded buffer come before the release. The
+    memory effects keep other memory operations from moving across it.
+
+    ```mlir
+    tile.debug_barrier
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
 #endif // TILE_DIALECT_TILE_IR_TILEOPS_TD
