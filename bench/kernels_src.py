@@ -66,6 +66,21 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
     tl.store(c_ptrs, c, mask=c_mask)
 
 
+# The matmul tutorial's fp16 configurations for CUDA GPUs: (BLOCK_M,
+# BLOCK_N, BLOCK_K, stages, warps), GROUP_M 8. Each compiler tunes the
+# same kernel over them per (M, N, K).
+TUTORIAL_MATMUL_CONFIGS = [
+    jit_module.Config({"BLOCK_M": m, "BLOCK_N": n, "BLOCK_K": k, "GROUP_M": 8},
+                      num_stages=stages, num_warps=warps)
+    for m, n, k, stages, warps in [
+        (128, 256, 64, 3, 8), (64, 256, 32, 4, 4), (128, 128, 32, 4, 4),
+        (128, 64, 32, 4, 4), (64, 128, 32, 4, 4), (128, 32, 32, 4, 4),
+        (64, 32, 32, 5, 2), (32, 64, 32, 5, 2)]]
+
+matmul_autotuned = jit_module.autotune(
+    configs=TUTORIAL_MATMUL_CONFIGS, key=["M", "N", "K"])(matmul_kernel)
+
+
 @jit_module.jit
 def matmul_tma_kernel(a_desc, b_desc, c_desc, M, N, K, BLOCK_M: tl.constexpr,
                       BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,

@@ -32,6 +32,16 @@
 // CHECK: nvvm.barrier0
 // CHECK: arith.cmpi eq
 // CHECK: atom.acq_rel.gpu.global.exch.b32
+
+// Back-to-back barriers (the barrier pass's, a user's debug_barrier, a
+// releasing atomic's) are one: nothing between them touches memory.
+// CHECK-LABEL: func.func @barrier_pairs
+// CHECK: nvvm.barrier0
+// CHECK-NOT: nvvm.barrier0
+// CHECK: st.global
+// CHECK: nvvm.barrier0
+// CHECK-NOT: nvvm.barrier0
+// CHECK: atom.acq_rel.gpu.global.exch.b32
 // CHECK: nvvm.barrier0
 
 #blocked = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
@@ -68,6 +78,16 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared = 64 : i64, tileg
     %2 = tile.addptr %1, %0 : tensor<128x!tile.ptr<f32>, #blocked>, tensor<128xi32, #blocked>
     tile.store %2, %cst : tensor<128x!tile.ptr<f32>, #blocked>
     %3 = tile.atomic_rmw xchg, acq_rel, gpu, %arg0, %c0_i32 : !tile.ptr<i32>
+    return
+  }
+  func.func @barrier_pairs(%arg0: !tile.ptr<i32>, %arg1: !tile.ptr<f32>) attributes {tile.kernel} {
+    %c0_i32 = arith.constant 0 : i32
+    %cst = arith.constant 1.000000e+00 : f32
+    tilegpu.barrier
+    tile.debug_barrier
+    tile.store %arg1, %cst : !tile.ptr<f32>
+    tile.debug_barrier
+    %0 = tile.atomic_rmw xchg, acq_rel, gpu, %arg0, %c0_i32 : !tile.ptr<i32>
     return
   }
 }

@@ -4,7 +4,9 @@
 
 #include "tile/Conversion/Passes.h"
 
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir {
 namespace tile {
@@ -41,6 +43,30 @@ struct BarrierPattern : OpConversionPattern<BarrierOp> {
     return success();
   }
 };
+
+/// A bar.sync right after another, with nothing between that touches
+/// memory, waits for nothing new: every thread has passed the first and
+/// none has made an access since that the second would order. Lowerings
+/// emit such pairs where each guards its own use of shared memory (the
+/// barrier pass's, a releasing atomic's, a user's debug_barrier); in a
+/// lock's spin loop they are paid on every turn.
+void removeRedundantBarriers(ModuleOp module) {
+  SmallVector<Operation *> redundant;
+  module.walk([&](Block *block) {
+    bool afterBarrier = false;
+    for (Operation &op : *block) {
+      if (isa<NVVM::Barrier0Op>(op)) {
+        if (afterBarrier)
+          redundant.push_back(&op);
+        afterBarrier = true;
+      } else if (op.getNumRegions() != 0 || !isMemoryEffectFree(&op)) {
+        afterBarrier = false;
+      }
+    }
+  });
+  for (Operation *op : redundant)
+    op->erase();
+}
 
 struct ConvertTileGPUToLLVMPass
     : tile::impl::ConvertTileGPUToLLVMBase<ConvertTileGPUToLLVMPass> {
@@ -79,6 +105,7 @@ struct ConvertTileGPUToLLVMPass
                                                          target);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
+    removeRedundantBarriers(module);
     // The ops inside asked where they run (getThreadId); now the partitions
     // can become branches.
     lowerWarpSpecialize(module);

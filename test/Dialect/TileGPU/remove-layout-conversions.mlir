@@ -152,3 +152,49 @@ func.func @gathered_pointers(%w: !tile.ptr<f32>, %y: !tile.ptr<f32> {tile.divisi
   tile.store %9, %6 : tensor<1024x!tile.ptr<f32>, #blocked1>
   return
 }
+
+// A partial sum updated under a condition, as in a lock's critical
+// section: both branches yield conversions out of the load layout, so the
+// if yields in that layout and the store needs no conversion at all.
+// CHECK-LABEL: func.func @conditional_update
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: scf.if {{.*}} -> (tensor<1024xf16, #[[VEC:blocked[0-9]*]]>)
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: tile.store {{.*}} : tensor<1024x!tile.ptr<f16>, #[[VEC]]>
+#iv = #tilegpu.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#i1 = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @conditional_update(%p: tensor<1024x!tile.ptr<f16>, #iv>, %v: tensor<1024xf16, #iv>, %first: i1) {
+    %r = scf.if %first -> (tensor<1024xf16, #i1>) {
+      %c = tilegpu.convert_layout %v : tensor<1024xf16, #iv> -> tensor<1024xf16, #i1>
+      scf.yield %c : tensor<1024xf16, #i1>
+    } else {
+      %old = tile.load %p : tensor<1024x!tile.ptr<f16>, #iv>
+      %sum = arith.addf %v, %old : tensor<1024xf16, #iv>
+      %c = tilegpu.convert_layout %sum : tensor<1024xf16, #iv> -> tensor<1024xf16, #i1>
+      scf.yield %c : tensor<1024xf16, #i1>
+    }
+    %back = tilegpu.convert_layout %r : tensor<1024xf16, #i1> -> tensor<1024xf16, #iv>
+    tile.store %p, %back : tensor<1024x!tile.ptr<f16>, #iv>
+    return
+  }
+}
+
+// Branches that yield conversions out of different layouts keep theirs.
+// CHECK-LABEL: func.func @mixed_branches
+// CHECK: %[[IF:.*]] = scf.if {{.*}} -> (tensor<1024xf16, #[[ONE:blocked[0-9]*]]>)
+// CHECK: tilegpu.convert_layout {{.*}} -> tensor<1024xf16, #[[ONE]]>
+// CHECK: return %[[IF]]
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @mixed_branches(%a: tensor<1024xf16, #iv>, %b: tensor<1024xf16, #i1>, %c: i1) -> tensor<1024xf16, #i1> {
+    %r = scf.if %c -> (tensor<1024xf16, #i1>) {
+      %x = arith.addf %a, %a : tensor<1024xf16, #iv>
+      %y = tilegpu.convert_layout %x : tensor<1024xf16, #iv> -> tensor<1024xf16, #i1>
+      scf.yield %y : tensor<1024xf16, #i1>
+    } else {
+      %x = arith.mulf %b, %b : tensor<1024xf16, #i1>
+      scf.yield %x : tensor<1024xf16, #i1>
+    }
+    return %r : tensor<1024xf16, #i1>
+  }
+}

@@ -13,7 +13,8 @@
 //    them) gets that value recomputed in the target layout; so does a
 //    broadcast or expand_dims of anything (its operand is converted).
 // The two never apply to the same conversion, so they cannot undo each
-// other.
+// other. Loop-carried values and scf.if results move into the layout
+// their conversions come from (carryInConvertedLayout, yieldInSourceLayout).
 //
 //===----------------------------------------------------------------------===//
 
@@ -398,6 +399,46 @@ bool carryInConvertedLayout(scf::ForOp loop) {
   return changed;
 }
 
+/// An scf.if result that both branches yield as conversions out of one
+/// layout L is yielded in L instead, and converted back once after the
+/// if, where the forward rewrite and the folds can then remove it. A
+/// value updated under a condition (`if first: acc = v else: acc += v`,
+/// a lock's critical section) otherwise moves through shared memory
+/// inside the branch and again after it.
+bool yieldInSourceLayout(scf::IfOp ifOp) {
+  if (ifOp.getNumResults() == 0)
+    return false;
+  bool changed = false;
+  scf::YieldOp yields[] = {ifOp.thenYield(), ifOp.elseYield()};
+  for (unsigned i = 0; i < ifOp.getNumResults(); ++i) {
+    Value result = ifOp.getResult(i);
+    auto original = dyn_cast<RankedTensorType>(result.getType());
+    if (!original)
+      continue;
+    RankedTensorType source;
+    bool eligible = true;
+    for (scf::YieldOp yield : yields) {
+      auto convert = yield.getOperand(i).getDefiningOp<ConvertLayoutOp>();
+      auto type = convert ? cast<RankedTensorType>(convert.getSrc().getType())
+                          : RankedTensorType();
+      eligible &= type && (!source || source == type);
+      source = type;
+    }
+    if (!eligible || source == original)
+      continue;
+    for (scf::YieldOp yield : yields)
+      yield.setOperand(
+          i, yield.getOperand(i).getDefiningOp<ConvertLayoutOp>().getSrc());
+    result.setType(source);
+    OpBuilder b(ifOp->getContext());
+    b.setInsertionPointAfter(ifOp);
+    auto back = ConvertLayoutOp::create(b, ifOp.getLoc(), original, result);
+    result.replaceAllUsesExcept(back, back);
+    changed = true;
+  }
+  return changed;
+}
+
 struct RemoveLayoutConversionsPass
     : tilegpu::impl::TileGPURemoveLayoutConversionsBase<
           RemoveLayoutConversionsPass> {
@@ -428,6 +469,7 @@ struct RemoveLayoutConversionsPass
       }
       module.walk(
           [&](scf::ForOp loop) { changed |= carryInConvertedLayout(loop); });
+      module.walk([&](scf::IfOp ifOp) { changed |= yieldInSourceLayout(ifOp); });
       if (!changed)
         break;
     }
