@@ -44,6 +44,17 @@
 // CHECK: atom.acq_rel.gpu.global.exch.b32
 // CHECK: nvvm.barrier0
 
+// f16 values an scf.if yields cross it two to an i32 word (three halves:
+// one word and one half); after the if they are unpacked.
+// CHECK-LABEL: func.func @half_branch
+// CHECK: scf.if %{{.*}} -> (f16, i32)
+// CHECK: llvm.bitcast %{{.*}} : vector<2xf16> to i32
+// CHECK: scf.yield %{{.*}}, %{{.*}} : f16, i32
+// CHECK: llvm.bitcast %{{.*}} : vector<2xf16> to i32
+// CHECK: scf.yield %{{.*}}, %{{.*}} : f16, i32
+// CHECK: llvm.bitcast %{{.*}} : i32 to vector<2xf16>
+// CHECK-COUNT-2: llvm.extractelement
+
 #blocked = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared = 64 : i64, tilegpu.target = "sm_90a"} {
   func.func @hist(%arg0: !tile.ptr<i32>, %arg1: !tile.ptr<i32>) attributes {tile.kernel} {
@@ -88,6 +99,23 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared = 64 : i64, tileg
     tile.store %arg1, %cst : !tile.ptr<f32>
     tile.debug_barrier
     %0 = tile.atomic_rmw xchg, acq_rel, gpu, %arg0, %c0_i32 : !tile.ptr<i32>
+    return
+  }
+  func.func @half_branch(%arg0: !tile.ptr<f16>, %c: i1) attributes {tile.kernel} {
+    %cst = arith.constant dense<1.000000e+00> : tensor<128xf16, #blocked>
+    %0 = tile.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32, #blocked>
+    %1 = tile.splat %arg0 : !tile.ptr<f16> -> tensor<128x!tile.ptr<f16>, #blocked>
+    %2 = tile.addptr %1, %0 : tensor<128x!tile.ptr<f16>, #blocked>, tensor<128xi32, #blocked>
+    %3:3 = scf.if %c -> (tensor<128xf16, #blocked>, tensor<128xf16, #blocked>, tensor<128xf16, #blocked>) {
+      scf.yield %cst, %cst, %cst : tensor<128xf16, #blocked>, tensor<128xf16, #blocked>, tensor<128xf16, #blocked>
+    } else {
+      %4 = tile.load %2 : tensor<128x!tile.ptr<f16>, #blocked>
+      %5 = arith.addf %4, %cst : tensor<128xf16, #blocked>
+      scf.yield %4, %5, %cst : tensor<128xf16, #blocked>, tensor<128xf16, #blocked>, tensor<128xf16, #blocked>
+    }
+    %6 = arith.addf %3#0, %3#1 : tensor<128xf16, #blocked>
+    %7 = arith.addf %6, %3#2 : tensor<128xf16, #blocked>
+    tile.store %2, %7 : tensor<128x!tile.ptr<f16>, #blocked>
     return
   }
 }

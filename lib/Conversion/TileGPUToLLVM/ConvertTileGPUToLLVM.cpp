@@ -106,6 +106,7 @@ struct ConvertTileGPUToLLVMPass
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
     removeRedundantBarriers(module);
+    packHalfBranchResults(module);
     // The ops inside asked where they run (getThreadId); now the partitions
     // can become branches.
     lowerWarpSpecialize(module);

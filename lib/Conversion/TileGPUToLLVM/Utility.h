@@ -71,6 +71,10 @@ LLVM::InlineAsmOp emitInlineAsm(OpBuilder &b, Location loc, TypeRange results,
 /// of an mma operand pair.
 Value packHalves(OpBuilder &b, Location loc, Value lo, Value hi);
 
+/// Makes every scf.if that yields f16 or bf16 scalars yield them two to an
+/// i32 word (after the 1:N conversion; PackHalfBranchResults.cpp says why).
+void packHalfBranchResults(ModuleOp module);
+
 /// How an element is held in memory (shared or global): i1 as i8, a
 /// pointer as i64, anything else as itself; and the conversions to and from.
 Type storageType(Type type);
