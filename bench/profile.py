@@ -2,9 +2,12 @@
 profiling the third run with ncu:
 
     ncu --kernel-name regex:'matmul|attention' --launch-skip 2 --launch-count 1 \\
-        python3 bench/profile.py matmul|attention tile|triton [OUT_DIR]
+        python3 bench/profile.py matmul|attention|dkdv tile|triton|cublas [OUT_DIR]
 
-matmul: 4096^3, 128x256x64, 8 warps, 3 stages. attention: d=128, S=4096,
+matmul: $MATMUL_SIZE^3 (4096 by default), 128x256x64, 8 warps, 3 stages;
+`cublas` runs torch.matmul on the same operands instead. dkdv: the dK/dV
+kernel of examples/05_attention.py's backward (32 heads x 4096 x 128,
+causal when $CAUSAL=1), under tile or Triton. attention: d=128, S=4096,
 128 heads, 128x64 blocks, 8 warps, 3 stages (or $ATTENTION_CONFIG). With OUT_DIR, also writes the
 implementation's intermediate IR and PTX there (Triton only)."""
 import os
@@ -17,9 +20,11 @@ from bench import load  # noqa: E402
 
 
 def run_matmul(m):
-    size = 4096
+    size = int(os.environ.get("MATMUL_SIZE", "4096"))
     a = torch.randn(size, size, device="cuda", dtype=torch.float16)
     b = torch.randn(size, size, device="cuda", dtype=torch.float16)
+    if m is None:
+        return torch.matmul(a, b)
     c = torch.empty(size, size, device="cuda", dtype=torch.float16)
     grid = ((size // 128) * (size // 256),)
     return m.matmul_kernel[grid](
@@ -41,11 +46,28 @@ def run_attention(m):
         num_stages=stages, BLOCK_M=block_m, BLOCK_N=block_n, HEAD_DIM=dim)
 
 
+def run_dkdv(example):
+    heads, seq, dim = 32, 4096, 128
+    causal = os.environ.get("CAUSAL", "0") == "1"
+    q, k, v, dout = (torch.randn(heads, seq, dim, device="cuda",
+                                 dtype=torch.float16) for _ in range(4))
+    out, lse = example.attention(q, k, v, causal, with_lse=True)
+    example.attention_backward(q, k, v, out, lse, dout, causal)
+
+
 def main():
     kernel_name, flavor = sys.argv[1], sys.argv[2]
     out = sys.argv[3] if len(sys.argv) > 3 else None
-    m = load(flavor)
-    run = run_matmul if kernel_name == "matmul" else run_attention
+    if kernel_name == "dkdv":
+        sys.path.insert(0, os.path.join(os.path.dirname(
+            os.path.abspath(__file__)), "..", "examples"))
+        import demo
+        m = demo.load_example("05_attention",
+                              port_to_triton=flavor == "triton")
+    else:
+        m = None if flavor == "cublas" else load(flavor)
+    run = {"matmul": run_matmul, "attention": run_attention,
+           "dkdv": run_dkdv}[kernel_name]
     for _ in range(3):
         kernel = run(m)
     torch.cuda.synchronize()
