@@ -33,10 +33,14 @@ bool isScalarOnly(Operation *op) {
   return true;
 }
 
-struct BarrierPattern : OpConversionPattern<BarrierOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// tilegpu.barrier (placed by the barrier pass) and tile.debug_barrier
+/// (the kernel's own) are the same bar.sync.
+template <typename BarrierLikeOp>
+struct BarrierPattern : OpConversionPattern<BarrierLikeOp> {
+  using OpConversionPattern<BarrierLikeOp>::OpConversionPattern;
+  using OpAdaptor = typename BarrierLikeOp::Adaptor;
   LogicalResult
-  matchAndRewrite(BarrierOp op, OpAdaptor adaptor,
+  matchAndRewrite(BarrierLikeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     emitBarrier(rewriter, op.getLoc());
     rewriter.eraseOp(op);
@@ -100,7 +104,8 @@ struct ConvertTileGPUToLLVMPass
     populateWarpGroupDotPatterns(converter, patterns);
     populateTMAPatterns(converter, patterns);
     populateTurnPatterns(converter, patterns);
-    patterns.add<BarrierPattern>(converter, context);
+    patterns.add<BarrierPattern<BarrierOp>, BarrierPattern<DebugBarrierOp>>(
+        converter, context);
     scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                          target);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))

@@ -265,21 +265,9 @@ struct AssertPattern : OpConversionPattern<AssertOp> {
   }
 };
 
-struct DebugBarrierPattern : OpConversionPattern<DebugBarrierOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(DebugBarrierOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    emitBarrier(rewriter, op.getLoc());
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
-
 } // namespace
 
 void mlir::tile::populateDebugPatterns(ThreadTypeConverter &converter,
                                        RewritePatternSet &patterns) {
-  patterns.add<PrintPattern, AssertPattern, DebugBarrierPattern>(
-      converter, patterns.getContext());
+  patterns.add<PrintPattern, AssertPattern>(converter, patterns.getContext());
 }
