@@ -226,8 +226,14 @@ void compileInSession(CompileSession &session, CompiledKernel &kernel,
   layouts.addPass(tilegpu::createTileGPUAllocateSharedMemory());
   layouts.addPass(tilegpu::createTileGPUInsertBarriers());
   layouts.addPass(tilegpu::createTileGPUPingPong());
-  if (failed(layouts.run(*module)))
+  if (failed(layouts.run(*module))) {
+    // What the allocation asked for, so that callers can say "out of
+    // shared memory" with the amount (Python's OutOfResources).
+    if (auto shared = (*module)->getAttrOfType<IntegerAttr>(
+            tilegpu::TileGPUDialect::getSharedAttrName()))
+      kernel.sharedBytes = shared.getInt();
     return;
+  }
   kernel.tilegpu = print(*module);
   // Warp specialisation may have added producer warps.
   kernel.numWarps = tilegpu::TileGPUDialect::getLaunchWarps(*module);
@@ -239,7 +245,10 @@ void compileInSession(CompileSession &session, CompiledKernel &kernel,
   PassManager lower(&session.context);
   lower.addPass(mlir::tile::createConvertTileGPUToLLVM());
   lower.addPass(createSCFToControlFlowPass());
-  lower.addPass(mlir::tile::createConvertTileToLLVM());
+  mlir::tile::ConvertTileToLLVMOptions toLLVM;
+  toLLVM.numCtas = options.numCtas;
+  toLLVM.maxNumRegisters = options.maxNumRegisters;
+  lower.addPass(mlir::tile::createConvertTileToLLVM(toLLVM));
   lower.addPass(createReconcileUnrealizedCastsPass());
   lower.addPass(createCanonicalizerPass());
   lower.addPass(createCSEPass());
@@ -257,7 +266,8 @@ void compileInSession(CompileSession &session, CompiledKernel &kernel,
     mlir::tile::CubinInfo info;
     FailureOr<std::string> cubin = mlir::tile::assembleCubin(
         kernel.ptx, options.target, int64_t(kernel.numWarps) * 32,
-        kernel.sharedBytes, error, &info);
+        kernel.sharedBytes, error, &info,
+        /*occupancyCap=*/options.maxNumRegisters == 0);
     if (failed(cubin)) {
       emitError(UnknownLoc::get(&session.context)) << error;
       return;

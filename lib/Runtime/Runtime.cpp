@@ -6,6 +6,7 @@
 
 #include <dlfcn.h>
 #include <mutex>
+#include <utility>
 
 namespace {
 
@@ -18,6 +19,30 @@ using CUstream = void *;
 
 constexpr int kMaxDynamicSharedAttr =
     8; // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+
+// The cuda.h layouts cuLaunchKernelEx takes (CUlaunchConfig and
+// CUlaunchAttribute), and the enumerators used here.
+struct LaunchAttribute {
+  int id;
+  char pad[4];
+  union {
+    char bytes[64];
+    int flag;
+  } value;
+};
+struct LaunchConfig {
+  unsigned gridDimX, gridDimY, gridDimZ;
+  unsigned blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  CUstream stream;
+  LaunchAttribute *attrs;
+  unsigned numAttrs;
+};
+constexpr int kLaunchCooperative = 2;        // CU_LAUNCH_ATTRIBUTE_COOPERATIVE
+constexpr int kLaunchProgrammaticSerial = 6; // ..._PROGRAMMATIC_STREAM_SERIALIZATION
+constexpr int kFuncMaxThreads = 0;           // CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK
+constexpr int kFuncLocalBytes = 3;           // CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES
+constexpr int kFuncNumRegs = 4;              // CU_FUNC_ATTRIBUTE_NUM_REGS
 
 struct Driver {
   CUresult (*cuInit)(unsigned);
@@ -32,6 +57,10 @@ struct Driver {
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
                              unsigned, unsigned, unsigned, CUstream, void **,
                              void **);
+  CUresult (*cuLaunchKernelEx)(const LaunchConfig *, CUfunction, void **,
+                               void **);
+  CUresult (*cuFuncGetAttribute)(int *, int, CUfunction);
+  CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
   CUresult (*cuGetErrorString)(CUresult, const char **);
   CUresult (*cuTensorMapEncodeTiled)(void *, int, uint32_t, void *,
                                      const uint64_t *, const uint64_t *,
@@ -66,6 +95,9 @@ Driver &driver() {
         bind(lib, "cuModuleGetFunction", d.cuModuleGetFunction) &&
         bind(lib, "cuFuncSetAttribute", d.cuFuncSetAttribute) &&
         bind(lib, "cuLaunchKernel", d.cuLaunchKernel) &&
+        bind(lib, "cuLaunchKernelEx", d.cuLaunchKernelEx) &&
+        bind(lib, "cuFuncGetAttribute", d.cuFuncGetAttribute) &&
+        bind(lib, "cuDeviceGetAttribute", d.cuDeviceGetAttribute) &&
         bind(lib, "cuGetErrorString", d.cuGetErrorString) &&
         bind(lib, "cuTensorMapEncodeTiled", d.cuTensorMapEncodeTiled);
     if (!all) {
@@ -163,11 +195,82 @@ bool launchKernel(const LoadedKernel &kernel, unsigned gridX, unsigned gridY,
                   unsigned gridZ, void *stream, void **params,
                   std::string &error) {
   Driver &d = driver();
-  CUresult rc =
-      d.cuLaunchKernel(kernel.function, gridX, gridY, gridZ, kernel.threads, 1,
-                       1, kernel.sharedBytes, stream, params, nullptr);
+  unsigned ctasX = gridX * kernel.ctasPerProgram;
+  if (!kernel.cooperative && !kernel.dependentLaunch) {
+    CUresult rc =
+        d.cuLaunchKernel(kernel.function, ctasX, gridY, gridZ, kernel.threads,
+                         1, 1, kernel.sharedBytes, stream, params, nullptr);
+    if (rc != 0) {
+      error = "cuLaunchKernel: " + describe(d, rc);
+      return false;
+    }
+    return true;
+  }
+  LaunchAttribute attrs[2] = {};
+  unsigned count = 0;
+  if (kernel.cooperative) {
+    attrs[count].id = kLaunchCooperative;
+    attrs[count++].value.flag = 1;
+  }
+  if (kernel.dependentLaunch) {
+    attrs[count].id = kLaunchProgrammaticSerial;
+    attrs[count++].value.flag = 1;
+  }
+  LaunchConfig config{ctasX,  gridY,  gridZ, kernel.threads,     1,
+                      1,      kernel.sharedBytes, stream, attrs, count};
+  CUresult rc = d.cuLaunchKernelEx(&config, kernel.function, params, nullptr);
   if (rc != 0) {
-    error = "cuLaunchKernel: " + describe(d, rc);
+    error = std::string("cuLaunchKernelEx (") +
+            (kernel.cooperative ? "cooperative" : "dependent") +
+            " launch): " + describe(d, rc);
+    return false;
+  }
+  return true;
+}
+
+bool getKernelAttributes(const LoadedKernel &kernel,
+                         KernelAttributes &attributes, std::string &error) {
+  Driver &d = driver();
+  if (!d.ok) {
+    error = d.error;
+    return false;
+  }
+  CUresult rc = d.cuFuncGetAttribute(&attributes.registers, kFuncNumRegs,
+                                     kernel.function);
+  if (rc == 0)
+    rc = d.cuFuncGetAttribute(&attributes.localBytes, kFuncLocalBytes,
+                              kernel.function);
+  if (rc == 0)
+    rc = d.cuFuncGetAttribute(&attributes.maxThreads, kFuncMaxThreads,
+                              kernel.function);
+  if (rc != 0) {
+    error = "cuFuncGetAttribute: " + describe(d, rc);
+    return false;
+  }
+  return true;
+}
+
+bool getDeviceProperties(int ordinal, DeviceProperties &properties,
+                         std::string &error) {
+  Driver &d = driver();
+  if (!d.ok) {
+    error = d.error;
+    return false;
+  }
+  CUdevice device;
+  CUresult rc = d.cuDeviceGet(&device, ordinal);
+  // cuda.h's CU_DEVICE_ATTRIBUTE_* numbers.
+  std::pair<int *, int> queries[] = {
+      {&properties.multiprocessors, 16},      {&properties.maxSharedPerBlock, 97},
+      {&properties.maxRegistersPerBlock, 12}, {&properties.warpSize, 10},
+      {&properties.smClockKHz, 13},           {&properties.memClockKHz, 36},
+      {&properties.memBusWidthBits, 37},      {&properties.major, 75},
+      {&properties.minor, 76}};
+  for (auto [slot, attribute] : queries)
+    if (rc == 0)
+      rc = d.cuDeviceGetAttribute(slot, attribute, device);
+  if (rc != 0) {
+    error = "device " + std::to_string(ordinal) + ": " + describe(d, rc);
     return false;
   }
   return true;

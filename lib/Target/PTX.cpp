@@ -267,7 +267,8 @@ void mlir::tile::parsePtxasReport(StringRef log, CubinInfo &info) {
 FailureOr<std::string>
 mlir::tile::assembleCubin(std::string &ptx, StringRef chip,
                           int64_t threadsPerCTA, int64_t sharedBytes,
-                          std::string &error, CubinInfo *info) {
+                          std::string &error, CubinInfo *info,
+                          bool occupancyCap) {
   std::string ptxas = findPtxas();
   if (ptxas.empty()) {
     error = "ptxas was not found; set TILE_PTXAS or CUDA_HOME";
@@ -277,7 +278,7 @@ mlir::tile::assembleCubin(std::string &ptx, StringRef chip,
   FailureOr<std::string> cubin = runPtxas(ptxas, ptx, chip, error, first);
   if (info)
     *info = first;
-  if (failed(cubin) || first.registers == 0)
+  if (failed(cubin) || first.registers == 0 || !occupancyCap)
     return cubin;
   std::optional<int64_t> cap =
       getOccupancyRegisterCap(first.registers, threadsPerCTA, sharedBytes);

@@ -68,6 +68,7 @@ struct DispatcherObject {
   PyObject *getDevice, *getStream; // torch's, fetched on first CUDA launch
   std::vector<bool> *isConstexpr;
   std::vector<bool> *specialize;
+  std::vector<bool> *alignment; // false: do_not_specialize_on_alignment
   std::unordered_map<std::vector<uint64_t>, Entry, KeyHash> *table;
   std::unordered_map<PyTypeObject *, TypeKind> *kinds;
   int numParams;
@@ -84,10 +85,13 @@ PyObject *str_dtype, *str_active, *str_launch, *str_prepare, *str_run,
     *str_stream_functions, *str_active_fn, *str_launch_form, *str_metadata,
     *str_host_descriptors;
 
-/// Launch options that pick a compilation (Triton's names).
-constexpr int kNumOptions = 4;
-const char *kOptionNames[kNumOptions] = {"num_warps", "num_stages", "target",
-                                         "enable_fp_fusion"};
+/// Launch options that pick a compilation (Triton's names). Python checks
+/// their values (jit._resolve_options) before anything is keyed by them.
+constexpr int kNumOptions = 9;
+const char *kOptionNames[kNumOptions] = {
+    "num_warps", "num_stages",      "target",
+    "enable_fp_fusion", "num_ctas", "maxnreg",
+    "launch_cooperative_grid", "launch_pdl", "debug"};
 
 //===----------------------------------------------------------------------===//
 // Binding and keying
@@ -115,6 +119,7 @@ enum Tag : uint64_t {
   TagOption,
   TagDefaultOption,
   TagDescriptor,
+  TagNone, // None: a constexpr None, as Triton specialises it
 };
 
 /// Binds positional and keyword arguments. Returns false (no exception)
@@ -203,8 +208,14 @@ bool buildKey(DispatcherObject *self, Call &call) {
       pushObject(key, TagConstexpr, v, ok);
       continue;
     }
+    if (v == Py_None) {
+      key.push_back(TagNone);
+      continue;
+    }
     ArgSpec spec =
         specializeArgument(v, (*self->specialize)[i], kindOf(self, Py_TYPE(v)));
+    if (!(*self->alignment)[i])
+      spec.divisible = false;
     switch (spec.kind) {
     case ArgKind::Unsupported:
       return false;
@@ -733,14 +744,14 @@ PyObject *dispatcherSize(PyObject *obj, PyObject *) {
 }
 
 /// Dispatcher(fn, arg_names, defaults, missing, constexpr_mask,
-///            specialize_mask, launcher_module)
+///            specialize_mask, alignment_mask, launcher_module)
 int dispatcherInit(PyObject *obj, PyObject *args, PyObject *) {
   auto *self = reinterpret_cast<DispatcherObject *>(obj);
   PyObject *fn, *names, *defaults, *missing, *constexprMask, *specializeMask,
-      *module;
-  if (!PyArg_ParseTuple(args, "OO!O!OOOO", &fn, &PyTuple_Type, &names,
+      *alignmentMask, *module;
+  if (!PyArg_ParseTuple(args, "OO!O!OOOOO", &fn, &PyTuple_Type, &names,
                         &PyTuple_Type, &defaults, &missing, &constexprMask,
-                        &specializeMask, &module))
+                        &specializeMask, &alignmentMask, &module))
     return -1;
   Py_ssize_t n = PyTuple_GET_SIZE(names);
   if (n > kMaxParams || PyTuple_GET_SIZE(defaults) != n) {
@@ -763,13 +774,17 @@ int dispatcherInit(PyObject *obj, PyObject *args, PyObject *) {
   self->numParams = static_cast<int>(n);
   self->isConstexpr = new std::vector<bool>(n);
   self->specialize = new std::vector<bool>(n);
+  self->alignment = new std::vector<bool>(n);
   for (Py_ssize_t i = 0; i < n; ++i) {
     PyObject *c = PySequence_GetItem(constexprMask, i);
     PyObject *s = PySequence_GetItem(specializeMask, i);
+    PyObject *a = PySequence_GetItem(alignmentMask, i);
     (*self->isConstexpr)[i] = c && PyObject_IsTrue(c) == 1;
     (*self->specialize)[i] = s && PyObject_IsTrue(s) == 1;
+    (*self->alignment)[i] = a && PyObject_IsTrue(a) == 1;
     Py_XDECREF(c);
     Py_XDECREF(s);
+    Py_XDECREF(a);
   }
   self->table = new std::unordered_map<std::vector<uint64_t>, Entry, KeyHash>();
   self->kinds = new std::unordered_map<PyTypeObject *, TypeKind>();
@@ -785,6 +800,7 @@ void dispatcherDealloc(PyObject *obj) {
   delete self->kinds;
   delete self->isConstexpr;
   delete self->specialize;
+  delete self->alignment;
   for (PyObject *o : {self->fn, self->argNames, self->defaults, self->missing,
                       self->launcherModule, self->cudaLauncherType,
                       self->getDevice, self->getStream})
@@ -816,7 +832,7 @@ void tile::python::registerDispatcher(py::module_ &m) {
            {&str_active, "_active"},
            {&str_launch, "launch"},
            {&str_prepare, "_prepare"},
-           {&str_run, "run"},
+           {&str_run, "_run_python"},
            {&str_num_warps, "num_warps"},
            {&str_num_stages, "num_stages"},
            {&str_target, "target"},

@@ -53,6 +53,8 @@ PYBIND11_MODULE(_C, m) {
   m.def("version", &tile::version);
   m.attr("MAX_NUM_WARPS") = tile::kMaxNumWarps;
   m.attr("MAX_NUM_STAGES") = tile::kMaxNumStages;
+  // The shared memory a block may have on sm_90 (the allocation's limit).
+  m.attr("MAX_SHARED_BYTES") = 232448;
   py::tuple targets(std::size(tile::kSupportedTargets));
   for (size_t i = 0; i < std::size(tile::kSupportedTargets); ++i)
     targets[i] = py::str(tile::kSupportedTargets[i]);
@@ -71,7 +73,9 @@ PYBIND11_MODULE(_C, m) {
       .def_readwrite("num_stages", &tile::CompileOptions::numStages)
       .def_readwrite("enable_fp_fusion", &tile::CompileOptions::fpFusion)
       .def_readwrite("target", &tile::CompileOptions::target)
-      .def_readwrite("emit_cubin", &tile::CompileOptions::emitCubin);
+      .def_readwrite("emit_cubin", &tile::CompileOptions::emitCubin)
+      .def_readwrite("num_ctas", &tile::CompileOptions::numCtas)
+      .def_readwrite("maxnreg", &tile::CompileOptions::maxNumRegisters);
 
   py::class_<tile::CompiledKernel>(m, "CompiledKernel")
       .def_readonly("ok", &tile::CompiledKernel::ok)
@@ -98,15 +102,59 @@ PYBIND11_MODULE(_C, m) {
     return py::make_tuple(ok, error);
   });
 
-  py::class_<tile::LoadedKernel>(m, "LoadedKernel");
+  py::class_<tile::LoadedKernel>(m, "LoadedKernel")
+      .def_readonly("device", &tile::LoadedKernel::device)
+      .def_readonly("ctas_per_program", &tile::LoadedKernel::ctasPerProgram)
+      .def_readonly("cooperative", &tile::LoadedKernel::cooperative)
+      .def_readonly("dependent_launch", &tile::LoadedKernel::dependentLaunch)
+      .def_property_readonly("module",
+                             [](const tile::LoadedKernel &k) {
+                               return reinterpret_cast<uintptr_t>(k.module);
+                             })
+      .def_property_readonly("function", [](const tile::LoadedKernel &k) {
+        return reinterpret_cast<uintptr_t>(k.function);
+      });
+
+  // (registers per thread, local bytes per thread, max threads per CTA)
+  // of a loaded kernel, from cuFuncGetAttribute.
+  m.def("kernel_attributes", [](const tile::LoadedKernel &kernel) {
+    tile::KernelAttributes attributes;
+    std::string error;
+    if (!tile::getKernelAttributes(kernel, attributes, error))
+      throw std::runtime_error(error);
+    return py::make_tuple(attributes.registers, attributes.localBytes,
+                          attributes.maxThreads);
+  });
+
+  // Triton's get_device_properties keys, from cuDeviceGetAttribute.
+  m.def("device_properties", [](int ordinal) {
+    tile::DeviceProperties p;
+    std::string error;
+    if (!tile::getDeviceProperties(ordinal, p, error))
+      throw std::runtime_error(error);
+    py::dict result;
+    result["max_shared_mem"] = p.maxSharedPerBlock;
+    result["max_num_regs"] = p.maxRegistersPerBlock;
+    result["multiprocessor_count"] = p.multiprocessors;
+    result["warpSize"] = p.warpSize;
+    result["sm_clock_rate"] = p.smClockKHz;
+    result["mem_clock_rate"] = p.memClockKHz;
+    result["mem_bus_width"] = p.memBusWidthBits;
+    result["capability"] = py::make_tuple(p.major, p.minor);
+    return result;
+  });
   tile::python::registerDispatcher(m);
   tile::python::registerSpecialization(m);
 
   m.def(
       "load_kernel",
       [](py::bytes cubin, const std::string &name, unsigned shared,
-         unsigned threads, int device) {
+         unsigned threads, int device, unsigned ctasPerProgram,
+         bool cooperative, bool dependentLaunch) {
         tile::LoadedKernel kernel;
+        kernel.ctasPerProgram = ctasPerProgram;
+        kernel.cooperative = cooperative;
+        kernel.dependentLaunch = dependentLaunch;
         std::string error;
         if (!tile::loadKernel(std::string(cubin), name, shared, threads, device,
                               kernel, error))
@@ -114,7 +162,8 @@ PYBIND11_MODULE(_C, m) {
         return kernel;
       },
       py::arg("cubin"), py::arg("name"), py::arg("shared"), py::arg("threads"),
-      py::arg("device") = 0);
+      py::arg("device") = 0, py::arg("ctas_per_program") = 1,
+      py::arg("cooperative") = false, py::arg("dependent_launch") = false);
 
   // The baseline of the launch benchmark: `repeat` back-to-back
   // cuLaunchKernel calls from C++ with packed parameters; µs per call.

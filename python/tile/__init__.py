@@ -6,11 +6,14 @@ and ``tile.runtime`` (loading and launching on the GPU).
 """
 
 from tile import _C
-from tile.compiler.errors import CompilationError
+from tile import knobs
+from tile.compiler.errors import CompilationError, TileError
 from tile.compiler.ir import IRError, verify_ir, run_pipeline
 from tile.compiler.compiler import compile
 from tile.runtime.jit import JITFunction, jit
 from tile.runtime.autotuner import Config, autotune, heuristics
+from tile.runtime.errors import OutOfResources
+from tile import runtime
 from tile.runtime.torch_ops import custom_op
 from tile.runtime.reinterpret import TensorWrapper, reinterpret
 from tile.tools.tensor_descriptor import TensorDescriptor
@@ -18,6 +21,19 @@ from tile import testing
 from tile import language
 
 __version__ = _C.version()
+
+# Triton's name for the base of its errors, so that ported `except` clauses
+# keep working.
+TritonError = TileError
+
+
+def set_allocator(allocator):
+    """Triton's hook for the global scratch memory in-kernel descriptors
+    need. tile encodes such descriptors on the host at launch, so it
+    allocates nothing on the device; the allocator is kept (for
+    `tile.runtime._allocation`'s readers) and never called."""
+    from tile.runtime import _allocation
+    _allocation.allocator = allocator
 
 
 def cdiv(x, y):
@@ -29,7 +45,8 @@ def next_power_of_2(n):
     return 1 if n <= 1 else 1 << (n - 1).bit_length()
 
 
-__all__ = ["CompilationError", "Config", "IRError", "JITFunction",
+__all__ = ["CompilationError", "Config", "OutOfResources", "TileError",
+           "TritonError", "knobs", "runtime", "set_allocator", "IRError", "JITFunction",
            "TensorDescriptor", "TensorWrapper", "autotune", "custom_op",
            "cdiv", "compile", "heuristics", "testing",
            "jit", "language", "next_power_of_2", "reinterpret", "run_pipeline", "verify_ir",

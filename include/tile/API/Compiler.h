@@ -63,6 +63,11 @@ struct CompileOptions {
   bool fpFusion = true;
   /// Stop after PTX (no ptxas): for machines without the CUDA toolkit.
   bool emitCubin = true;
+  /// CTAs per program, launched as a thread-block cluster along x (1: no
+  /// cluster). Triton's `num_ctas`.
+  int numCtas = 1;
+  /// Registers per thread ptxas may use (`.maxnreg`); 0 lets tile choose.
+  int maxNumRegisters = 0;
 };
 
 /// A kernel compiled from Tile IR down to a cubin, with every stage's text.

@@ -46,7 +46,20 @@ def ConvertTileToLLVM : Pass<"convert-tile-to-llvm", "mlir::ModuleOp"> {
     `nvvm.kernel` and `nvvm.reqntid`, program ids read the `ctaid`
     registers, and math functions become libdevice calls. arith, math, cf,
     func and ub go through their upstream LLVM lowerings.
+
+    `num-ctas` > 1 makes each program a thread-block cluster of that many
+    CTAs along x (`nvvm.cluster_dim`, Triton's `num_ctas`): program ids and
+    counts read the cluster registers, and only the cluster's first CTA runs
+    the program while the others exit at entry, so results match a launch
+    without clusters. `maxnreg` > 0 caps registers per thread
+    (`nvvm.maxnreg`).
   }];
+  let options = [
+    Option<"numCtas", "num-ctas", "int", "1",
+           "CTAs per program (a cluster along x)">,
+    Option<"maxNumRegisters", "maxnreg", "int", "0",
+           "Registers per thread the kernel may use (0: no cap)">,
+  ];
   let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::NVVM::NVVMDialect"];
 }
 

@@ -23,6 +23,33 @@ struct LoadedKernel {
   unsigned sharedBytes = 0;
   unsigned threads = 128;
   int device = 0;
+  /// CTAs per program: the kernel was compiled for clusters of this many
+  /// CTAs along x, so a grid of N programs launches N * ctasPerProgram CTAs.
+  unsigned ctasPerProgram = 1;
+  /// Launched with cuLaunchKernelEx attributes: every CTA resident at once
+  /// (grid-wide synchronisation), or programmatic dependent launch.
+  bool cooperative = false;
+  bool dependentLaunch = false;
+};
+
+/// What the driver reports about a loaded kernel.
+struct KernelAttributes {
+  int registers = 0;  // per thread
+  int localBytes = 0; // per thread: spills and local arrays
+  int maxThreads = 0; // per CTA, given its registers and shared memory
+};
+
+/// The device attributes Triton's `get_device_properties` reports.
+struct DeviceProperties {
+  int multiprocessors = 0;
+  int maxSharedPerBlock = 0; // opt-in limit, bytes
+  int maxRegistersPerBlock = 0;
+  int warpSize = 0;
+  int smClockKHz = 0;
+  int memClockKHz = 0;
+  int memBusWidthBits = 0;
+  int major = 0;
+  int minor = 0;
 };
 
 /// True when libcuda.so.1 loads and initialises; `error` says why not.
@@ -35,7 +62,18 @@ TILE_API bool loadKernel(const std::string &cubin, const std::string &name,
                          unsigned sharedBytes, unsigned threads, int device,
                          LoadedKernel &kernel, std::string &error);
 
-/// cuLaunchKernel with `params` (one pointer per kernel parameter).
+/// The driver's attributes of a loaded kernel.
+TILE_API bool getKernelAttributes(const LoadedKernel &kernel,
+                                  KernelAttributes &attributes,
+                                  std::string &error);
+
+/// The attributes of device `ordinal`.
+TILE_API bool getDeviceProperties(int ordinal, DeviceProperties &properties,
+                                  std::string &error);
+
+/// Launches `gridX * ctasPerProgram` by `gridY` by `gridZ` CTAs with `params`
+/// (one pointer per kernel parameter): cuLaunchKernel, or cuLaunchKernelEx
+/// for cooperative and dependent launches.
 TILE_API bool launchKernel(const LoadedKernel &kernel, unsigned gridX,
                            unsigned gridY, unsigned gridZ, void *stream,
                            void **params, std::string &error);

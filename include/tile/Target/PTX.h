@@ -41,11 +41,13 @@ struct CubinInfo {
 /// them a little (Occupancy.h) would fit one CTA more, the PTX is assembled
 /// again with that `.maxnreg`; the capped cubin is kept if ptxas spills
 /// next to nothing for it, and `ptx` then becomes the capped text, so that
-/// it stays what the cubin was made from.
+/// it stays what the cubin was made from. `occupancyCap` false keeps the
+/// PTX as it is (the user chose `.maxnreg`).
 FailureOr<std::string> assembleCubin(std::string &ptx, StringRef chip,
                                      int64_t threadsPerCTA, int64_t sharedBytes,
                                      std::string &error,
-                                     CubinInfo *info = nullptr);
+                                     CubinInfo *info = nullptr,
+                                     bool occupancyCap = true);
 
 /// Reads the register count and spill stores from ptxas's `-v` report.
 void parsePtxasReport(StringRef log, CubinInfo &info);

@@ -30,15 +30,22 @@ using namespace mlir::tile;
 
 namespace {
 
+/// Program ids and counts. With clusters (`num-ctas` > 1 along x) a program
+/// is a cluster, so x reads the cluster registers; y and z are unchanged
+/// because clusters span x only.
 struct ProgramIdPattern : ConvertOpToLLVMPattern<GetProgramIdOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  ProgramIdPattern(const LLVMTypeConverter &converter, bool clustered)
+      : ConvertOpToLLVMPattern(converter), clustered(clustered) {}
   LogicalResult
   matchAndRewrite(GetProgramIdOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Type i32 = rewriter.getI32Type();
     switch (op.getAxis()) {
     case ProgramAxis::X:
-      rewriter.replaceOpWithNewOp<NVVM::BlockIdXOp>(op, i32);
+      if (clustered)
+        rewriter.replaceOpWithNewOp<NVVM::ClusterIdXOp>(op, i32);
+      else
+        rewriter.replaceOpWithNewOp<NVVM::BlockIdXOp>(op, i32);
       break;
     case ProgramAxis::Y:
       rewriter.replaceOpWithNewOp<NVVM::BlockIdYOp>(op, i32);
@@ -49,17 +56,22 @@ struct ProgramIdPattern : ConvertOpToLLVMPattern<GetProgramIdOp> {
     }
     return success();
   }
+  bool clustered;
 };
 
 struct NumProgramsPattern : ConvertOpToLLVMPattern<GetNumProgramsOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  NumProgramsPattern(const LLVMTypeConverter &converter, bool clustered)
+      : ConvertOpToLLVMPattern(converter), clustered(clustered) {}
   LogicalResult
   matchAndRewrite(GetNumProgramsOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Type i32 = rewriter.getI32Type();
     switch (op.getAxis()) {
     case ProgramAxis::X:
-      rewriter.replaceOpWithNewOp<NVVM::GridDimXOp>(op, i32);
+      if (clustered)
+        rewriter.replaceOpWithNewOp<NVVM::ClusterDimXOp>(op, i32);
+      else
+        rewriter.replaceOpWithNewOp<NVVM::GridDimXOp>(op, i32);
       break;
     case ProgramAxis::Y:
       rewriter.replaceOpWithNewOp<NVVM::GridDimYOp>(op, i32);
@@ -70,7 +82,28 @@ struct NumProgramsPattern : ConvertOpToLLVMPattern<GetNumProgramsOp> {
     }
     return success();
   }
+  bool clustered;
 };
+
+/// Only the first CTA of a cluster runs the program: the kernel's entry
+/// block branches to a return for the others. The program's code is laid
+/// out for one CTA, and running it on every CTA of the cluster would repeat
+/// its stores and atomics.
+void exitUnlessClusterLeader(LLVM::LLVMFuncOp kernel) {
+  Block &entry = kernel.getBody().front();
+  Block *body = entry.splitBlock(entry.begin());
+  Block *exit = new Block();
+  kernel.getBody().getBlocks().insertAfter(Region::iterator(body), exit);
+  OpBuilder b = OpBuilder::atBlockEnd(exit);
+  Location loc = kernel.getLoc();
+  LLVM::ReturnOp::create(b, loc, ValueRange());
+  b.setInsertionPointToEnd(&entry);
+  Value rank = NVVM::ClusterId::create(b, loc, b.getI32Type());
+  Value zero = LLVM::ConstantOp::create(b, loc, b.getI32Type(), 0);
+  Value leader =
+      LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, rank, zero);
+  LLVM::CondBrOp::create(b, loc, leader, body, exit);
+}
 
 struct AddPtrPattern : ConvertOpToLLVMPattern<AddPtrOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
@@ -308,6 +341,7 @@ struct ExternElementwisePattern : ConvertOpToLLVMPattern<ExternElementwiseOp> {
 
 struct ConvertTileToLLVMPass
     : tile::impl::ConvertTileToLLVMBase<ConvertTileToLLVMPass> {
+  using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *context = &getContext();
@@ -322,6 +356,12 @@ struct ConvertTileToLLVMPass
         function->setAttr("nvvm.kernel", b.getUnitAttr());
         function->setAttr("nvvm.reqntid",
                           b.getDenseI32ArrayAttr({numWarps * 32, 1, 1}));
+        if (numCtas > 1)
+          function->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
+                            b.getDenseI32ArrayAttr({numCtas, 1, 1}));
+        if (maxNumRegisters > 0)
+          function->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
+                            b.getI32IntegerAttr(maxNumRegisters));
       }
       for (unsigned i = 0; i < function.getNumArguments(); ++i) {
         function.removeArgAttr(i, TileDialect::getDivisibilityAttrName());
@@ -348,7 +388,9 @@ struct ConvertTileToLLVMPass
       return LLVM::LLVMPointerType::get(context);
     });
     RewritePatternSet patterns(context);
-    patterns.add<ProgramIdPattern, NumProgramsPattern, AddPtrPattern,
+    patterns.add<ProgramIdPattern, NumProgramsPattern>(converter,
+                                                       numCtas > 1);
+    patterns.add<AddPtrPattern,
                  PtrToIntPattern, IntToPtrPattern, BitcastPattern,
                  FpToFpPattern, ClampFPattern, PreciseSqrtPattern,
                  PreciseDivPattern, MulhiUIPattern, ExternElementwisePattern>(
@@ -370,8 +412,16 @@ struct ConvertTileToLLVMPass
       return !ptx || ptx.hasIntrinsic();
     });
     target.addLegalOp<ModuleOp>();
-    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+    if (failed(applyPartialConversion(module, target, std::move(patterns)))) {
       signalPassFailure();
+      return;
+    }
+    if (numCtas > 1)
+      module.walk([](LLVM::LLVMFuncOp function) {
+        if (function->hasAttr(NVVM::NVVMDialect::getClusterDimAttrName()) &&
+            !function.getBody().empty())
+          exitUnlessClusterLeader(function);
+      });
   }
 };
 

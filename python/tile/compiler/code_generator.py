@@ -291,6 +291,10 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
                                  "is not": lambda: lhs is not rhs,
                                  "in": lambda: lhs in rhs,
                                  "not in": lambda: lhs not in rhs}[op]())
+        if op in ("is", "is not") and (lhs is None or rhs is None):
+            # A runtime value is never None: `ptr is not None` folds, which
+            # is how kernels test an optional argument passed as None.
+            return tl.constexpr(op == "is not")
         if op in ("is", "is not", "in", "not in"):
             raise self.error(node, "`%s` needs compile-time operands" % op)
         if _is_runtime(lhs):

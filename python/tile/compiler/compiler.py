@@ -16,11 +16,15 @@ from tile.language import semantic as sem
 from tile.language.ir_builder import IRBuilder
 
 
-def _check_options(num_warps, num_stages, fp_fusion, target="sm_90a"):
+def check_options(num_warps, num_stages, fp_fusion, target="sm_90a"):
     """The launch options, checked before anything is compiled."""
     if target not in _C.SUPPORTED_TARGETS:
         raise ValueError("target must be one of %s, got %r"
                          % (", ".join(_C.SUPPORTED_TARGETS), target))
+    if (isinstance(num_warps, int) and not isinstance(num_warps, bool) and
+            num_warps > _C.MAX_NUM_WARPS and not num_warps & (num_warps - 1)):
+        from tile.runtime.errors import OutOfResources
+        raise OutOfResources(num_warps * 32, _C.MAX_NUM_WARPS * 32, "threads")
     if (not isinstance(num_warps, int) or isinstance(num_warps, bool) or
             num_warps <= 0 or num_warps & (num_warps - 1) or
             num_warps > _C.MAX_NUM_WARPS):
@@ -35,16 +39,22 @@ def _check_options(num_warps, num_stages, fp_fusion, target="sm_90a"):
 
 
 def compile_to_gpu(fn, params, ir, num_warps, num_stages, target,
-                   emit_cubin=True, fp_fusion=True):
+                   emit_cubin=True, fp_fusion=True, num_ctas=1, maxnreg=0):
     """Tile IR to TileGPU, LLVM IR, PTX and a cubin, in libtile."""
-    _check_options(num_warps, num_stages, fp_fusion, target)
+    check_options(num_warps, num_stages, fp_fusion, target)
     options = _C.CompileOptions()
+    options.num_ctas = num_ctas
+    options.maxnreg = maxnreg
     options.num_warps = num_warps
     options.num_stages = num_stages
     options.target = target
     options.enable_fp_fusion = fp_fusion
     options.emit_cubin = emit_cubin
     result = _C.compile_kernel(ir, "<tile-ir:%s>" % fn.__name__, options)
+    if not result.ok and result.shared > _C.MAX_SHARED_BYTES:
+        from tile.runtime.errors import OutOfResources
+        raise OutOfResources(result.shared, _C.MAX_SHARED_BYTES,
+                             "shared memory")
     if not result.ok:
         error = _map_diagnostics(result.diagnostics)
         error.ir = ir
@@ -59,7 +69,8 @@ def compile_to_gpu(fn, params, ir, num_warps, num_stages, target,
                 "num_stages": num_stages, "target": target,
                 "enable_fp_fusion": fp_fusion,
                 "shared": result.shared,
-                "num_regs": result.num_regs, "maxnreg": result.maxnreg,
+                "num_regs": result.num_regs,
+                "maxnreg": maxnreg or result.maxnreg, "num_ctas": num_ctas,
                 "host_descriptors": getattr(ir, "host_descriptors", [])}
     return CompiledKernel(result.name, asm, metadata)
 
@@ -206,14 +217,81 @@ class Module:
         return values[0] if len(values) == 1 else tuple(values)
 
 
+class KernelMetadata(dict):
+    """A compiled kernel's metadata: a dict that also reads as attributes
+    (`kernel.metadata.shared`), as Triton's does."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+class KernelAsm(dict):
+    """Each stage's text (`tile`, `tilegpu`, `llir`, `ptx`) and the
+    `cubin`. Triton's stage names read tile's analogues: `ttir` the Tile IR
+    and `ttgir` the TileGPU IR (layouts assigned)."""
+
+    ALIASES = {"ttir": "tile", "ttgir": "tilegpu"}
+
+    def __missing__(self, key):
+        if key in self.ALIASES and self.ALIASES[key] in self:
+            return self[self.ALIASES[key]]
+        raise KeyError(key)
+
+    def __contains__(self, key):
+        return dict.__contains__(self, self.ALIASES.get(key, key))
+
+
 class CompiledKernel:
-    """The result of `tile.compile`: the kernel's IR at each stage in `asm`
-    and its metadata."""
+    """A compiled kernel, as `tile.compile` and `JITFunction.warmup`
+    return it: `asm` (every stage), `metadata`, and after `_init_handles()`
+    (which loads it on the current device) `n_regs`, `n_spills`,
+    `n_max_threads`, `module` and `function` as the driver reports them.
+    `kernel[grid](*args)` launches it with the kernel's arguments."""
 
     def __init__(self, name, asm, metadata):
         self.name = name
-        self.asm = asm
-        self.metadata = metadata
+        self.asm = KernelAsm(asm)
+        self.metadata = KernelMetadata(metadata)
+        self.hash = None
+        self.arg_names = None       # every parameter, in order
+        self.runtime_params = None  # the indices of those passed at launch
+        self.n_regs = self.n_spills = self.n_max_threads = None
+        self.module = self.function = None
+
+    def _init_handles(self):
+        if self.function is not None:
+            return
+        from tile.runtime import launcher
+        handle = launcher.load(self, launcher.current_device())
+        registers, local_bytes, max_threads = _C.kernel_attributes(handle)
+        # Triton counts spills as local memory words per thread.
+        self.n_regs, self.n_spills = registers, local_bytes // 4
+        self.n_max_threads = max_threads
+        self.module, self.function = handle.module, handle.function
+
+    def __getitem__(self, grid):
+        def launch(*args):
+            from tile.runtime import host_values, launcher
+            from tile.runtime.jit import _grid_dims
+            if self.arg_names is None:
+                raise RuntimeError("%s was compiled with tile.compile, which "
+                                   "does not record its arguments; launch it "
+                                   "through its @tile.jit function" % self.name)
+            if len(args) != len(self.arg_names):
+                raise TypeError("%s takes %d arguments (%s), got %d" % (
+                    self.name, len(self.arg_names), ", ".join(self.arg_names),
+                    len(args)))
+            bound = dict(zip(self.arg_names, args))
+            dims = _grid_dims(grid(bound) if callable(grid) else grid)
+            runtime = [args[i] for i in self.runtime_params]
+            recipes = self.metadata.get("host_descriptors")
+            if recipes:
+                runtime += host_values.descriptors(recipes, bound)
+            launcher.active().launch(self, dims, runtime)
+        return launch
 
     def __repr__(self):
         return "CompiledKernel(%s, stages=%s)" % (self.name, list(self.asm))
@@ -249,9 +327,11 @@ def _dump_ir(fn, params, stage, text):
         f.write(text)
 
 
-def lower_to_tile_ir(fn, params, arg_attrs=None):
-    """The verified Tile IR of kernel `fn` specialised on `params`."""
+def lower_to_tile_ir(fn, params, arg_attrs=None, debug=False):
+    """The verified Tile IR of kernel `fn` specialised on `params`; without
+    `debug`, tl.device_assert compiles to nothing (as in Triton)."""
     builder = IRBuilder(fn.filename)
+    builder.debug = debug
     module = Module(builder)
     module.generate(fn, fn.__name__, params, kernel=True, arg_attrs=arg_attrs)
     text = builder.module_text()
@@ -274,14 +354,47 @@ class TileIR(str):
         return self
 
 
-def compile(fn, signature, constexprs=None, num_warps=4, num_stages=3,
-            target="sm_90a", divisibility=None, enable_fp_fusion=True):
+class ASTSource:
+    """Triton's description of what to compile: a @jit function, its
+    signature (parameter -> type string, 'constexpr' for constexprs) and
+    the constexpr values. `tile.compile(ASTSource(...), target=...,
+    options={...})` compiles it."""
+
+    def __init__(self, fn, signature, constexprs=None, attrs=None):
+        self.fn = fn
+        self.signature = dict(signature)
+        self.constexprs = {(k if isinstance(k, str) else fn.arg_names[k[0]]):
+                           v for k, v in (constexprs or {}).items()}
+        self.attrs = attrs or {}
+
+
+def _target_name(target):
+    """'sm_90a' from a GPUTarget (backend, arch, warp_size) or a string."""
+    if target is None or isinstance(target, str):
+        return target or "sm_90a"
+    arch = getattr(target, "arch", target)
+    return "sm_%d%s" % (arch, "a" if arch == 90 else "")
+
+
+def compile(fn=None, signature=None, constexprs=None, num_warps=4,
+            num_stages=3, target="sm_90a", divisibility=None,
+            enable_fp_fusion=True, num_ctas=1, maxnreg=None, debug=False,
+            src=None, options=None):
     """Compiles `fn` ahead of time, without a GPU.
 
     `signature` maps each non-constexpr parameter to a Triton signature string
     ('*fp32', 'i32', ...); `constexprs` gives the constexpr parameters' values;
     `divisibility` names parameters known to be multiples of 16 (pointers:
-    16-byte aligned)."""
+    16-byte aligned). Triton's form, `compile(ASTSource(...), target=,
+    options={...})`, is accepted too."""
+    if src is not None or isinstance(fn, ASTSource):
+        src = src if src is not None else fn
+        options = dict(options or {})
+        signature = {k: v for k, v in src.signature.items()
+                     if v != "constexpr"}
+        return compile(src.fn, signature, src.constexprs,
+                       target=_target_name(target), **options)
+    target = _target_name(target)
     if not is_jit_function(fn):
         raise TypeError("tile.compile expects a @tile.jit function, got %r" % (fn,))
     constexprs = dict(constexprs or {})
@@ -316,7 +429,16 @@ def compile(fn, signature, constexprs=None, num_warps=4, num_stages=3,
             raise TypeError("divisibility names '%s', which is not a runtime "
                             "parameter" % name)
         arg_attrs[name] = "tile.divisibility = 16 : i32"
-    _check_options(num_warps, num_stages, enable_fp_fusion, target)
-    ir = lower_to_tile_ir(fn, params, arg_attrs)
-    return compile_to_gpu(fn, params, ir, num_warps, num_stages, target,
-                          fp_fusion=enable_fp_fusion)
+    from tile.runtime.jit import check_options as check_launch_options
+    check_launch_options(num_warps=num_warps, num_stages=num_stages,
+                         num_ctas=num_ctas, maxnreg=maxnreg,
+                         enable_fp_fusion=enable_fp_fusion, debug=debug,
+                         target=target)
+    ir = lower_to_tile_ir(fn, params, arg_attrs, debug=debug)
+    kernel = compile_to_gpu(fn, params, ir, num_warps, num_stages, target,
+                            fp_fusion=enable_fp_fusion, num_ctas=num_ctas,
+                            maxnreg=maxnreg or 0)
+    kernel.arg_names = list(fn.arg_names)
+    kernel.runtime_params = [i for i, name in enumerate(fn.arg_names)
+                             if not isinstance(params[name], tl.constexpr)]
+    return kernel

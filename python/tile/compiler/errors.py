@@ -1,7 +1,11 @@
 """Errors the compiler reports against the user's kernel source."""
 
 
-class CompilationError(Exception):
+class TileError(Exception):
+    """The base of tile's errors (Triton's TritonError)."""
+
+
+class CompilationError(TileError):
     """A kernel could not be compiled.
 
     The message names the kernel's file and line and shows the offending

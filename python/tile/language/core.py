@@ -903,6 +903,8 @@ def debug_barrier():
 @builtin
 def device_assert(cond, msg=""):
     b = current_builder()
+    if not b.debug:
+        return
     c = sem.cast(b, sem.lift(b, _raw(cond)), d.int1)
     b.emit("tile.assert %s, %s : %s" % (c.name, quote(str(_unwrap(msg))),
                                         c.type.to_ir()))

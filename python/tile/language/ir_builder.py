@@ -50,6 +50,8 @@ class IRBuilder:
         self._depth = 1
         self.functions = []   # finished func.func texts, in emission order
         self.in_kernel = False
+        # Compile tl.device_assert (Triton's `debug`).
+        self.debug = True
         # (parameter Value, recipe) of each tensor descriptor the kernel
         # makes from host-computable values: extra kernel parameters.
         self.host_descriptors = []

@@ -1,4 +1,12 @@
-"""tile.Config, tile.autotune and tile.heuristics, with Triton's signatures."""
+"""tile.Config, tile.autotune and tile.heuristics, with Triton's signatures,
+hooks and call order.
+
+One difference from Triton, in what it costs and not in what it computes:
+the candidates are compiled in parallel (libtile compiles without the GIL)
+before any is timed. Each config's `pre_hook` runs before that config is
+specialised, so a hook that edits an argument (a descriptor's block shape,
+a value) is seen by its compile, as it is in Triton.
+"""
 
 import builtins
 import concurrent.futures
@@ -7,149 +15,272 @@ import json
 import os
 import sys
 import tempfile
+import time
 
+from tile import knobs
 from tile.runtime import cache
-from tile.runtime.benchmarking import do_bench
+from tile.runtime.errors import AutotunerError, OutOfResources, PTXASError
 from tile.runtime.jit import JITFunction
+from tile.compiler.errors import CompilationError
 
 
 class Config:
     """One candidate: constexpr values (`kwargs`) and launch options."""
 
-    def __init__(self, kwargs, num_warps=4, num_stages=3, pre_hook=None):
-        self.kwargs = dict(kwargs)
+    def __init__(self, kwargs, num_warps=4, num_stages=3, num_ctas=1,
+                 maxnreg=None, pre_hook=None, ir_override=None):
+        self.kwargs = kwargs
         self.num_warps = num_warps
         self.num_stages = num_stages
+        self.num_ctas = num_ctas
+        self.maxnreg = maxnreg
         self.pre_hook = pre_hook
+        self.ir_override = ir_override
+
+    def __setstate__(self, state):
+        self.__init__(state.get("kwargs", {}), state.get("num_warps", 4),
+                      state.get("num_stages", 3), state.get("num_ctas", 1),
+                      state.get("maxnreg"), state.get("pre_hook"),
+                      state.get("ir_override"))
 
     def all_kwargs(self):
-        return dict(self.kwargs, num_warps=self.num_warps,
-                    num_stages=self.num_stages)
+        options = (("num_warps", self.num_warps), ("num_ctas", self.num_ctas),
+                   ("num_stages", self.num_stages), ("maxnreg", self.maxnreg),
+                   ("ir_override", self.ir_override))
+        return dict(self.kwargs, **{k: v for k, v in options if v is not None})
+
+    def __str__(self):
+        parts = ["%s: %s" % kv for kv in self.kwargs.items()]
+        parts += ["num_warps: %s" % self.num_warps,
+                  "num_ctas: %s" % self.num_ctas,
+                  "num_stages: %s" % self.num_stages,
+                  "maxnreg: %s" % self.maxnreg]
+        return ", ".join(parts)
 
     def __repr__(self):
-        items = ", ".join("%s: %r" % kv for kv in self.kwargs.items())
-        return "Config(%s, num_warps=%d, num_stages=%d)" % (
-            items, self.num_warps, self.num_stages)
+        return "Config(%s)" % self
+
+    def _identity(self):
+        return (*self.all_kwargs().items(), self.pre_hook)
+
+    def __hash__(self):
+        return hash(self._identity())
+
+    def __eq__(self, other):
+        return isinstance(other, Config) and self._identity() == other._identity()
 
 
-class _Launchable:
-    """Something that can be launched like a JITFunction: `f[grid](...)`."""
+class KernelInterface:
+    """Launchable like a JITFunction: `f[grid](*args, **kwargs)` calls
+    `f.run(*args, grid=grid, warmup=False, **kwargs)`."""
 
     def __getitem__(self, grid):
-        return lambda *args, **kwargs: self.run(grid, args, kwargs)
+        return lambda *args, **kwargs: self.run(*args, grid=grid, warmup=False,
+                                                **kwargs)
+
+    def warmup(self, *args, grid=None, **kwargs):
+        return self.run(*args, grid=grid, warmup=True, **kwargs)
 
 
-class Heuristics(_Launchable):
-    def __init__(self, fn, values):
-        self.fn, self.values = fn, values
-        self.arg_names = fn.arg_names
+class Heuristics(KernelInterface):
+    def __init__(self, fn, arg_names, values):
+        self.fn, self.arg_names, self.values = fn, arg_names, values
 
-    def run(self, grid, args, kwargs):
-        bound = dict(zip(self.arg_names, args), **kwargs)
+    def run(self, *args, **kwargs):
         for name, rule in self.values.items():
-            kwargs[name] = rule(bound)
-            bound[name] = kwargs[name]
-        return self.fn[grid](*args, **kwargs)
+            kwargs[name] = rule({**dict(zip(self.arg_names, args)), **kwargs})
+        return self.fn.run(*args, **kwargs)
+
+    def __getattr__(self, name):
+        # src, cache_key, ... of the function underneath.
+        return getattr(self.fn, name)
 
 
 def heuristics(values):
     """`@tile.heuristics({'BLOCK': lambda args: ...})`: constexprs computed
     from the other arguments at each launch."""
     def decorator(fn):
-        return Heuristics(fn, values)
+        return Heuristics(fn, fn.arg_names, values)
     return decorator
 
 
-def _jit_function(fn):
-    while isinstance(fn, Heuristics):
+def _base_jit(fn):
+    while not isinstance(fn, JITFunction):
         fn = fn.fn
     return fn
 
 
-def _precompile(fn, args, kwargs):
-    """Compiles (or finds in the caches) what `fn[grid](*args, **kwargs)`
-    would launch, without launching it."""
-    if isinstance(fn, Heuristics):
+def _specialise(fn, args, kwargs):
+    """(JITFunction, args, kwargs) that `fn.run(*args, **kwargs)` would
+    compile, with the heuristics above it applied."""
+    while isinstance(fn, Heuristics):
         kwargs = dict(kwargs)
-        bound = dict(zip(fn.arg_names, args), **kwargs)
         for name, rule in fn.values.items():
-            kwargs[name] = bound[name] = rule(bound)
-        return _precompile(fn.fn, args, kwargs)
-    return fn._prepare(args, kwargs)
+            kwargs[name] = rule({**dict(zip(fn.arg_names, args)), **kwargs})
+        fn = fn.fn
+    if isinstance(fn, Autotuner):
+        return None
+    return fn, args, kwargs
 
 
-class Autotuner(_Launchable):
-    """Picks the fastest config the first time each key is seen: compiles
-    the candidates in parallel (libtile compiles without the GIL), skips
-    those that fail to compile (too much shared memory, ...), times the
-    rest with CUDA events, and remembers the winner in memory and, with
-    `cache_results`, on disk under a hash of the compiler, the kernel's
-    source and dependencies, the key and the candidate list."""
+# What a config that cannot run is skipped for (Triton: OutOfResources,
+# CompileTimeAssertionFailure, PTXASError); tile's compile errors too.
+_SKIPPED = (OutOfResources, PTXASError, CompilationError)
 
-    def __init__(self, fn, configs, key, prune_configs_by=None, warmup=25,
-                 rep=100, reset_to_zero=None, restore_value=None,
-                 do_bench=None, verbose=None, cache_results=True):
-        if not configs:
-            raise ValueError("tile.autotune needs at least one Config")
-        self.fn = fn
-        self.configs = configs
-        self.key = list(key)
-        self.prune = prune_configs_by or {}
-        self.warmup, self.rep = warmup, rep
-        self.reset_to_zero = list(reset_to_zero or ())
+
+class Autotuner(KernelInterface):
+    """Picks the fastest config the first time each key is seen and
+    remembers it in `cache` (and on disk, with `cache_results`)."""
+
+    def __init__(self, fn, arg_names, configs, key, reset_to_zero=None,
+                 restore_value=None, pre_hook=None, post_hook=None,
+                 prune_configs_by=None, warmup=None, rep=None,
+                 use_cuda_graph=False, do_bench=None, cache_results=False):
+        self.configs = configs or [Config({}, num_warps=4, num_stages=3,
+                                          num_ctas=1)]
+        self.keys = list(key)
         self.cache = {}
-        self.arg_names = fn.arg_names
-        if verbose is None:
-            verbose = os.environ.get("TILE_PRINT_AUTOTUNING", "1") != "0"
-        self.verbose = verbose
-        self.cache_results = cache_results
+        self.arg_names = arg_names
+        self.fn = fn
+        self.base_fn = _base_jit(fn)
+        self.cache_results = cache_results or knobs.autotuning.cache
+        self.reset_to_zero = list(reset_to_zero or ())
+        self.restore_value = list(restore_value or ())
+        self.restore_copies = {}
+        self.user_defined_pre_hook = pre_hook is not None
+        self.user_defined_post_hook = post_hook is not None
+        self.pre_hook = pre_hook or self._default_pre_hook
+        self.post_hook = post_hook or self._default_post_hook
+        prune = prune_configs_by or {}
+        self.perf_model = prune.get("perf_model")
+        self.configs_top_k = prune.get("top_k", 1.0)
+        self.early_config_prune = prune.get("early_config_prune")
+        self.num_warmups, self.num_reps = warmup, rep
+        self.use_cuda_graph = use_cuda_graph
         self._do_bench = do_bench
+        self.nargs = None
         self.best_config = None
+        self.bench_time = 0.0
+        self.configs_timings = {}
 
-    def _bench(self, fn):
+    def _default_pre_hook(self, kwargs, reset_only=False):
+        for name in self.reset_to_zero:
+            kwargs[name].zero_()
+        if not reset_only:
+            self.restore_copies = {name: kwargs[name].clone()
+                                   for name in self.restore_value}
+
+    def _default_post_hook(self, kwargs, exception):
+        for name in self.restore_value:
+            kwargs[name].copy_(self.restore_copies[name])
+        self.restore_copies = {}
+
+    @property
+    def do_bench(self):
         if self._do_bench is not None:
-            return self._do_bench(fn)
-        return do_bench(fn, warmup=self.warmup, rep=self.rep)
+            return self._do_bench
+        from tile import testing
+        if self.use_cuda_graph:
+            return lambda call, quantiles: testing.do_bench_cudagraph(
+                call, rep=self.num_reps or 100, quantiles=quantiles)
+        return lambda call, quantiles: testing.do_bench(
+            call, warmup=self.num_warmups or 25, rep=self.num_reps or 100,
+            quantiles=quantiles)
 
-    def _key(self, bound):
-        parts = []
-        for name in self.key:
-            if name not in bound:
-                raise TypeError("autotune key '%s' is not an argument of %s" %
-                                (name, self.fn.__name__))
-            value = bound[name]
-            parts.append(str(value.dtype) if hasattr(value, "dtype") and
-                         hasattr(value, "data_ptr") else value)
-        return tuple(parts)
-
-    def _candidates(self, bound):
-        configs = self.configs
-        early = self.prune.get("early_config_prune")
-        if early is not None:
-            configs = early(configs, bound) or configs
-        model = self.prune.get("perf_model")
-        top_k = self.prune.get("top_k")
-        if model is not None and top_k is not None:
-            if isinstance(top_k, float) and top_k <= 1.0:
-                top_k = builtins.max(1, int(len(configs) * top_k))
-            configs = sorted(configs, key=lambda c: model(**dict(
-                bound, **c.all_kwargs())))[:top_k]
-        return configs
-
-    def _say(self, text, end="\n"):
-        if self.verbose:
-            sys.stderr.write("\rtile.autotune %s: %s%s" % (
-                self.fn.__name__, text, end))
+    def _say(self, text):
+        if knobs.autotuning.print:
+            sys.stderr.write("tile.autotune %s: %s\n" % (
+                self.base_fn.__name__, text))
             sys.stderr.flush()
 
-    # -- disk ---------------------------------------------------------------
+    # -- pruning -------------------------------------------------------------
+
+    def prune_configs(self, kwargs):
+        configs = self.configs
+        if self.early_config_prune:
+            configs = self.early_config_prune(self.configs, self.nargs,
+                                              **kwargs)
+            if not configs:
+                raise AutotunerError(
+                    "No valid autotuner configs after pruning. "
+                    "`early_config_prune` should return at least one config.")
+        if self.perf_model:
+            top_k = self.configs_top_k
+            if isinstance(top_k, float) and top_k <= 1.0:
+                top_k = int(len(self.configs) * top_k)
+            elif not isinstance(top_k, int):
+                raise TypeError("Error while pruning configs, top_k must be "
+                                "either 1) a float <= 1.0 or 2) an int")
+            if len(configs) > top_k:
+                estimates = {c: self.perf_model(**self.nargs, **kwargs,
+                                                **c.all_kwargs())
+                             for c in configs}
+                configs = sorted(estimates, key=estimates.get)[:top_k]
+        return configs
+
+    # -- compiling the candidates ahead of timing -----------------------------
+
+    def _precompile(self, args, kwargs, configs):
+        """Compiles every candidate in parallel. Each config's pre_hook
+        runs just before that config is specialised; failures are left for
+        the timed run to meet (and report to post_hook)."""
+        jobs = []
+        for config in configs:
+            current = dict(kwargs, **config.all_kwargs())
+            if config.pre_hook:
+                config.pre_hook({**self.nargs, **current})
+            target = _specialise(self.fn, args, current)
+            if target is None:
+                return
+            fn, f_args, f_kwargs = target
+            try:
+                jobs.append(fn._specialization(f_args, f_kwargs))
+            except Exception:
+                continue   # the timed run raises it again, with the hooks
+        workers = builtins.max(1, builtins.min(len(jobs), os.cpu_count() or 1))
+        with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+            for future in [pool.submit(fn._compile_specialization, *job)
+                           for job in jobs]:
+                future.exception()
+
+    # -- timing ---------------------------------------------------------------
+
+    def _bench(self, *args, config, **meta):
+        conflicts = meta.keys() & config.kwargs.keys()
+        if conflicts:
+            raise ValueError("Conflicting meta-parameters: %s. Make sure that "
+                             "you don't re-define auto-tuned symbols."
+                             % ", ".join(sorted(conflicts)))
+        current = dict(meta, **config.all_kwargs())
+        full_nargs = {**self.nargs, **current}
+
+        def kernel_call():
+            if config.pre_hook:
+                config.pre_hook(full_nargs)
+            self.pre_hook(full_nargs)
+            try:
+                self.fn.run(*args, **current)
+            except Exception as e:
+                try:
+                    self.post_hook(full_nargs, exception=e)
+                finally:
+                    raise
+            self.post_hook(full_nargs, exception=None)
+
+        try:
+            return self.do_bench(kernel_call, quantiles=(0.5, 0.2, 0.8))
+        except _SKIPPED as e:
+            self._say("skipping %s: %s" % (config, str(e).splitlines()[0]))
+            return [float("inf")] * 3
+
+    # -- the disk record ------------------------------------------------------
 
     def _disk_path(self, key, configs):
-        if not (self.cache_results and cache.enabled()):
+        if (not self.cache_results or not cache.enabled() or
+                any(c.pre_hook for c in configs)):
             return None
-        text = "\n".join([cache.compiler_fingerprint(),
-                          _jit_function(self.fn).deps_key, repr(key),
-                          repr(configs)])
+        text = "\n".join([cache.compiler_fingerprint(), self.base_fn.deps_key,
+                          repr(key)] + [str(c) for c in configs])
         digest = hashlib.sha256(text.encode()).hexdigest()
         return os.path.join(cache.cache_dir(), "autotune", digest + ".json")
 
@@ -162,15 +293,14 @@ class Autotuner(_Launchable):
             config = configs[record["index"]]
         except (OSError, ValueError, KeyError, IndexError, TypeError):
             return None
-        # The candidate list is part of the hash; the check guards against
-        # a hand-edited or truncated file.
-        return config if repr(config) == record.get("config") else None
+        return config if str(config) == record.get("config") else None
 
-    def _store(self, path, configs, best, timings):
+    def _store(self, path, configs, best):
         if path is None:
             return
-        record = {"index": configs.index(best), "config": repr(best),
-                  "timings_ms": {repr(c): t for c, t in timings.items()}}
+        record = {"index": configs.index(best), "config": str(best),
+                  "timings_ms": {str(c): t for c, t in
+                                 self.configs_timings.items()}}
         try:
             os.makedirs(os.path.dirname(path), exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
@@ -178,98 +308,104 @@ class Autotuner(_Launchable):
                 json.dump(record, f, indent=1)
             os.replace(tmp, path)
         except OSError:
-            pass  # a read-only cache only costs the next process a re-tune
+            pass   # a read-only cache only costs the next process a re-tune
 
-    # -- tuning -------------------------------------------------------------
+    # -- the launch -------------------------------------------------------------
 
-    def _compile_all(self, args, kwargs, configs):
-        """{config: None or the exception compiling it raised}."""
-        workers = builtins.max(1, builtins.min(len(configs),
-                                               os.cpu_count() or 1))
-        self._say("compiling %d configs on %d threads" % (len(configs),
-                                                          workers), end="")
-        results = {}
-        done = 0
-        with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-            futures = {pool.submit(_precompile, self.fn, args,
-                                   dict(kwargs, **c.all_kwargs())): c
-                       for c in configs}
-            for future in concurrent.futures.as_completed(futures):
-                error = future.exception()
-                results[futures[future]] = error
-                done += 1
-                self._say("compiled %d/%d configs" % (done, len(configs)),
-                          end="")
-        self._say("compiled %d/%d configs" % (done, len(configs)))
-        return results
+    def _tuning_key(self, kwargs):
+        all_args = {**self.nargs, **kwargs}
+        named = {k: v for k, v in all_args.items() if k in self.arg_names}
+        for name in self.keys:
+            if name not in named:
+                raise TypeError("autotune key '%s' is not an argument of %s"
+                                % (name, self.base_fn.__name__))
+        key = [named[name] for name in self.keys]
+        key += [str(v.dtype) for v in named.values() if hasattr(v, "dtype")]
+        return tuple(key)
 
-    def _tune(self, grid, args, kwargs, bound, configs):
-        errors = self._compile_all(args, kwargs, configs)
-        runnable = [c for c in configs if errors[c] is None]
-        for config in configs:
-            if errors[config] is not None:
-                self._say("skipping %r: %s" % (
-                    config, str(errors[config]).splitlines()[0]))
-        if not runnable:
-            raise errors[configs[0]]
-        timings = {}
-        for i, config in enumerate(runnable):
-            def launch(config=config):
-                for name in self.reset_to_zero:
-                    bound[name].zero_()
-                if config.pre_hook:
-                    config.pre_hook(bound)
-                self.fn.run(grid, args, dict(kwargs, **config.all_kwargs()))
-            timings[config] = self._bench(launch)
-            self._say("benchmarked %d/%d configs" % (i + 1, len(runnable)),
-                      end="")
-        best = builtins.min(runnable, key=timings.get)
-        self._say("best of %d: %r, %.4f ms" % (len(runnable), best,
-                                               timings[best]))
-        return best, timings
+    def run(self, *args, **kwargs):
+        self.nargs = dict(zip(self.arg_names, args))
+        try:
+            if self.base_fn.interpreted and len(self.configs) > 1:
+                # Timings in the interpreter say nothing about the GPU: run
+                # the first candidate, and keep no choice.
+                config = self.prune_configs(_meta(kwargs))[0]
+            elif len(self.configs) > 1:
+                key = self._tuning_key(_meta(kwargs))
+                if key not in self.cache:
+                    self._tune(key, args, kwargs)
+                config = self.cache[key]
+            else:
+                config = self.configs[0]
+            self.best_config = config
+            if config.pre_hook is not None:
+                config.pre_hook({**self.nargs, **kwargs, **config.all_kwargs()})
+            return self.fn.run(*args, **kwargs, **config.all_kwargs())
+        finally:
+            self.nargs = None
 
-    def run(self, grid, args, kwargs):
-        bound = dict(zip(self.arg_names, args), **kwargs)
-        if _jit_function(self.fn).interpreted:
-            # Timings in the interpreter say nothing about the GPU: run the
-            # first candidate, and keep no choice.
-            self.best_config = self._candidates(bound)[0]
-            return self.fn[grid](*args, **dict(
-                kwargs, **self.best_config.all_kwargs()))
-        key = self._key(bound)
-        best = self.cache.get(key)
-        if best is None:
-            configs = self._candidates(bound)
-            for config in configs:
-                conflict = set(config.kwargs) & set(kwargs)
-                if conflict:
-                    raise ValueError("%s: autotuned arguments %s were also "
-                                     "passed explicitly" % (
-                                         self.fn.__name__,
-                                         ", ".join(sorted(conflict))))
-            path = self._disk_path(key, configs)
-            best = self._load(path, configs)
-            if best is None:
-                best, timings = self._tune(grid, args, kwargs, bound, configs)
-                self._store(path, configs, best, timings)
+    def _tune(self, key, args, kwargs):
+        meta = _meta(kwargs)
+        configs = self.prune_configs(meta)
+        path = self._disk_path(key, configs)
+        best = self._load(path, configs)
+        if best is not None:
             self.cache[key] = best
-        self.best_config = best
-        # The tuned launch takes the kernel's own (C++) launch path.
-        return self.fn[grid](*args, **dict(kwargs, **best.all_kwargs()))
+            return
+        start = time.time()
+        if not kwargs.get("warmup"):
+            bench_kwargs = dict(kwargs, warmup=False)
+        else:
+            bench_kwargs = kwargs
+        self._precompile(args, bench_kwargs, configs)
+        timings = {c: self._bench(*args, config=c, **bench_kwargs)
+                   for c in configs}
+        self.bench_time = time.time() - start
+        best = builtins.min(timings, key=lambda c: _first(timings[c]))
+        self.cache[key] = best
+        self.configs_timings = timings
+        self.pre_hook({**self.nargs, **kwargs, **best.all_kwargs()},
+                      reset_only=True)
+        self._say("best of %d configs after %.2fs: %s" % (
+            len(configs), self.bench_time, best))
+        self._store(path, configs, best)
+
+    def warmup(self, *args, grid=None, **kwargs):
+        self.nargs = dict(zip(self.arg_names, args))
+        try:
+            return [self.fn.warmup(*args, grid=grid, **kwargs,
+                                   **config.all_kwargs())
+                    for config in self.prune_configs(kwargs)]
+        finally:
+            self.nargs = None
+
+    def __getattr__(self, name):
+        return getattr(self.fn, name)
+
+
+def _meta(kwargs):
+    """The launch's keyword arguments without the grid and warmup flag."""
+    return {k: v for k, v in kwargs.items() if k not in ("grid", "warmup")}
+
+
+def _first(timing):
+    return timing[0] if isinstance(timing, (list, tuple)) else timing
 
 
 def autotune(configs, key, prune_configs_by=None, reset_to_zero=None,
-             restore_value=None, warmup=25, rep=100, do_bench=None,
-             cache_results=True):
-    """`@tile.autotune(configs=[tile.Config(...)], key=['n'])`: the first
-    time a key is seen, compiles every config in parallel, benchmarks them
-    and launches the fastest; the choice is kept on disk (unless
-    `cache_results=False` or TILE_CACHE=0). TILE_PRINT_AUTOTUNING=0
-    silences the progress lines on stderr."""
+             restore_value=None, pre_hook=None, post_hook=None, warmup=None,
+             rep=None, use_cuda_graph=False, do_bench=None,
+             cache_results=False):
+    """`@tile.autotune(configs=[tile.Config(...)], key=['n'])`, with
+    triton.autotune's arguments and semantics. The choice is also kept on
+    disk when `cache_results` (or knobs.autotuning.cache, on unless
+    TILE_CACHE_AUTOTUNING=0) and no config has a pre_hook."""
     def decorator(fn):
-        if not isinstance(fn, (JITFunction, Heuristics)):
+        if not isinstance(fn, (JITFunction, KernelInterface)):
             raise TypeError("tile.autotune decorates a @tile.jit function")
-        return Autotuner(fn, configs, key, prune_configs_by, warmup, rep,
-                         reset_to_zero, restore_value, do_bench,
-                         cache_results=cache_results)
+        return Autotuner(fn, fn.arg_names, configs, key, reset_to_zero,
+                         restore_value, pre_hook=pre_hook, post_hook=post_hook,
+                         prune_configs_by=prune_configs_by, warmup=warmup,
+                         rep=rep, use_cuda_graph=use_cuda_graph,
+                         do_bench=do_bench, cache_results=cache_results)
     return decorator

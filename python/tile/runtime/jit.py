@@ -2,14 +2,18 @@
 in-memory cache of compiled specialisations. Compiling is tile.compiler's."""
 
 import ast
+import collections
 import hashlib
 import inspect
 import operator
 import os
 import textwrap
+import weakref
 
 from tile import _C
-from tile.compiler.compiler import compile_to_gpu, lower_to_tile_ir
+from tile import knobs as _knobs
+from tile.compiler.compiler import (compile_to_gpu, lower_to_tile_ir,
+                                    check_options as check_compile_options)
 from tile.language import core as tl
 from tile.language import dtypes as d
 from tile.runtime import cache, host_values, launcher
@@ -24,12 +28,24 @@ class JITFunction:
     # module (tile.compiler.code_generator.is_jit_function).
     tile_jit_function = True
 
-    def __init__(self, fn, do_not_specialize=(), noinline=False,
+    def __init__(self, fn, version=None, do_not_specialize=None,
+                 do_not_specialize_on_alignment=None, debug=None,
+                 noinline=None, repr=None, launch_metadata=None,
                  interpret=False):
         self.fn = fn
+        self.module = fn.__module__
+        self.version = version
+        # Every call is inlined whatever `noinline` says: the results are the
+        # same, only the code size differs (docs/compatibility.md).
+        self.noinline = noinline
+        self.debug = debug
+        self._repr = repr
+        self.launch_metadata = launch_metadata
+        self.pre_run_hooks = []
         # Run on the CPU in tile.runtime.interpreter (also TILE_INTERPRET=1).
         self.interpret = interpret
         self.__name__ = fn.__name__
+        self.__qualname__ = fn.__qualname__
         self.__doc__ = fn.__doc__
         self.globals = fn.__globals__
         # Names a kernel defined inside another function reads from there.
@@ -40,7 +56,9 @@ class JITFunction:
         self.constexprs = {i for i, p in enumerate(self.params)
                            if p.annotation is tl.constexpr or
                            p.annotation == "tl.constexpr"}
-        self.do_not_specialize = set(do_not_specialize)
+        self.do_not_specialize = list(do_not_specialize or ())
+        self.do_not_specialize_on_alignment = list(
+            do_not_specialize_on_alignment or ())
         try:
             lines, start = inspect.getsourcelines(fn)
             self.filename = inspect.getsourcefile(fn) or "<unknown>"
@@ -48,18 +66,41 @@ class JITFunction:
             raise TypeError("tile.jit needs the source of %s" % fn.__name__) from None
         self.source_lines = lines
         self.line_offset = start - 1
-        self.src = textwrap.dedent("".join(lines))
+        self.indent = len(lines[0]) - len(lines[0].lstrip())
+        self._set_src(textwrap.dedent("".join(lines)))
+        self.specialize = [not _named(i, self.arg_names[i],
+                                      self.do_not_specialize)
+                           for i in range(len(self.params))]
+        self.alignment = [self.specialize[i] and not _named(
+            i, self.arg_names[i], self.do_not_specialize_on_alignment)
+            for i in range(len(self.params))]
+        self.cache = _KernelCache()
+        self.device_caches = _DeviceCaches(self)
+        self._dispatcher = None
+        # Memoised deps_key (Triton's `hash`): set to None to recompute.
+        self.hash = None
+        _registry.add(self)
+
+    def _set_src(self, src):
+        self.src = src
         # Drop the decorators: the parse starts at `def`.
-        tree = ast.parse(self.src)
+        tree = ast.parse(src)
         self.def_node = tree.body[0]
         self.def_node.decorator_list = []
-        self.indent = len(lines[0]) - len(lines[0].lstrip())
-        self.specialize = [i not in self.do_not_specialize and
-                           self.arg_names[i] not in self.do_not_specialize
-                           for i in range(len(self.params))]
-        self.cache = _KernelCache()
-        self._dispatcher = None
-        self._deps_key = None
+
+    def _unsafe_update_src(self, new_src):
+        """Replaces the kernel's source (Triton's name): later compiles use
+        it, and the in-memory specializations are forgotten."""
+        self._set_src(new_src)
+        self.hash = None
+        self.cache.clear()
+
+    @property
+    def _deps_key(self):
+        return self.hash
+
+    def repr(self, specialization):
+        return self.__name__ if self._repr is None else self._repr(specialization)
 
     def __getitem__(self, grid):
         """`kernel[grid](*args, num_warps=4, num_stages=3, **constexprs)`.
@@ -70,8 +111,11 @@ class JITFunction:
 
         Interpreted kernels (`interpret=True`, TILE_INTERPRET=1) run in
         tile.runtime.interpreter instead."""
-        if self.interpreted:
-            return lambda *args, **kwargs: self.run(grid, args, kwargs)
+        if (self.interpreted or self.pre_run_hooks or
+                _knobs.runtime.launch_enter_hook or
+                _knobs.runtime.launch_exit_hook):
+            return lambda *args, **kwargs: self.run(*args, grid=grid,
+                                                    warmup=False, **kwargs)
         dispatcher = self._dispatcher
         if dispatcher is None:
             missing = object()
@@ -80,39 +124,118 @@ class JITFunction:
             dispatcher = self._dispatcher = _C.Dispatcher(
                 self, tuple(self.arg_names), defaults, missing,
                 [i in self.constexprs for i in range(len(self.params))],
-                self.specialize, launcher)
+                self.specialize, self.alignment, launcher)
             self.cache.dispatcher = dispatcher
         return dispatcher[grid]
 
-    def _prepare(self, args, kwargs):
+    def _prepare(self, args, kwargs, warmup=False):
         """Binds and specialises a call, compiling on a miss. Returns the
-        kernel, the indices of the parameters passed at launch and the bound
-        arguments (the dispatcher uses the first two)."""
-        kwargs = dict(kwargs)
-        options = (kwargs.pop("num_warps", 4), kwargs.pop("num_stages", 3),
-                   kwargs.pop("target", "sm_90a"),
-                   kwargs.pop("enable_fp_fusion", True))
-        bound = self._bind(args, kwargs)
-        key = (tuple(_spec_key(name, bound[name], i in self.constexprs,
-                               self.specialize[i])
-                     for i, name in enumerate(self.arg_names)), options)
+        kernel (None when knobs.runtime.jit_cache_hook declined the
+        compile), the indices of the parameters passed at launch and the
+        bound arguments (the dispatcher uses the first two)."""
+        key, bound, options = self._specialization(args, kwargs)
         kernel = self.cache.get(key)
         if kernel is None:
+            if self._call_hook(_knobs.runtime.jit_cache_hook, key, options,
+                               warmup):
+                return None, [], bound
             kernel = self._compile_for(key, bound, options)
             self.cache[key] = kernel
+            self._call_hook(_knobs.runtime.jit_post_compile_hook, key,
+                            options, warmup)
         runtime = [i for i, spec in enumerate(key[0])
-                   if spec[0] not in ("constexpr", "one")]
+                   if spec[0] not in ("constexpr", "one", "none")]
         return kernel, runtime, bound
+
+    def _specialization(self, args, kwargs):
+        """(key, bound arguments, LaunchOptions) of a call."""
+        kwargs = dict(kwargs)
+        options = resolve_options(self, kwargs)
+        bound = self._bind(args, kwargs)
+        key = (tuple(_spec_key(name, bound[name], i in self.constexprs,
+                               self.specialize[i], self.alignment[i])
+                     for i, name in enumerate(self.arg_names)), options)
+        return key, bound, options
+
+    def _compile_specialization(self, key, bound, options):
+        """Compiles a specialization ahead of its launch (the autotuner's
+        parallel compiles), with the compile hooks."""
+        if key in self.cache:
+            return self.cache[key]
+        if self._call_hook(_knobs.runtime.jit_cache_hook, key, options, True):
+            return None
+        kernel = self._compile_for(key, bound, options)
+        self.cache.setdefault(key, kernel)
+        self._call_hook(_knobs.runtime.jit_post_compile_hook, key, options,
+                        True)
+        return kernel
+
+    def _call_hook(self, hook, key, options, warmup):
+        """knobs.runtime.jit_cache_hook / jit_post_compile_hook, with
+        Triton's keyword arguments."""
+        if not hook:
+            return None
+        signature = {name: spec[0] for name, spec in
+                     zip(self.arg_names, key[0])}
+        constants = {name: spec[1] for name, spec in
+                     zip(self.arg_names, key[0]) if spec[0] == "constexpr"}
+        named = options._asdict()
+        text = "%s[%s](%s)" % (
+            self.fn.__qualname__,
+            ", ".join("%s=%r" % kv for kv in named.items()),
+            ", ".join("%s: %s" % kv for kv in signature.items()))
+        compile = dict(named, key=key, signature=signature, device=_device(),
+                       constants=constants, configs=[{}], is_warmup=warmup,
+                       specialization_data=specialization_data(
+                           self, key, options))
+        return hook(key=key, repr=text, fn=JitFunctionInfo(self), compile=compile,
+                    is_manual_warmup=warmup, already_compiled=False)
+
+    def preload(self, data):
+        """Compiles (or loads from the disk cache) the specialization that
+        `specialization_data` (from a compile hook) describes."""
+        import json
+        record = json.loads(data)
+        if record.get("name") != _full_name(self):
+            raise RuntimeError("Specialization data is for %s but trying to "
+                               "preload for %s" % (record.get("name"),
+                                                   _full_name(self)))
+        key = _key_from_json(record["key"])
+        options = LaunchOptions(**record["options"])
+        kernel = self.cache.get(key)
+        if kernel is None:
+            bound = {name: _constexpr_from_repr(spec[1])
+                     for name, spec in zip(self.arg_names, key[0])
+                     if spec[0] == "constexpr"}
+            kernel = self._compile_for(key, bound, options)
+            self.cache[key] = kernel
+        return kernel
+
+    def warmup(self, *args, grid=None, **kwargs):
+        """Compiles for these arguments without launching and returns the
+        CompiledKernel. A torch dtype stands for a tensor of that dtype."""
+        args = [_MockTensor(a) if _is_torch_dtype(a) else a for a in args]
+        kwargs = {k: _MockTensor(v) if _is_torch_dtype(v) else v
+                  for k, v in kwargs.items()}
+        return self.run(*args, grid=grid, warmup=True, **kwargs)
 
     @property
     def interpreted(self):
         return self.interpret or INTERPRET_ALL
 
-    def run(self, grid, args, kwargs):
-        """The launch path in Python: what the dispatcher falls back to."""
+    def run(self, *args, grid, warmup=False, **kwargs):
+        """Triton's signature: specialise, compile on a miss and, unless
+        `warmup`, launch on `grid`. Returns the CompiledKernel."""
+        for hook in self.pre_run_hooks:
+            hook(*args, **kwargs)
         if self.interpreted:
+            if warmup:
+                raise RuntimeError("%s runs in the interpreter: there is no "
+                                   "compiled kernel to warm up" % self.__name__)
             return self._interpret(grid, args, kwargs)
-        kernel, runtime, bound = self._prepare(args, kwargs)
+        kernel, runtime, bound = self._prepare(args, kwargs, warmup)
+        if kernel is None or warmup:
+            return kernel
         if callable(grid):
             grid = grid(bound)
         grid = _grid_dims(grid)
@@ -120,11 +243,25 @@ class JITFunction:
         recipes = kernel.metadata.get("host_descriptors")
         if recipes:
             runtime_args += host_values.descriptors(recipes, bound)
-        return launcher.active().launch(kernel, grid, runtime_args)
+        enter, exit = (_knobs.runtime.launch_enter_hook,
+                       _knobs.runtime.launch_exit_hook)
+        metadata = None
+        if enter or exit:
+            metadata = LaunchMetadata(self, kernel, grid, bound)
+        if enter:
+            enter(metadata)
+        launcher.active().launch(kernel, grid, runtime_args)
+        if exit:
+            exit(metadata)
+        return kernel
+
+    def _run_python(self, grid, args, kwargs):
+        """What the C++ dispatcher falls back to."""
+        self.run(*args, grid=grid, warmup=False, **kwargs)
 
     def _interpret(self, grid, args, kwargs):
         kwargs = dict(kwargs)
-        for option in _LAUNCH_OPTIONS:
+        for option in LAUNCH_OPTIONS:
             kwargs.pop(option, None)
         bound = self._bind(args, kwargs)
         if callable(grid):
@@ -138,8 +275,11 @@ class JITFunction:
         bound = dict(zip(self.arg_names, args))
         for name, value in kwargs.items():
             if name not in self.arg_names:
-                raise TypeError("%s() got an unexpected argument '%s'" %
-                                (self.__name__, name))
+                raise TypeError(
+                    "%s() got an unexpected argument '%s'; its parameters are "
+                    "%s, and the launch options %s" % (
+                        self.__name__, name, ", ".join(self.arg_names) or
+                        "(none)", ", ".join(LAUNCH_OPTIONS)))
             if name in bound:
                 raise TypeError("%s() got two values for argument '%s'" %
                                 (self.__name__, name))
@@ -160,22 +300,34 @@ class JITFunction:
                 params[name] = tl.constexpr(bound[name])
             elif kind == "one":
                 params[name] = tl.constexpr(1)
+            elif kind == "none":
+                params[name] = tl.constexpr(None)
             else:
                 params[name] = d.parse_signature_type(kind)
                 if spec[1]:
                     attrs[name] = "tile.divisibility = 16 : i32"
-        num_warps, num_stages, target, fp_fusion = options
         disk_key = cache.kernel_key(self, key, options)
-        kernel = cache.load(disk_key)
+        kernel = None if _knobs.compilation.always_compile else \
+            cache.load(disk_key)
         if kernel is None:
-            ir = lower_to_tile_ir(self, params, attrs)
-            kernel = compile_to_gpu(self, params, ir, num_warps, num_stages,
-                                    target, fp_fusion=fp_fusion)
+            ir = lower_to_tile_ir(self, params, attrs, debug=options.debug)
+            kernel = compile_to_gpu(self, params, ir, options.num_warps,
+                                    options.num_stages, options.target,
+                                    fp_fusion=options.enable_fp_fusion,
+                                    num_ctas=options.num_ctas,
+                                    maxnreg=options.maxnreg or 0)
             cache.store(disk_key, kernel)
+        kernel.metadata.update(
+            launch_cooperative_grid=options.launch_cooperative_grid,
+            launch_pdl=options.launch_pdl, debug=options.debug)
+        kernel.hash = disk_key
+        kernel.arg_names = list(self.arg_names)
+        kernel.runtime_params = [i for i, spec in enumerate(key[0])
+                                 if spec[0] not in ("constexpr", "one", "none")]
         kernel.signature = "".join(
             _SIG_LETTERS.get(spec[0][:1] if spec[0].startswith("*") else
                              spec[0].partition("<")[0], "?")
-            for spec in key[0] if spec[0] not in ("constexpr", "one"))
+            for spec in key[0] if spec[0] not in ("constexpr", "one", "none"))
         kernel.signature += "d" * len(kernel.metadata.get("host_descriptors", ()))
         return kernel
 
@@ -196,19 +348,24 @@ class JITFunction:
                            % (self.__name__, self.__name__))
 
     @property
-    def cache_key(self):
-        return hashlib.sha256(self.src.encode()).hexdigest()
+    def src_key(self):
+        """A hash of this function's own source and where it sits."""
+        return hashlib.sha256(("%s:%d\n%s" % (
+            self.filename, self.line_offset, self.src)).encode()).hexdigest()
 
     @property
     def deps_key(self):
         """A hash of this function's source, of every @jit function it
         calls (transitively) and of the global values it reads."""
-        if self._deps_key is None:
-            self._deps_key = _dependencies_key(self, set())
-        return self._deps_key
+        if self.hash is None:
+            self.hash = _dependencies_key(self, set())
+        return self.hash
+
+    # Triton's name: what the compiled code depends on.
+    cache_key = deps_key
 
     def __repr__(self):
-        return "JITFunction(%s)" % self.__name__
+        return "JITFunction(%s:%s)" % (self.module, self.fn.__qualname__)
 
 
 
@@ -217,11 +374,193 @@ class JITFunction:
 # pays no environment lookup.
 INTERPRET_ALL = os.environ.get("TILE_INTERPRET", "0") not in ("", "0")
 
-# What a launch takes besides the kernel's arguments.
-_LAUNCH_OPTIONS = ("num_warps", "num_stages", "target", "enable_fp_fusion")
+# What a launch takes besides the kernel's arguments (Triton's names), and
+# their defaults; `debug` None means the @jit's, else knobs.runtime.debug.
+LAUNCH_OPTIONS = {"num_warps": 4, "num_stages": 3, "num_ctas": 1,
+                  "maxnreg": None, "enable_fp_fusion": True,
+                  "launch_cooperative_grid": False, "launch_pdl": False,
+                  "debug": None, "target": "sm_90a"}
 
-_SIG_LETTERS = {"*": "p", "i32": "i", "i64": "l", "u64": "l", "fp32": "f",
-                "i1": "b", "tensordesc": "d"}
+# Triton options tile has no way to honour, and why.
+UNSUPPORTED_OPTIONS = {
+    "extern_libs": "tile links CUDA's libdevice itself and links no other "
+                   "bitcode libraries",
+    "ir_override": "tile compiles from the kernel's source and has no Triton "
+                   "IR stages to replace",
+    "cluster_dims": "use num_ctas: tile's clusters span x",
+    "sanitize_overflow": "tile has no integer overflow sanitizer",
+    "instrumentation_mode": "tile has no instrumentation passes",
+    "default_dot_input_precision": "pass input_precision to tl.dot",
+    "max_num_imprecise_acc_default": "pass max_num_imprecise_acc to tl.dot",
+}
+
+LaunchOptions = collections.namedtuple("LaunchOptions", list(LAUNCH_OPTIONS))
+
+
+def resolve_options(fn, kwargs):
+    """Pops the launch options out of `kwargs` and checks them: a
+    LaunchOptions. Known Triton options tile cannot honour raise ValueError
+    naming them."""
+    for name, why in UNSUPPORTED_OPTIONS.items():
+        if name in kwargs and name not in fn.arg_names:
+            raise ValueError("%s: the launch option %s is not supported: %s"
+                             % (fn.__name__, name, why))
+    values = {name: kwargs.pop(name, default) if name not in fn.arg_names
+              else default for name, default in LAUNCH_OPTIONS.items()}
+    if values["debug"] is None:
+        values["debug"] = fn.debug if fn.debug is not None else \
+            _knobs.runtime.debug
+    values["debug"] = bool(values["debug"])
+    if values["maxnreg"] == 0:
+        values["maxnreg"] = None
+    check_options(**values)
+    return LaunchOptions(**values)
+
+
+def check_options(num_warps=4, num_stages=3, num_ctas=1, maxnreg=None,
+                  enable_fp_fusion=True, launch_cooperative_grid=False,
+                  launch_pdl=False, debug=False, target="sm_90a"):
+    """ValueError (TypeError for a wrong type) naming the option and its
+    allowed values."""
+    check_compile_options(num_warps, num_stages, enable_fp_fusion, target)
+    if (not isinstance(num_ctas, int) or isinstance(num_ctas, bool) or
+            num_ctas not in (1, 2, 4, 8)):
+        raise ValueError("num_ctas must be 1, 2, 4 or 8 (CTAs in a cluster), "
+                         "got %r" % (num_ctas,))
+    if num_ctas > 1 and not target.startswith("sm_90"):
+        raise ValueError("num_ctas=%d needs thread-block clusters (sm_90 or "
+                         "later); the target is %s" % (num_ctas, target))
+    if maxnreg is not None and (
+            not isinstance(maxnreg, int) or isinstance(maxnreg, bool) or
+            not MIN_MAXNREG <= maxnreg <= MAX_MAXNREG):
+        raise ValueError("maxnreg must be None or an integer in [%d, %d] "
+                         "(registers per thread), got %r"
+                         % (MIN_MAXNREG, MAX_MAXNREG, maxnreg))
+    for name, value in (("launch_cooperative_grid", launch_cooperative_grid),
+                        ("launch_pdl", launch_pdl), ("debug", debug)):
+        if not isinstance(value, bool):
+            raise TypeError("%s must be True or False, got %r" % (name, value))
+    if launch_cooperative_grid and num_ctas > 1:
+        raise ValueError("launch_cooperative_grid and num_ctas > 1 cannot be "
+                         "combined: a cooperative launch has no clusters")
+
+
+# ptxas's .maxnreg: below 16 it refuses the kernel, above 255 there are no
+# registers to give.
+MIN_MAXNREG, MAX_MAXNREG = 16, 255
+
+
+def _named(index, name, names):
+    return index in names or name in names
+
+
+class _DeviceCaches(dict):
+    """Triton's `device_caches[device]`: (kernel cache, ...). tile keeps one
+    cache of compiled kernels for every device (a cubin loads on any device
+    of its target), so every device sees the same one."""
+
+    def __init__(self, fn):
+        super().__init__()
+        self._fn = fn
+
+    def __missing__(self, device):
+        entry = (self._fn.cache, {}, None, None, None)
+        self[device] = entry
+        return entry
+
+    def clear(self):
+        super().clear()
+        self._fn.cache.clear()
+
+
+# Every JITFunction, so a knob that changes what compiles can drop their
+# C++ specialization tables.
+_registry = weakref.WeakSet()
+
+
+def forget_specializations():
+    for fn in list(_registry):
+        if fn._dispatcher is not None:
+            fn._dispatcher.clear()
+
+
+class LaunchMetadata:
+    """What knobs.runtime.launch_enter_hook gets: `get()` is the kernel's
+    name, grid and stream, plus what the @jit's `launch_metadata(grid,
+    kernel, args)` returns (computed on first use)."""
+
+    def __init__(self, fn, kernel, grid, bound):
+        self._fn, self._kernel, self._grid, self._bound = fn, kernel, grid, bound
+        self._data = None
+
+    def get(self):
+        if self._data is None:
+            self._data = {"name": self._kernel.name, "grid": self._grid,
+                          "function": self._kernel}
+            if self._fn.launch_metadata is not None:
+                self._data.update(self._fn.launch_metadata(
+                    self._grid, self._kernel, self._bound))
+        return self._data
+
+
+class JitFunctionInfo:
+    """The `fn` a compile hook receives."""
+
+    def __init__(self, fn):
+        self.module = fn.module
+        self.name = fn.fn.__qualname__
+        self.jit_function = fn
+
+
+def _full_name(fn):
+    return "%s.%s" % (fn.module, fn.fn.__qualname__)
+
+
+def specialization_data(fn, key, options):
+    """A JSON text from which `preload` recompiles this specialization."""
+    import json
+    return json.dumps({"name": _full_name(fn), "key": key,
+                       "options": options._asdict()})
+
+
+def _key_from_json(value):
+    if isinstance(value, list):
+        return tuple(_key_from_json(v) for v in value)
+    return value
+
+
+def _constexpr_from_repr(text):
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        dtype = getattr(tl, text.rpartition(".")[2], None)
+        if isinstance(dtype, d.dtype):
+            return dtype
+        raise RuntimeError("cannot preload a constexpr written as %s" % text)
+
+
+def _is_torch_dtype(value):
+    return (type(value).__name__ == "dtype" and
+            type(value).__module__ == "torch")
+
+
+class _MockTensor:
+    """What `warmup` specialises a torch dtype as: a 16-byte aligned tensor
+    of that dtype."""
+
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+    def data_ptr(self):
+        return 0
+
+
+def _device():
+    fns = launcher.stream_functions()
+    try:
+        return fns[0]() if fns else 0
+    except Exception:
+        return 0
 
 
 class _KernelCache(dict):
@@ -238,7 +577,7 @@ class _KernelCache(dict):
 
 def _dependencies_key(fn, seen):
     seen.add(id(fn))
-    parts = [fn.cache_key]
+    parts = [fn.src_key]
     for node in ast.walk(fn.def_node):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             found, value = fn.lookup(node.id)
@@ -254,6 +593,10 @@ def _dependencies_key(fn, seen):
         if isinstance(value, JITFunction):
             if id(value) not in seen:
                 parts.append(_dependencies_key(value, seen))
+        elif isinstance(value, tl.constexpr) and isinstance(value.value,
+                                                             JITFunction):
+            if id(value.value) not in seen:
+                parts.append(_dependencies_key(value.value, seen))
         elif isinstance(value, tl.constexpr):
             parts.append("%s=%r" % (getattr(node, "id", None) or node.attr,
                                      value.value))
@@ -284,7 +627,7 @@ def _grid_dims(grid):
     return tuple(dims) + (1,) * (3 - len(dims))
 
 
-def _spec_key(name, value, is_constexpr, specialize=True):
+def _spec_key(name, value, is_constexpr, specialize=True, alignment=True):
     """What a launch specialises on, for one argument: (type, divisible by 16).
 
     The rules are libtile's (_C.specialize_argument, the same code the C++
@@ -293,10 +636,13 @@ def _spec_key(name, value, is_constexpr, specialize=True):
     nor divisibility. This names the types and explains what is refused."""
     if is_constexpr:
         return ("constexpr", repr(value))
+    if value is None:
+        return ("none", False)
     spec = _C.specialize_argument(value, specialize)
     if spec is None:
         raise _unsupported_argument(name, value)
     kind, divisible = spec
+    divisible = divisible and alignment
     if kind == "descriptor":
         return (value.signature(name), False)
     if kind == "pointer":
@@ -343,12 +689,18 @@ def _unsupported_argument(name, value):
                      "number or a bool" % (name, type(value).__name__))
 
 
-def jit(fn=None, *, do_not_specialize=(), noinline=False, debug=None,
-        interpret=False):
-    """Decorator: `@tile.jit` or `@tile.jit(do_not_specialize=[...])`;
-    `interpret=True` runs the kernel on the CPU (tile.runtime.interpreter)."""
-    if fn is None:
-        return lambda f: JITFunction(f, do_not_specialize, noinline, interpret)
-    return JITFunction(fn, do_not_specialize, noinline, interpret)
-
-
+def jit(fn=None, *, version=None, repr=None, launch_metadata=None,
+        do_not_specialize=None, do_not_specialize_on_alignment=None,
+        debug=None, noinline=None, interpret=False):
+    """Decorator: `@tile.jit` or `@tile.jit(do_not_specialize=[...], ...)`,
+    with triton.jit's options; `interpret=True` runs the kernel on the CPU
+    (tile.runtime.interpreter)."""
+    def decorate(f):
+        return JITFunction(f, version=version,
+                           do_not_specialize=do_not_specialize,
+                           do_not_specialize_on_alignment=(
+                               do_not_specialize_on_alignment),
+                           debug=debug, noinline=noinline, repr=repr,
+                           launch_metadata=launch_metadata,
+                           interpret=interpret)
+    return decorate if fn is None else decorate(fn)

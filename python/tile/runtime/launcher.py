@@ -9,6 +9,7 @@ a stub with `use_launcher`.
 import contextlib
 
 from tile import _C
+from tile import knobs
 
 
 class NoGPULauncher:
@@ -39,16 +40,33 @@ class CUDALauncher:
 
 
 def load(kernel, device=0):
-    """The kernel's cubin loaded on `device` (once per device)."""
+    """The kernel's cubin loaded on `device` (once per device), with
+    knobs.runtime.kernel_load_start_hook / kernel_load_end_hook around it."""
     loaded = getattr(kernel, "loaded", None)
     if loaded is None:
         loaded = kernel.loaded = {}
     handle = loaded.get(device)
     if handle is None:
+        runtime = knobs.runtime
+        metadata = kernel.metadata
+        if runtime.kernel_load_start_hook:
+            runtime.kernel_load_start_hook(None, None, kernel.name, metadata,
+                                           kernel.hash)
         handle = loaded[device] = _C.load_kernel(
-            kernel.asm["cubin"], kernel.name, kernel.metadata["shared"],
-            32 * kernel.metadata["num_warps"], device)
+            kernel.asm["cubin"], kernel.name, metadata["shared"],
+            32 * metadata["num_warps"], device,
+            ctas_per_program=metadata.get("num_ctas", 1),
+            cooperative=metadata.get("launch_cooperative_grid", False),
+            dependent_launch=metadata.get("launch_pdl", False))
+        if runtime.kernel_load_end_hook:
+            runtime.kernel_load_end_hook(handle.module, handle.function,
+                                         kernel.name, metadata, kernel.hash)
     return handle
+
+
+def current_device():
+    fns = stream_functions()
+    return fns[0]() if fns else 0
 
 
 _stream_functions = False

@@ -1,0 +1,1 @@
+"""Where tile's drivers live (triton.backends): only CUDA."""

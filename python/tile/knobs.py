@@ -1,0 +1,157 @@
+"""tile.knobs: the configuration object, as `triton.knobs`.
+
+Each setting mirrors an environment variable: until a program assigns it,
+reading it reads the variable (at that moment, so `os.environ` changes are
+seen); assigning it overrides the variable; `del` (or `scope()` ending)
+goes back to the variable. Groups:
+
+  knobs.runtime      debug, interpret, launch/load/compile hooks
+  knobs.cache        dir, enabled
+  knobs.autotuning   print, cache
+  knobs.compilation  dump_ir, always_compile
+
+Hooks are called with Triton's arguments:
+  runtime.launch_enter_hook(LazyLaunchMetadata) / launch_exit_hook(...)
+  runtime.kernel_load_start_hook(module, function, name, metadata_group, hash)
+  runtime.kernel_load_end_hook(...)            (same arguments)
+  runtime.jit_cache_hook(key=, repr=, fn=, compile=, is_manual_warmup=,
+                         already_compiled=)   before a compile; a true result
+                                              skips it (warmup returns None)
+  runtime.jit_post_compile_hook(...)           (same arguments) after it
+"""
+
+import contextlib
+import os
+
+
+class HookChain:
+    """Several callables behind one hook: `add`, `remove`, and a call that
+    calls each in the order added."""
+
+    def __init__(self):
+        self.calls = []
+
+    def add(self, fn):
+        if fn not in self.calls:
+            self.calls.append(fn)
+
+    def remove(self, fn):
+        if fn in self.calls:
+            self.calls.remove(fn)
+
+    def __call__(self, *args, **kwargs):
+        for fn in list(self.calls):
+            fn(*args, **kwargs)
+
+    def __bool__(self):
+        return bool(self.calls)
+
+
+def _parse_bool(text):
+    return text.strip().lower() not in ("", "0", "false", "off", "no")
+
+
+class env_knob:
+    """A setting read from `variable` until assigned."""
+
+    def __init__(self, variable, default=None, parse=str):
+        self.variable, self.default, self.parse = variable, default, parse
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, group, owner=None):
+        if group is None:
+            return self
+        if self.name in group.__dict__:
+            return group.__dict__[self.name]
+        text = os.environ.get(self.variable) if self.variable else None
+        if text is None:
+            return self.default
+        return self.parse(text)
+
+    def __set__(self, group, value):
+        group.__dict__[self.name] = value
+
+    def __delete__(self, group):
+        group.__dict__.pop(self.name, None)
+
+
+class _Group:
+    """A set of settings; `scope()` restores them on exit."""
+
+    @contextlib.contextmanager
+    def scope(self):
+        saved = dict(self.__dict__)
+        try:
+            yield self
+        finally:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+
+    def reset(self):
+        """Every setting back to its environment variable."""
+        for name, value in list(self.__dict__.items()):
+            if isinstance(type(self).__dict__.get(name), env_knob):
+                del self.__dict__[name]
+        return self
+
+    def copy(self):
+        other = type(self).__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        return other
+
+
+class RuntimeKnobs(_Group):
+    debug = env_knob("TILE_DEBUG", False, _parse_bool)
+    interpret = env_knob("TILE_INTERPRET", False, _parse_bool)
+
+    def __init__(self):
+        self.launch_enter_hook = HookChain()
+        self.launch_exit_hook = HookChain()
+        self.kernel_load_start_hook = HookChain()
+        self.kernel_load_end_hook = HookChain()
+        self.jit_cache_hook = None
+        self.jit_post_compile_hook = None
+
+    @contextlib.contextmanager
+    def scope(self):
+        # Hook chains are mutated in place (add/remove): save their lists.
+        chains = {name: list(value.calls) for name, value in self.__dict__.items()
+                  if isinstance(value, HookChain)}
+        with super().scope():
+            try:
+                yield self
+            finally:
+                for name, calls in chains.items():
+                    self.__dict__[name].calls[:] = calls
+
+
+class CacheKnobs(_Group):
+    dir = env_knob("TILE_CACHE_DIR", None)
+    enabled = env_knob("TILE_CACHE", True, _parse_bool)
+
+    @property
+    def resolved_dir(self):
+        return self.dir or os.path.join(os.path.expanduser("~"), ".cache",
+                                        "tile")
+
+
+class AutotuningKnobs(_Group):
+    # tile prints its progress on stderr unless this is off.
+    print = env_knob("TILE_PRINT_AUTOTUNING", True, _parse_bool)
+    cache = env_knob("TILE_CACHE_AUTOTUNING", True, _parse_bool)
+
+
+class CompilationKnobs(_Group):
+    dump_ir = env_knob("TILE_DUMP_IR", None)
+    always_compile = env_knob("TILE_ALWAYS_COMPILE", False, _parse_bool)
+
+
+runtime = RuntimeKnobs()
+cache = CacheKnobs()
+autotuning = AutotuningKnobs()
+compilation = CompilationKnobs()
+
+__all__ = ["runtime", "cache", "autotuning", "compilation", "HookChain",
+           "env_knob"]
