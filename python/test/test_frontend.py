@@ -171,7 +171,8 @@ def test_join_split_cat_histogram_debug():
     from tile.language import dtypes as d
     ir = lower_to_tile_ir(k.misc_ops_kernel, {"x_ptr": d.parse_signature_type("*i32"),
                                               "out_ptr": d.parse_signature_type("*i32"),
-                                              "BLOCK": tl.constexpr(64)})
+                                              "BLOCK": tl.constexpr(64)},
+                          debug=True)
     filecheck(ir, r"""
 CHECK: tile.join {{.*}} : tensor<64xi32> -> tensor<64x2xi32>
 CHECK: tile.split {{.*}} : tensor<64x2xi32> -> tensor<64xi32>
@@ -181,6 +182,11 @@ CHECK: tile.mulhiui {{.*}} : tensor<64xi32>
 CHECK: tile.print "h" {hex = false, isSigned = array<i32: 1>} {{.*}} : tensor<16xi32>
 CHECK: tile.assert {{.*}}, "split order" : tensor<64xi1>
 """)
+    # Without debug (Triton's default) device_assert compiles to nothing.
+    quiet = lower_to_tile_ir(k.misc_ops_kernel, {
+        "x_ptr": d.parse_signature_type("*i32"),
+        "out_ptr": d.parse_signature_type("*i32"), "BLOCK": tl.constexpr(64)})
+    assert "tile.assert" not in quiet and "tile.histogram" in quiet
 
 
 def test_dump_ir(tmp_path, monkeypatch):

@@ -2,8 +2,10 @@
 cycles, and no source file grows past 600 lines without saying why.
 
 Layers, each importing only itself and those before it (and tile._C):
+  tile.knobs     the settings object (environment variables and hooks)
   tile.language  what kernels are written in, and the IR builder it uses
   tile.compiler  Python AST to Tile IR, then libtile down to a cubin
+  tile.backends  the driver interface the runtime implements
   tile.runtime   specialising, caching, loading and launching
   tile.tools     host-side helpers kernels take as arguments
   tile, tile.testing  the public surface
@@ -20,7 +22,8 @@ import tile
 
 PACKAGE = os.path.dirname(os.path.abspath(tile.__file__))
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-LAYERS = ["tile.language", "tile.compiler", "tile.runtime", "tile.tools",
+LAYERS = ["tile.knobs", "tile.language", "tile.compiler", "tile.backends",
+          "tile.runtime", "tile.tools",
           "tile.testing", "tile"]
 MAX_LINES = 600
 

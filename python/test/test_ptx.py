@@ -189,7 +189,8 @@ def test_classic_kernel_assembles(name):
 
 def test_debug_and_combine_ops_ptx():
     fn, signature, constexprs = CLASSIC["misc_ops"]
-    kernel = tile.compile(fn, signature=signature, constexprs=constexprs)
+    kernel = tile.compile(fn, signature=signature, constexprs=constexprs,
+                          debug=True)
     filecheck(kernel.asm["ptx"], r"""
 CHECK: .extern .func __assertfail
 CHECK: .extern .func {{.*}} vprintf

@@ -14,6 +14,7 @@ from tile.runtime.jit import JITFunction, jit
 from tile.runtime.autotuner import Config, autotune, heuristics
 from tile.runtime.errors import OutOfResources
 from tile import runtime
+from tile.runtime import _allocation
 from tile.runtime.torch_ops import custom_op
 from tile.runtime.reinterpret import TensorWrapper, reinterpret
 from tile.tools.tensor_descriptor import TensorDescriptor
@@ -32,7 +33,6 @@ def set_allocator(allocator):
     need. tile encodes such descriptors on the host at launch, so it
     allocates nothing on the device; the allocator is kept (for
     `tile.runtime._allocation`'s readers) and never called."""
-    from tile.runtime import _allocation
     _allocation.allocator = allocator
 
 

@@ -9,7 +9,7 @@ import os
 
 from tile import _C
 from tile.compiler.code_generator import CodeGenerator, is_jit_function
-from tile.compiler.errors import CompilationError
+from tile.compiler.errors import CompilationError, OutOfResources
 from tile.language import core as tl
 from tile.language import dtypes as d
 from tile.language import semantic as sem
@@ -23,7 +23,6 @@ def check_options(num_warps, num_stages, fp_fusion, target="sm_90a"):
                          % (", ".join(_C.SUPPORTED_TARGETS), target))
     if (isinstance(num_warps, int) and not isinstance(num_warps, bool) and
             num_warps > _C.MAX_NUM_WARPS and not num_warps & (num_warps - 1)):
-        from tile.runtime.errors import OutOfResources
         raise OutOfResources(num_warps * 32, _C.MAX_NUM_WARPS * 32, "threads")
     if (not isinstance(num_warps, int) or isinstance(num_warps, bool) or
             num_warps <= 0 or num_warps & (num_warps - 1) or
@@ -36,6 +35,39 @@ def check_options(num_warps, num_stages, fp_fusion, target="sm_90a"):
                          % (_C.MAX_NUM_STAGES, num_stages))
     if not isinstance(fp_fusion, bool):
         raise TypeError("enable_fp_fusion must be True or False, got %r" % (fp_fusion,))
+
+
+# ptxas's .maxnreg: below 16 it refuses the kernel, above 255 there are no
+# registers to give.
+MIN_MAXNREG, MAX_MAXNREG = 16, 255
+
+
+def check_launch_options(num_warps=4, num_stages=3, num_ctas=1, maxnreg=None,
+                         enable_fp_fusion=True, launch_cooperative_grid=False,
+                         launch_pdl=False, debug=False, target="sm_90a"):
+    """Every launch option (Triton's names): ValueError (TypeError for a
+    wrong type) naming the option and its allowed values."""
+    check_options(num_warps, num_stages, enable_fp_fusion, target)
+    if (not isinstance(num_ctas, int) or isinstance(num_ctas, bool) or
+            num_ctas not in (1, 2, 4, 8)):
+        raise ValueError("num_ctas must be 1, 2, 4 or 8 (CTAs in a cluster), "
+                         "got %r" % (num_ctas,))
+    if num_ctas > 1 and not target.startswith("sm_90"):
+        raise ValueError("num_ctas=%d needs thread-block clusters (sm_90 or "
+                         "later); the target is %s" % (num_ctas, target))
+    if maxnreg is not None and (
+            not isinstance(maxnreg, int) or isinstance(maxnreg, bool) or
+            not MIN_MAXNREG <= maxnreg <= MAX_MAXNREG):
+        raise ValueError("maxnreg must be None or an integer in [%d, %d] "
+                         "(registers per thread), got %r"
+                         % (MIN_MAXNREG, MAX_MAXNREG, maxnreg))
+    for name, value in (("launch_cooperative_grid", launch_cooperative_grid),
+                        ("launch_pdl", launch_pdl), ("debug", debug)):
+        if not isinstance(value, bool):
+            raise TypeError("%s must be True or False, got %r" % (name, value))
+    if launch_cooperative_grid and num_ctas > 1:
+        raise ValueError("launch_cooperative_grid and num_ctas > 1 cannot be "
+                         "combined: a cooperative launch has no clusters")
 
 
 def compile_to_gpu(fn, params, ir, num_warps, num_stages, target,
@@ -52,7 +84,6 @@ def compile_to_gpu(fn, params, ir, num_warps, num_stages, target,
     options.emit_cubin = emit_cubin
     result = _C.compile_kernel(ir, "<tile-ir:%s>" % fn.__name__, options)
     if not result.ok and result.shared > _C.MAX_SHARED_BYTES:
-        from tile.runtime.errors import OutOfResources
         raise OutOfResources(result.shared, _C.MAX_SHARED_BYTES,
                              "shared memory")
     if not result.ok:
@@ -261,37 +292,23 @@ class CompiledKernel:
         self.n_regs = self.n_spills = self.n_max_threads = None
         self.module = self.function = None
 
+    # What loads and launches: tile.runtime.launcher registers itself here
+    # when it is imported (the compiler sits below the runtime).
+    runtime = None
+
     def _init_handles(self):
-        if self.function is not None:
-            return
-        from tile.runtime import launcher
-        handle = launcher.load(self, launcher.current_device())
-        registers, local_bytes, max_threads = _C.kernel_attributes(handle)
-        # Triton counts spills as local memory words per thread.
-        self.n_regs, self.n_spills = registers, local_bytes // 4
-        self.n_max_threads = max_threads
-        self.module, self.function = handle.module, handle.function
+        if self.function is None:
+            self._require_runtime().init_handles(self)
 
     def __getitem__(self, grid):
-        def launch(*args):
-            from tile.runtime import host_values, launcher
-            from tile.runtime.jit import _grid_dims
-            if self.arg_names is None:
-                raise RuntimeError("%s was compiled with tile.compile, which "
-                                   "does not record its arguments; launch it "
-                                   "through its @tile.jit function" % self.name)
-            if len(args) != len(self.arg_names):
-                raise TypeError("%s takes %d arguments (%s), got %d" % (
-                    self.name, len(self.arg_names), ", ".join(self.arg_names),
-                    len(args)))
-            bound = dict(zip(self.arg_names, args))
-            dims = _grid_dims(grid(bound) if callable(grid) else grid)
-            runtime = [args[i] for i in self.runtime_params]
-            recipes = self.metadata.get("host_descriptors")
-            if recipes:
-                runtime += host_values.descriptors(recipes, bound)
-            launcher.active().launch(self, dims, runtime)
-        return launch
+        runtime = self._require_runtime()
+        return lambda *args: runtime.launch_compiled(self, grid, args)
+
+    def _require_runtime(self):
+        if CompiledKernel.runtime is None:
+            raise RuntimeError("import tile.runtime to load or launch %s"
+                               % self.name)
+        return CompiledKernel.runtime
 
     def __repr__(self):
         return "CompiledKernel(%s, stages=%s)" % (self.name, list(self.asm))
@@ -370,8 +387,10 @@ class ASTSource:
 
 def _target_name(target):
     """'sm_90a' from a GPUTarget (backend, arch, warp_size) or a string."""
-    if target is None or isinstance(target, str):
-        return target or "sm_90a"
+    if target is None:
+        return "sm_90a"
+    if isinstance(target, str):
+        return target
     arch = getattr(target, "arch", target)
     return "sm_%d%s" % (arch, "a" if arch == 90 else "")
 
@@ -429,7 +448,6 @@ def compile(fn=None, signature=None, constexprs=None, num_warps=4,
             raise TypeError("divisibility names '%s', which is not a runtime "
                             "parameter" % name)
         arg_attrs[name] = "tile.divisibility = 16 : i32"
-    from tile.runtime.jit import check_options as check_launch_options
     check_launch_options(num_warps=num_warps, num_stages=num_stages,
                          num_ctas=num_ctas, maxnreg=maxnreg,
                          enable_fp_fusion=enable_fp_fusion, debug=debug,

@@ -38,3 +38,21 @@ class CompilationError(TileError):
             caret_col = max(col - indent, 0)
             text += "\n    %s\n    %s^" % (stripped, " " * caret_col)
         return text
+
+
+class OutOfResources(TileError):
+    """A kernel needs more of a resource (shared memory, threads,
+    registers) than one block may have. Raised at compile time."""
+
+    def __init__(self, required, limit, name):
+        self.required, self.limit, self.name = required, limit, name
+        super().__init__(
+            "out of resource: %s, Required: %s, Hardware limit: %s. Reducing "
+            "block sizes or `num_stages` may help." % (name, required, limit))
+
+    def __reduce__(self):
+        return type(self), (self.required, self.limit, self.name)
+
+
+class PTXASError(CompilationError):
+    """ptxas refused the PTX tile made (a compiler bug: please report it)."""

@@ -4,8 +4,8 @@ from tile.runtime.autotuner import (Autotuner, Config, Heuristics,
                                     KernelInterface, autotune, heuristics)
 from tile.runtime.driver import driver
 from tile.runtime.errors import InterpreterError, OutOfResources
-from tile.runtime.jit import JITFunction, jit
+from tile.runtime.jit import JITFunction
 
 __all__ = ["driver", "Config", "Heuristics", "autotune", "heuristics",
            "JITFunction", "KernelInterface", "OutOfResources",
-           "InterpreterError", "Autotuner", "jit"]
+           "InterpreterError", "Autotuner"]

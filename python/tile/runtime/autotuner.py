@@ -18,7 +18,7 @@ import tempfile
 import time
 
 from tile import knobs
-from tile.runtime import cache
+from tile.runtime import benchmarking, cache
 from tile.runtime.errors import AutotunerError, OutOfResources, PTXASError
 from tile.runtime.jit import JITFunction
 from tile.compiler.errors import CompilationError
@@ -179,11 +179,10 @@ class Autotuner(KernelInterface):
     def do_bench(self):
         if self._do_bench is not None:
             return self._do_bench
-        from tile import testing
         if self.use_cuda_graph:
-            return lambda call, quantiles: testing.do_bench_cudagraph(
+            return lambda call, quantiles: benchmarking.do_bench_cudagraph(
                 call, rep=self.num_reps or 100, quantiles=quantiles)
-        return lambda call, quantiles: testing.do_bench(
+        return lambda call, quantiles: benchmarking.do_bench(
             call, warmup=self.num_warmups or 25, rep=self.num_reps or 100,
             quantiles=quantiles)
 
@@ -229,7 +228,7 @@ class Autotuner(KernelInterface):
             current = dict(kwargs, **config.all_kwargs())
             if config.pre_hook:
                 config.pre_hook({**self.nargs, **current})
-            target = _specialise(self.fn, args, current)
+            target = _specialise(self.fn, args, _meta(current))
             if target is None:
                 return
             fn, f_args, f_kwargs = target

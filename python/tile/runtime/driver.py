@@ -9,6 +9,7 @@ import collections
 
 from tile import _C
 from tile.backends.driver import GPUDriver
+from tile.runtime import benchmarking
 
 GPUTarget = collections.namedtuple("GPUTarget", ["backend", "arch",
                                                  "warp_size"])
@@ -71,8 +72,7 @@ class CudaDriver(GPUDriver):
             return 0
 
     def get_benchmarker(self):
-        from tile.testing import do_bench
-        return do_bench
+        return benchmarking.do_bench
 
     def get_empty_cache_for_benchmark(self):
         """A buffer as large as the L2 cache (and then some): writing it

@@ -2,21 +2,23 @@
 in-memory cache of compiled specialisations. Compiling is tile.compiler's."""
 
 import ast
-import collections
 import hashlib
+import json
 import inspect
-import operator
 import os
 import textwrap
 import weakref
 
 from tile import _C
 from tile import knobs as _knobs
-from tile.compiler.compiler import (compile_to_gpu, lower_to_tile_ir,
-                                    check_options as check_compile_options)
+from tile.compiler.compiler import compile_to_gpu, lower_to_tile_ir
 from tile.language import core as tl
 from tile.language import dtypes as d
 from tile.runtime import cache, host_values, launcher
+from tile.runtime.hooks import (JitFunctionInfo, LaunchMetadata,
+                                constexpr_from_repr, full_name, key_from_json,
+                                specialization_data)
+from tile.runtime.options import LAUNCH_OPTIONS, LaunchOptions, resolve_options
 from tile.runtime import interpreter
 
 
@@ -194,17 +196,16 @@ class JITFunction:
     def preload(self, data):
         """Compiles (or loads from the disk cache) the specialization that
         `specialization_data` (from a compile hook) describes."""
-        import json
         record = json.loads(data)
-        if record.get("name") != _full_name(self):
+        if record.get("name") != full_name(self):
             raise RuntimeError("Specialization data is for %s but trying to "
                                "preload for %s" % (record.get("name"),
-                                                   _full_name(self)))
-        key = _key_from_json(record["key"])
+                                                   full_name(self)))
+        key = key_from_json(record["key"])
         options = LaunchOptions(**record["options"])
         kernel = self.cache.get(key)
         if kernel is None:
-            bound = {name: _constexpr_from_repr(spec[1])
+            bound = {name: constexpr_from_repr(spec[1])
                      for name, spec in zip(self.arg_names, key[0])
                      if spec[0] == "constexpr"}
             kernel = self._compile_for(key, bound, options)
@@ -238,7 +239,7 @@ class JITFunction:
             return kernel
         if callable(grid):
             grid = grid(bound)
-        grid = _grid_dims(grid)
+        grid = launcher.grid_dims(grid)
         runtime_args = [bound[self.arg_names[i]] for i in runtime]
         recipes = kernel.metadata.get("host_descriptors")
         if recipes:
@@ -266,7 +267,7 @@ class JITFunction:
         bound = self._bind(args, kwargs)
         if callable(grid):
             grid = grid(bound)
-        interpreter.launch(self, _grid_dims(grid), bound)
+        interpreter.launch(self, launcher.grid_dims(grid), bound)
 
     def _bind(self, args, kwargs):
         if len(args) > len(self.params):
@@ -349,9 +350,10 @@ class JITFunction:
 
     @property
     def src_key(self):
-        """A hash of this function's own source and where it sits."""
-        return hashlib.sha256(("%s:%d\n%s" % (
-            self.filename, self.line_offset, self.src)).encode()).hexdigest()
+        """A hash of this function's own source and of its first line (the
+        IR's locations, and so the compiled code's line info, follow it)."""
+        return hashlib.sha256(("%d\n%s" % (
+            self.line_offset, self.src)).encode()).hexdigest()
 
     @property
     def deps_key(self):
@@ -374,80 +376,8 @@ class JITFunction:
 # pays no environment lookup.
 INTERPRET_ALL = os.environ.get("TILE_INTERPRET", "0") not in ("", "0")
 
-# What a launch takes besides the kernel's arguments (Triton's names), and
-# their defaults; `debug` None means the @jit's, else knobs.runtime.debug.
-LAUNCH_OPTIONS = {"num_warps": 4, "num_stages": 3, "num_ctas": 1,
-                  "maxnreg": None, "enable_fp_fusion": True,
-                  "launch_cooperative_grid": False, "launch_pdl": False,
-                  "debug": None, "target": "sm_90a"}
-
-# Triton options tile has no way to honour, and why.
-UNSUPPORTED_OPTIONS = {
-    "extern_libs": "tile links CUDA's libdevice itself and links no other "
-                   "bitcode libraries",
-    "ir_override": "tile compiles from the kernel's source and has no Triton "
-                   "IR stages to replace",
-    "cluster_dims": "use num_ctas: tile's clusters span x",
-    "sanitize_overflow": "tile has no integer overflow sanitizer",
-    "instrumentation_mode": "tile has no instrumentation passes",
-    "default_dot_input_precision": "pass input_precision to tl.dot",
-    "max_num_imprecise_acc_default": "pass max_num_imprecise_acc to tl.dot",
-}
-
-LaunchOptions = collections.namedtuple("LaunchOptions", list(LAUNCH_OPTIONS))
-
-
-def resolve_options(fn, kwargs):
-    """Pops the launch options out of `kwargs` and checks them: a
-    LaunchOptions. Known Triton options tile cannot honour raise ValueError
-    naming them."""
-    for name, why in UNSUPPORTED_OPTIONS.items():
-        if name in kwargs and name not in fn.arg_names:
-            raise ValueError("%s: the launch option %s is not supported: %s"
-                             % (fn.__name__, name, why))
-    values = {name: kwargs.pop(name, default) if name not in fn.arg_names
-              else default for name, default in LAUNCH_OPTIONS.items()}
-    if values["debug"] is None:
-        values["debug"] = fn.debug if fn.debug is not None else \
-            _knobs.runtime.debug
-    values["debug"] = bool(values["debug"])
-    if values["maxnreg"] == 0:
-        values["maxnreg"] = None
-    check_options(**values)
-    return LaunchOptions(**values)
-
-
-def check_options(num_warps=4, num_stages=3, num_ctas=1, maxnreg=None,
-                  enable_fp_fusion=True, launch_cooperative_grid=False,
-                  launch_pdl=False, debug=False, target="sm_90a"):
-    """ValueError (TypeError for a wrong type) naming the option and its
-    allowed values."""
-    check_compile_options(num_warps, num_stages, enable_fp_fusion, target)
-    if (not isinstance(num_ctas, int) or isinstance(num_ctas, bool) or
-            num_ctas not in (1, 2, 4, 8)):
-        raise ValueError("num_ctas must be 1, 2, 4 or 8 (CTAs in a cluster), "
-                         "got %r" % (num_ctas,))
-    if num_ctas > 1 and not target.startswith("sm_90"):
-        raise ValueError("num_ctas=%d needs thread-block clusters (sm_90 or "
-                         "later); the target is %s" % (num_ctas, target))
-    if maxnreg is not None and (
-            not isinstance(maxnreg, int) or isinstance(maxnreg, bool) or
-            not MIN_MAXNREG <= maxnreg <= MAX_MAXNREG):
-        raise ValueError("maxnreg must be None or an integer in [%d, %d] "
-                         "(registers per thread), got %r"
-                         % (MIN_MAXNREG, MAX_MAXNREG, maxnreg))
-    for name, value in (("launch_cooperative_grid", launch_cooperative_grid),
-                        ("launch_pdl", launch_pdl), ("debug", debug)):
-        if not isinstance(value, bool):
-            raise TypeError("%s must be True or False, got %r" % (name, value))
-    if launch_cooperative_grid and num_ctas > 1:
-        raise ValueError("launch_cooperative_grid and num_ctas > 1 cannot be "
-                         "combined: a cooperative launch has no clusters")
-
-
-# ptxas's .maxnreg: below 16 it refuses the kernel, above 255 there are no
-# registers to give.
-MIN_MAXNREG, MAX_MAXNREG = 16, 255
+_SIG_LETTERS = {"*": "p", "i32": "i", "i64": "l", "u64": "l", "fp32": "f",
+                "i1": "b", "tensordesc": "d"}
 
 
 def _named(index, name, names):
@@ -482,61 +412,6 @@ def forget_specializations():
     for fn in list(_registry):
         if fn._dispatcher is not None:
             fn._dispatcher.clear()
-
-
-class LaunchMetadata:
-    """What knobs.runtime.launch_enter_hook gets: `get()` is the kernel's
-    name, grid and stream, plus what the @jit's `launch_metadata(grid,
-    kernel, args)` returns (computed on first use)."""
-
-    def __init__(self, fn, kernel, grid, bound):
-        self._fn, self._kernel, self._grid, self._bound = fn, kernel, grid, bound
-        self._data = None
-
-    def get(self):
-        if self._data is None:
-            self._data = {"name": self._kernel.name, "grid": self._grid,
-                          "function": self._kernel}
-            if self._fn.launch_metadata is not None:
-                self._data.update(self._fn.launch_metadata(
-                    self._grid, self._kernel, self._bound))
-        return self._data
-
-
-class JitFunctionInfo:
-    """The `fn` a compile hook receives."""
-
-    def __init__(self, fn):
-        self.module = fn.module
-        self.name = fn.fn.__qualname__
-        self.jit_function = fn
-
-
-def _full_name(fn):
-    return "%s.%s" % (fn.module, fn.fn.__qualname__)
-
-
-def specialization_data(fn, key, options):
-    """A JSON text from which `preload` recompiles this specialization."""
-    import json
-    return json.dumps({"name": _full_name(fn), "key": key,
-                       "options": options._asdict()})
-
-
-def _key_from_json(value):
-    if isinstance(value, list):
-        return tuple(_key_from_json(v) for v in value)
-    return value
-
-
-def _constexpr_from_repr(text):
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        dtype = getattr(tl, text.rpartition(".")[2], None)
-        if isinstance(dtype, d.dtype):
-            return dtype
-        raise RuntimeError("cannot preload a constexpr written as %s" % text)
 
 
 def _is_torch_dtype(value):
@@ -604,27 +479,6 @@ def _dependencies_key(fn, seen):
             parts.append("%s=%r" % (getattr(node, "id", None) or node.attr,
                                      value))
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
-
-
-def _grid_dims(grid):
-    """(x, y, z) of a launch grid, with the dispatcher's checks and errors."""
-    if isinstance(grid, (str, bytes)) or not hasattr(grid, "__len__"):
-        raise TypeError("the grid must be a tuple of ints or a callable "
-                        "returning one, got %r" % (grid,))
-    if not 1 <= len(grid) <= 3:
-        raise ValueError("the grid needs 1 to 3 dimensions")
-    dims = []
-    for d, item in enumerate(grid):
-        try:
-            value = operator.index(item)
-        except TypeError:
-            raise TypeError("grid dimension %d must be an int, got %r"
-                            % (d, item)) from None
-        if not 0 <= value < 2**31:
-            raise ValueError("grid dimension %d is %r; it must be in "
-                             "[0, 2^31 - 1]" % (d, item))
-        dims.append(value)
-    return tuple(dims) + (1,) * (3 - len(dims))
 
 
 def _spec_key(name, value, is_constexpr, specialize=True, alignment=True):

@@ -8,8 +8,13 @@ a stub with `use_launcher`.
 
 import contextlib
 
+import operator
+import sys
+
 from tile import _C
 from tile import knobs
+from tile.compiler.compiler import CompiledKernel
+from tile.runtime import host_values
 
 
 class NoGPULauncher:
@@ -107,3 +112,56 @@ def use_launcher(launcher):
         yield launcher
     finally:
         _active = saved
+
+
+def init_handles(kernel):
+    """CompiledKernel._init_handles: loads `kernel` on the current device
+    and reads what the driver says of it."""
+    handle = load(kernel, current_device())
+    registers, local_bytes, max_threads = _C.kernel_attributes(handle)
+    # Triton counts spills as local memory words per thread.
+    kernel.n_regs, kernel.n_spills = registers, local_bytes // 4
+    kernel.n_max_threads = max_threads
+    kernel.module, kernel.function = handle.module, handle.function
+
+
+def launch_compiled(kernel, grid, args):
+    """`compiled[grid](*args)`: every argument of the kernel, constexprs too,
+    as Triton's CompiledKernel takes them."""
+    if kernel.arg_names is None:
+        raise RuntimeError("%s has no argument list to launch with" % kernel.name)
+    if len(args) != len(kernel.arg_names):
+        raise TypeError("%s takes %d arguments (%s), got %d" % (
+            kernel.name, len(kernel.arg_names), ", ".join(kernel.arg_names),
+            len(args)))
+    bound = dict(zip(kernel.arg_names, args))
+    dims = grid_dims(grid(bound) if callable(grid) else grid)
+    runtime = [args[i] for i in kernel.runtime_params]
+    recipes = kernel.metadata.get("host_descriptors")
+    if recipes:
+        runtime += host_values.descriptors(recipes, bound)
+    active().launch(kernel, dims, runtime)
+
+
+def grid_dims(grid):
+    """(x, y, z) of a launch grid, with the dispatcher's checks and errors."""
+    if isinstance(grid, (str, bytes)) or not hasattr(grid, "__len__"):
+        raise TypeError("the grid must be a tuple of ints or a callable "
+                        "returning one, got %r" % (grid,))
+    if not 1 <= len(grid) <= 3:
+        raise ValueError("the grid needs 1 to 3 dimensions")
+    dims = []
+    for d, item in enumerate(grid):
+        try:
+            value = operator.index(item)
+        except TypeError:
+            raise TypeError("grid dimension %d must be an int, got %r"
+                            % (d, item)) from None
+        if not 0 <= value < 2**31:
+            raise ValueError("grid dimension %d is %r; it must be in "
+                             "[0, 2^31 - 1]" % (d, item))
+        dims.append(value)
+    return tuple(dims) + (1,) * (3 - len(dims))
+
+
+CompiledKernel.runtime = sys.modules[__name__]

@@ -1,0 +1,49 @@
+"""Launch options: the keyword arguments a launch takes besides the
+kernel's own (Triton's names), their defaults and their checks."""
+
+import collections
+
+from tile import knobs
+from tile.compiler.compiler import check_launch_options
+
+# What a launch takes besides the kernel's arguments (Triton's names), and
+# their defaults; `debug` None means the @jit's, else knobs.runtime.debug.
+LAUNCH_OPTIONS = {"num_warps": 4, "num_stages": 3, "num_ctas": 1,
+                  "maxnreg": None, "enable_fp_fusion": True,
+                  "launch_cooperative_grid": False, "launch_pdl": False,
+                  "debug": None, "target": "sm_90a"}
+
+# Triton options tile has no way to honour, and why.
+UNSUPPORTED_OPTIONS = {
+    "extern_libs": "tile links CUDA's libdevice itself and links no other "
+                   "bitcode libraries",
+    "ir_override": "tile compiles from the kernel's source and has no Triton "
+                   "IR stages to replace",
+    "cluster_dims": "use num_ctas: tile's clusters span x",
+    "sanitize_overflow": "tile has no integer overflow sanitizer",
+    "instrumentation_mode": "tile has no instrumentation passes",
+    "default_dot_input_precision": "pass input_precision to tl.dot",
+    "max_num_imprecise_acc_default": "pass max_num_imprecise_acc to tl.dot",
+}
+
+LaunchOptions = collections.namedtuple("LaunchOptions", list(LAUNCH_OPTIONS))
+
+
+def resolve_options(fn, kwargs):
+    """Pops the launch options out of `kwargs` and checks them: a
+    LaunchOptions. Known Triton options tile cannot honour raise ValueError
+    naming them."""
+    for name, why in UNSUPPORTED_OPTIONS.items():
+        if name in kwargs and name not in fn.arg_names:
+            raise ValueError("%s: the launch option %s is not supported: %s"
+                             % (fn.__name__, name, why))
+    values = {name: kwargs.pop(name, default) if name not in fn.arg_names
+              else default for name, default in LAUNCH_OPTIONS.items()}
+    if values["debug"] is None:
+        values["debug"] = fn.debug if fn.debug is not None else \
+            knobs.runtime.debug
+    values["debug"] = bool(values["debug"])
+    if values["maxnreg"] == 0:
+        values["maxnreg"] = None
+    check_launch_options(**values)
+    return LaunchOptions(**values)
