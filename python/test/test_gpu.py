@@ -367,7 +367,7 @@ def test_device_assert_traps():
         sys.path.insert(0, %r)
         from kernels import classic as k
         x = torch.tensor([1, 2, -3, 4], dtype=torch.int32, device="cuda")
-        k.assert_kernel[(1,)](x, BLOCK=4)
+        k.assert_kernel[(1,)](x, BLOCK=4, debug=True)
         try:
             torch.cuda.synchronize()
         except RuntimeError as e:

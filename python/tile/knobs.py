@@ -148,6 +148,11 @@ class CompilationKnobs(_Group):
     always_compile = env_knob("TILE_ALWAYS_COMPILE", False, _parse_bool)
 
 
+# Triton's names for the group base class, and for whether assignments are
+# also written to the environment (tile's never are).
+base_knobs = _Group
+propagate_env = False
+
 runtime = RuntimeKnobs()
 cache = CacheKnobs()
 autotuning = AutotuningKnobs()

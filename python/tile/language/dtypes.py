@@ -244,6 +244,19 @@ _BY_SHORT = {d.short_name: d for d in (int1, int8, int16, int32, int64, uint8,
 _BY_SHORT.update({"fp8e4m3": float8e4nv, "fp8e5m2": float8e5, "f16": float16,
                   "f32": float32, "f64": float64, "b1": int1})
 
+# Element type names (torch's and tile's) to signature spellings, under
+# Triton's name.
+type_canonicalisation_dict = {d.name: d.short_name for d in _BY_SHORT.values()}
+type_canonicalisation_dict.update({"bool": int1.short_name,
+                                   "float8_e4m3fn": float8e4nv.short_name,
+                                   "float8_e5m2": float8e5.short_name,
+                                   "half": float16.short_name,
+                                   "float": float32.short_name,
+                                   "double": float64.short_name,
+                                   "int": int32.short_name, "void": "void"})
+type_canonicalisation_dict.update({v: v for v in
+                                   list(type_canonicalisation_dict.values())})
+
 
 def parse_signature_type(text):
     """Triton's signature strings: '*fp16', 'i32', 'fp32', ...; None if unknown."""

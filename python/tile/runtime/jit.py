@@ -20,6 +20,9 @@ from tile.runtime.hooks import (JitFunctionInfo, LaunchMetadata,
                                 specialization_data)
 from tile.runtime.options import LAUNCH_OPTIONS, LaunchOptions, resolve_options
 from tile.runtime import interpreter
+# Triton's module holds these too; ported helpers import them from here.
+from tile.language.dtypes import type_canonicalisation_dict  # noqa: F401
+from tile.runtime.reinterpret import TensorWrapper, reinterpret  # noqa: F401
 
 
 class JITFunction:
@@ -96,6 +99,11 @@ class JITFunction:
         self._set_src(new_src)
         self.hash = None
         self.cache.clear()
+        # Kernels that call this one, or take it as a constexpr, must
+        # specialise again (their C++ tables key the function by identity).
+        for fn in list(_registry):
+            fn.hash = None
+        forget_specializations()
 
     @property
     def _deps_key(self):
@@ -215,8 +223,8 @@ class JITFunction:
     def warmup(self, *args, grid=None, **kwargs):
         """Compiles for these arguments without launching and returns the
         CompiledKernel. A torch dtype stands for a tensor of that dtype."""
-        args = [_MockTensor(a) if _is_torch_dtype(a) else a for a in args]
-        kwargs = {k: _MockTensor(v) if _is_torch_dtype(v) else v
+        args = [MockTensor(a) if _is_torch_dtype(a) else a for a in args]
+        kwargs = {k: MockTensor(v) if _is_torch_dtype(v) else v
                   for k, v in kwargs.items()}
         return self.run(*args, grid=grid, warmup=True, **kwargs)
 
@@ -419,14 +427,26 @@ def _is_torch_dtype(value):
             type(value).__module__ == "torch")
 
 
-class _MockTensor:
+class MockTensor:
     """What `warmup` specialises a torch dtype as: a 16-byte aligned tensor
     of that dtype."""
 
-    def __init__(self, dtype):
+    def __init__(self, dtype, shape=None):
         self.dtype = dtype
+        self.shape = list(shape or [1])
 
-    def data_ptr(self):
+    @staticmethod
+    def wrap_dtype(arg):
+        return MockTensor(arg) if _is_torch_dtype(arg) else arg
+
+    def stride(self):
+        strides = [1]
+        for size in reversed(self.shape[1:]):
+            strides.insert(0, strides[0] * size)
+        return tuple(strides)
+
+    @staticmethod
+    def data_ptr():
         return 0
 
 
@@ -489,6 +509,9 @@ def _spec_key(name, value, is_constexpr, specialize=True, alignment=True):
     like Triton does; parameters in `do_not_specialize` get neither that
     nor divisibility. This names the types and explains what is refused."""
     if is_constexpr:
+        if isinstance(value, JITFunction):
+            # A function passed as a constexpr: its source is what matters.
+            return ("constexpr", "jit:" + value.cache_key)
         return ("constexpr", repr(value))
     if value is None:
         return ("none", False)

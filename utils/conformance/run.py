@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Runs Triton's own tests against tile and against Triton, and prints a
+per-test-function table of passed / failed / skipped for both.
+
+    python3 utils/conformance/run.py --suite <dir of a Triton checkout's
+        python/test> [--only tile|triton] [--deselect FILE] [--sample K/N]
+        [-k EXPR] [--jobs J] [--out DIR] TEST_FILE...
+
+TEST_FILE paths are relative to --suite (e.g. unit/runtime/test_launch.py).
+Nothing is fetched: the suite directory must hold the test files, Triton's
+python/test/conftest.py and `_internal_testing.py` (the helpers, which
+tile's run loads through the alias in triton_alias.py). Under tile, pytest
+runs with `-p triton_alias`; under Triton, with the installed triton.
+
+--deselect names a file of `node-id-prefix  # reason` lines: those tests
+run under neither compiler (tests of Triton internals with no tile
+meaning). --sample K/N keeps the tests whose node id hashes to bucket K of
+N (the same tests for both compilers), for suites too large to run whole.
+"""
+
+import argparse
+import collections
+import hashlib
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def read_deselect(path):
+    entries = []
+    if not path:
+        return entries
+    for line in open(path):
+        node, _, reason = line.partition("#")
+        node = node.strip()
+        if node:
+            entries.append((node, reason.strip()))
+    return entries
+
+
+def run_pytest(flavor, suite, files, args, out):
+    """Runs pytest for one compiler; the junit XML path."""
+    xml = os.path.join(out, "%s.xml" % flavor)
+    log = os.path.join(out, "%s.log" % flavor)
+    env = dict(os.environ)
+    cmd = [sys.executable, "-m", "pytest", "-q", "-rN", "--rootdir", suite,
+           "-c", os.devnull, "--junitxml", xml, "-o", "junit_family=xunit2",
+           "-p", "no:cacheprovider"]
+    if flavor == "tile":
+        env["PYTHONPATH"] = os.pathsep.join(
+            [HERE] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+        env["TILE_CONFORMANCE_HELPERS"] = os.path.join(suite, "_internal_testing.py")
+        cmd += ["-p", "triton_alias"]
+    cmd += args + files
+    with open(log, "w") as f:
+        subprocess.run(cmd, cwd=suite, env=env, stdout=f, stderr=subprocess.STDOUT)
+    return xml
+
+
+def outcomes(xml):
+    """{(file, function): Counter(passed/failed/skipped)} from junit XML."""
+    table = collections.defaultdict(collections.Counter)
+    if not os.path.exists(xml):
+        return table
+    for case in ET.parse(xml).getroot().iter("testcase"):
+        module = case.get("classname", "").replace(".", "/") + ".py"
+        function = case.get("name", "").split("[")[0]
+        kinds = {child.tag for child in case}
+        if kinds & {"failure", "error"}:
+            outcome = "failed"
+        elif "skipped" in kinds:
+            outcome = "skipped"
+        else:
+            outcome = "passed"
+        table[(module, function)][outcome] += 1
+    return table
+
+
+def write_sample(suite, files, sample, deselect_args, out):
+    """The node ids in bucket K of N: collected under Triton (the reference)
+    and passed to both runs."""
+    k, n = (int(x) for x in sample.split("/"))
+    listing = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "--rootdir",
+         suite, "-c", os.devnull, "-p", "no:cacheprovider"] + deselect_args + files,
+        cwd=suite, capture_output=True, text=True).stdout.splitlines()
+    ids = [line for line in listing if "::" in line]
+    keep = [i for i in ids
+            if int(hashlib.sha256(i.encode()).hexdigest(), 16) % n == k]
+    path = os.path.join(out, "sample.txt")
+    with open(path, "w") as f:
+        f.write("\n".join(keep) + "\n")
+    return keep
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("files", nargs="+")
+    parser.add_argument("--suite", required=True)
+    parser.add_argument("--only", choices=["tile", "triton"])
+    parser.add_argument("--deselect")
+    parser.add_argument("--sample")
+    parser.add_argument("-k", dest="keyword")
+    parser.add_argument("--out", default="conformance-out")
+    parser.add_argument("--pytest-arg", action="append", default=[])
+    opts = parser.parse_args()
+    suite = os.path.abspath(opts.suite)
+    out = os.path.abspath(opts.out)
+    os.makedirs(out, exist_ok=True)
+    deselected = read_deselect(opts.deselect)
+    args = [a for node, _ in deselected for a in ("--deselect", node)]
+    args += opts.pytest_arg
+    if opts.keyword:
+        args += ["-k", opts.keyword]
+    files = opts.files
+    if opts.sample:
+        files = write_sample(suite, files, opts.sample, args, out)
+        print("sample %s: %d tests" % (opts.sample, len(files)))
+    flavors = [opts.only] if opts.only else ["tile", "triton"]
+    results = {f: outcomes(run_pytest(f, suite, files, args, out))
+               for f in flavors}
+    keys = sorted(set().union(*[set(r) for r in results.values()]))
+    header = "| test file | function | " + " | ".join(
+        "%s pass / fail / skip" % f for f in flavors) + " |"
+    lines = [header, "|" + "---|" * (2 + len(flavors))]
+    totals = {f: collections.Counter() for f in flavors}
+    for key in keys:
+        cells = []
+        for f in flavors:
+            c = results[f].get(key, collections.Counter())
+            totals[f].update(c)
+            cells.append("%d / %d / %d" % (c["passed"], c["failed"], c["skipped"]))
+        lines.append("| %s | %s | %s |" % (key[0], key[1], " | ".join(cells)))
+    lines.append("| **total** | | %s |" % " | ".join(
+        "**%d / %d / %d**" % (totals[f]["passed"], totals[f]["failed"],
+                              totals[f]["skipped"]) for f in flavors))
+    text = "\n".join(lines)
+    print(text)
+    if deselected:
+        print("\ndeselected (run under neither): %d prefixes" % len(deselected))
+    with open(os.path.join(out, "table.md"), "w") as f:
+        f.write(text + "\n")
+    if "tile" in totals and "triton" in totals and totals["triton"]["passed"]:
+        print("\ntile passed %d of Triton's %d passes (%.1f%%)" % (
+            totals["tile"]["passed"], totals["triton"]["passed"],
+            100.0 * totals["tile"]["passed"] / totals["triton"]["passed"]))
+
+
+if __name__ == "__main__":
+    main()
