@@ -56,6 +56,8 @@ struct Entry {
   std::vector<tile::python::HostDescriptorRecipe> madeDescriptors;
   // Trailing parameters this file cannot compute: Python launches it.
   bool pythonOnly = false;
+  // Global values were compiled in: Python checks them on every launch.
+  bool checksGlobals = false;
 };
 
 struct DispatcherObject {
@@ -83,7 +85,7 @@ struct BoundLaunchObject {
 PyObject *str_dtype, *str_active, *str_launch, *str_prepare, *str_run,
     *str_num_warps, *str_num_stages, *str_target, *str_load, *str_signature,
     *str_stream_functions, *str_active_fn, *str_launch_form, *str_metadata,
-    *str_host_descriptors;
+    *str_host_descriptors, *str_used_globals, *str_check_globals;
 
 /// Launch options that pick a compilation (Triton's names). Python checks
 /// their values (jit._resolve_options) before anything is keyed by them.
@@ -409,6 +411,10 @@ Entry *prepare(DispatcherObject *self, const Call &call, PyObject *const *args,
   if (entry.signature.size() != entry.runtimeParams.size() &&
       !parseMadeDescriptors(self, entry))
     entry.pythonOnly = true;
+  PyObject *globals = PyObject_GetAttr(kernel, str_used_globals);
+  entry.checksGlobals = globals && PyObject_IsTrue(globals) == 1;
+  Py_XDECREF(globals);
+  PyErr_Clear();
   for (int i = 0; i < self->numParams; ++i)
     if ((*self->isConstexpr)[i]) {
       Py_INCREF(call.values[i]);
@@ -678,6 +684,13 @@ PyObject *boundLaunchCall(PyObject *callable, PyObject *const *args,
     return nullptr;
   if (entry->pythonOnly)
     return pythonRun(self, bound->grid, args, nargs, kwnames);
+  if (entry->checksGlobals) {
+    PyObject *ok =
+        PyObject_CallMethodOneArg(self->fn, str_check_globals, entry->kernel);
+    if (!ok)
+      return nullptr;
+    Py_DECREF(ok);
+  }
   unsigned dims[3];
   if (!evalGrid(self, bound->grid, call, dims))
     return nullptr;
@@ -842,7 +855,9 @@ void tile::python::registerDispatcher(py::module_ &m) {
            {&str_active_fn, "active"},
            {&str_launch_form, "_launch_form"},
            {&str_metadata, "metadata"},
-           {&str_host_descriptors, "host_descriptors"}})
+           {&str_host_descriptors, "host_descriptors"},
+           {&str_used_globals, "used_globals"},
+           {&str_check_globals, "_check_globals"}})
     *slot = PyUnicode_InternFromString(text);
 
   BoundLaunchType.tp_name = "tile._C.BoundLaunch";

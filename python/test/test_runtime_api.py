@@ -343,3 +343,61 @@ def test_driver_is_lazy_and_says_when_there_is_no_gpu():
         config.active.get_current_target()
     with pytest.raises(RuntimeError, match="no CUDA driver"):
         config.active.utils.get_device_properties(0)
+
+
+# -- globals and constexpr functions ----------------------------------------------
+
+SCALE = tl.constexpr(3)
+
+
+@tile.constexpr_function
+def doubled(x):
+    return 2 * x
+
+
+def test_changed_global_is_an_error_not_a_stale_kernel(recorder):
+    global SCALE
+
+    @tile.jit
+    def k(x_ptr, BLOCK: tl.constexpr):
+        tl.store(x_ptr + tl.arange(0, BLOCK), SCALE * doubled(BLOCK))
+
+    k[(1,)](FakeTensor(4096), BLOCK=16)
+    assert "9.600000e+01" in recorder.launches[0][0].asm["tile"]
+    assert [name for name, _ in k.used_global_vals] == ["SCALE"]
+    SCALE = tl.constexpr(4)
+    try:
+        # Both paths (the C++ dispatcher's and Python's) check.
+        with pytest.raises(RuntimeError, match="Global variable SCALE has "
+                           "changed since we compiled this kernel"):
+            k[(1,)](FakeTensor(4096), BLOCK=16)
+        with pytest.raises(RuntimeError, match="Global variable SCALE"):
+            k.run(FakeTensor(4096), BLOCK=16, grid=(1,), warmup=False)
+    finally:
+        SCALE = tl.constexpr(3)
+    k[(1,)](FakeTensor(4096), BLOCK=16)
+
+
+def test_constexpr_function_source_is_in_the_key():
+    @tile.jit
+    def k(x_ptr, BLOCK: tl.constexpr):
+        tl.store(x_ptr + tl.arange(0, BLOCK), doubled(BLOCK))
+
+    before = k.cache_key
+    original = doubled.src
+    doubled._unsafe_update_src(original.replace("2 * x", "3 * x"))
+    try:
+        k.hash = None   # as in Triton: the memoised key is dropped by hand
+        assert k.cache_key != before
+        assert doubled(tl.constexpr(5)) == 15
+    finally:
+        doubled._unsafe_update_src(original)
+    k.hash = None
+    assert k.cache_key == before
+
+    @tile.constexpr_function
+    def reads_the_device():
+        return tile.runtime.driver.active.get_current_target()
+
+    with pytest.raises(RuntimeError, match="not a constexpr function"):
+        reads_the_device.cache_key

@@ -14,6 +14,7 @@ from tile.runtime.jit import JITFunction, jit
 from tile.runtime.autotuner import Config, autotune, heuristics
 from tile.runtime.errors import OutOfResources
 from tile import runtime
+from tile.language.constexpr_function import constexpr_function
 from tile.runtime import _allocation
 from tile.runtime.torch_ops import custom_op
 from tile.runtime.reinterpret import TensorWrapper, reinterpret
@@ -46,7 +47,8 @@ def next_power_of_2(n):
 
 
 __all__ = ["CompilationError", "Config", "OutOfResources", "TileError",
-           "TritonError", "knobs", "runtime", "set_allocator", "IRError", "JITFunction",
+           "TritonError", "knobs", "runtime", "set_allocator",
+           "constexpr_function", "IRError", "JITFunction",
            "TensorDescriptor", "TensorWrapper", "autotune", "custom_op",
            "cdiv", "compile", "heuristics", "testing",
            "jit", "language", "next_power_of_2", "reinterpret", "run_pipeline", "verify_ir",

@@ -9,6 +9,7 @@ goes back to the variable. Groups:
   knobs.cache        dir, enabled
   knobs.autotuning   print, cache
   knobs.compilation  dump_ir, always_compile
+  knobs.nvidia       ptxas (its path and version)
 
 Hooks are called with Triton's arguments:
   runtime.launch_enter_hook(LazyLaunchMetadata) / launch_exit_hook(...)
@@ -22,6 +23,9 @@ Hooks are called with Triton's arguments:
 
 import contextlib
 import os
+import re
+import shutil
+import subprocess
 
 
 class HookChain:
@@ -148,6 +152,42 @@ class CompilationKnobs(_Group):
     always_compile = env_knob("TILE_ALWAYS_COMPILE", False, _parse_bool)
 
 
+class PtxasKnob:
+    """The ptxas tile assembles with: TILE_PTXAS, else CUDA_HOME's, else
+    the toolkit's default place or PATH. `version` is "major.minor"."""
+
+    def __init__(self):
+        self._version = None
+
+    @property
+    def path(self):
+        for candidate in (os.environ.get("TILE_PTXAS"),
+                          os.path.join(os.environ.get("CUDA_HOME", ""), "bin",
+                                       "ptxas") if os.environ.get("CUDA_HOME")
+                          else None,
+                          "/usr/local/cuda/bin/ptxas", shutil.which("ptxas")):
+            if candidate and os.path.isfile(candidate):
+                return candidate
+        return None
+
+    @property
+    def version(self):
+        if self._version is None:
+            path = self.path
+            if path is None:
+                return None
+            text = subprocess.run([path, "--version"], capture_output=True,
+                                  text=True).stdout
+            found = re.search(r"release (\d+)\.(\d+)", text)
+            self._version = "%s.%s" % found.groups() if found else None
+        return self._version
+
+
+class NvidiaKnobs(_Group):
+    def __init__(self):
+        self.ptxas = PtxasKnob()
+
+
 # Triton's names for the group base class, and for whether assignments are
 # also written to the environment (tile's never are).
 base_knobs = _Group
@@ -157,6 +197,8 @@ runtime = RuntimeKnobs()
 cache = CacheKnobs()
 autotuning = AutotuningKnobs()
 compilation = CompilationKnobs()
+nvidia = NvidiaKnobs()
 
-__all__ = ["runtime", "cache", "autotuning", "compilation", "HookChain",
+__all__ = ["runtime", "cache", "autotuning", "compilation", "nvidia",
+           "HookChain",
            "env_knob"]

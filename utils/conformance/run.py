@@ -46,9 +46,9 @@ def run_pytest(flavor, suite, files, args, out):
     xml = os.path.join(out, "%s.xml" % flavor)
     log = os.path.join(out, "%s.log" % flavor)
     env = dict(os.environ)
-    cmd = [sys.executable, "-m", "pytest", "-q", "-rN", "--rootdir", suite,
+    cmd = [sys.executable, "-m", "pytest", "-q", "-rfE", "--rootdir", suite,
            "-c", os.devnull, "--junitxml", xml, "-o", "junit_family=xunit2",
-           "-p", "no:cacheprovider"]
+           "-p", "no:cacheprovider", "--continue-on-collection-errors"]
     if flavor == "tile":
         env["PYTHONPATH"] = os.pathsep.join(
             [HERE] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
@@ -66,8 +66,12 @@ def outcomes(xml):
     if not os.path.exists(xml):
         return table
     for case in ET.parse(xml).getroot().iter("testcase"):
-        module = case.get("classname", "").replace(".", "/") + ".py"
-        function = case.get("name", "").split("[")[0]
+        if case.get("classname"):
+            module = case.get("classname").replace(".", "/") + ".py"
+            function = case.get("name", "").split("[")[0]
+        else:   # a module that failed to import: all its tests fail
+            module = case.get("name", "").replace(".", "/") + ".py"
+            function = "(collection)"
         kinds = {child.tag for child in case}
         if kinds & {"failure", "error"}:
             outcome = "failed"

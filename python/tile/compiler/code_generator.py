@@ -353,6 +353,13 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
         kwargs = {k.arg: self.visit(k.value) for k in node.keywords}
         if is_jit_function(fn):
             return self.module.call(self, node, fn, args, kwargs)
+        if getattr(fn, "tile_constexpr_function", False):
+            plain = [_py(a) for a in args]
+            named = {k: _py(v) for k, v in kwargs.items()}
+            if any(_is_runtime(a) for a in plain + list(named.values())):
+                raise self.error(node, "constexpr function %s needs compile-"
+                                 "time arguments" % fn.__name__)
+            return tl.constexpr(fn(*plain, **named))
         if fn in (tl.reduce, tl.associative_scan):
             args, kwargs = self._bind_combiner(node, args, kwargs)
         owner = getattr(fn, "__self__", None)

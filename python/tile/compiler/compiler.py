@@ -289,6 +289,8 @@ class CompiledKernel:
         self.hash = None
         self.arg_names = None       # every parameter, in order
         self.runtime_params = None  # the indices of those passed at launch
+        # (globals dict, name, value) of the global values compiled in.
+        self.used_globals = []
         self.n_regs = self.n_spills = self.n_max_threads = None
         self.module = self.function = None
 

@@ -22,3 +22,4 @@ from tile.language.random import (randint, randint4x, rand, rand4x,  # noqa: F40
                                   randn)
 
 float8e4m3fn = float8e4nv
+from tile.language.constexpr_function import constexpr_function  # noqa: E402,F401

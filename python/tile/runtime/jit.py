@@ -15,6 +15,8 @@ from tile.compiler.compiler import compile_to_gpu, lower_to_tile_ir
 from tile.language import core as tl
 from tile.language import dtypes as d
 from tile.runtime import cache, host_values, launcher
+from tile.runtime.dependencies import (MISSING, dependencies_key, snapshot,
+                                       used_globals)
 from tile.runtime.hooks import (JitFunctionInfo, LaunchMetadata,
                                 constexpr_from_repr, full_name, key_from_json,
                                 specialization_data)
@@ -84,6 +86,8 @@ class JITFunction:
         self._dispatcher = None
         # Memoised deps_key (Triton's `hash`): set to None to recompute.
         self.hash = None
+        # Global values compiled in: {(name, id(globals)): (value, globals)}.
+        self.used_global_vals = {}
         _registry.add(self)
 
     def _set_src(self, src):
@@ -243,7 +247,10 @@ class JITFunction:
                                    "compiled kernel to warm up" % self.__name__)
             return self._interpret(grid, args, kwargs)
         kernel, runtime, bound = self._prepare(args, kwargs, warmup)
-        if kernel is None or warmup:
+        if kernel is None:
+            return None
+        self._check_globals(kernel)
+        if warmup:
             return kernel
         if callable(grid):
             grid = grid(bound)
@@ -263,6 +270,18 @@ class JITFunction:
         if exit:
             exit(metadata)
         return kernel
+
+    def _check_globals(self, kernel):
+        """RuntimeError if a global value compiled into `kernel` has changed
+        since (as Triton does: the kernel would silently use the old one).
+        The C++ dispatcher calls it on every launch of such a kernel."""
+        for scope, name, value in kernel.used_globals:
+            now = scope.get(name, MISSING)
+            if now is not value and snapshot(now) != snapshot(value):
+                raise RuntimeError(
+                    "Global variable %s has changed since we compiled this "
+                    "kernel, from %r to %r" % (name, snapshot(value),
+                                               snapshot(now)))
 
     def _run_python(self, grid, args, kwargs):
         """What the C++ dispatcher falls back to."""
@@ -330,6 +349,10 @@ class JITFunction:
             launch_cooperative_grid=options.launch_cooperative_grid,
             launch_pdl=options.launch_pdl, debug=options.debug)
         kernel.hash = disk_key
+        kernel.used_globals = used_globals(self, set(), [])
+        self.used_global_vals.update(
+            ((name, id(scope)), (value, scope))
+            for scope, name, value in kernel.used_globals)
         kernel.arg_names = list(self.arg_names)
         kernel.runtime_params = [i for i, spec in enumerate(key[0])
                                  if spec[0] not in ("constexpr", "one", "none")]
@@ -368,7 +391,7 @@ class JITFunction:
         """A hash of this function's source, of every @jit function it
         calls (transitively) and of the global values it reads."""
         if self.hash is None:
-            self.hash = _dependencies_key(self, set())
+            self.hash = dependencies_key(self, set())
         return self.hash
 
     # Triton's name: what the compiled code depends on.
@@ -468,37 +491,6 @@ class _KernelCache(dict):
         super().clear()
         if self.dispatcher is not None:
             self.dispatcher.clear()
-
-
-def _dependencies_key(fn, seen):
-    seen.add(id(fn))
-    parts = [fn.src_key]
-    for node in ast.walk(fn.def_node):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            found, value = fn.lookup(node.id)
-        elif (isinstance(node, ast.Attribute) and
-              isinstance(node.value, ast.Name)):
-            found, base = fn.lookup(node.value.id)
-            value = getattr(base, node.attr, None) if found else None
-            found = found and value is not None
-        else:
-            continue
-        if not found:
-            continue
-        if isinstance(value, JITFunction):
-            if id(value) not in seen:
-                parts.append(_dependencies_key(value, seen))
-        elif isinstance(value, tl.constexpr) and isinstance(value.value,
-                                                             JITFunction):
-            if id(value.value) not in seen:
-                parts.append(_dependencies_key(value.value, seen))
-        elif isinstance(value, tl.constexpr):
-            parts.append("%s=%r" % (getattr(node, "id", None) or node.attr,
-                                     value.value))
-        elif isinstance(value, (bool, int, float, str)):
-            parts.append("%s=%r" % (getattr(node, "id", None) or node.attr,
-                                     value))
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
 def _spec_key(name, value, is_constexpr, specialize=True, alignment=True):
