@@ -195,6 +195,12 @@ bool launchKernel(const LoadedKernel &kernel, unsigned gridX, unsigned gridY,
                   unsigned gridZ, void *stream, void **params,
                   std::string &error) {
   Driver &d = driver();
+  // A thread that never touched CUDA has no current context (torch makes
+  // one current only where it runs): use the kernel's device's primary one.
+  CUcontext context = nullptr;
+  if ((d.cuCtxGetCurrent(&context) != 0 || !context) &&
+      !ensureContext(d, kernel.device, error))
+    return false;
   unsigned ctasX = gridX * kernel.ctasPerProgram;
   if (!kernel.cooperative && !kernel.dependentLaunch) {
     CUresult rc =

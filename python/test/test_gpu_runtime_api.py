@@ -115,15 +115,17 @@ def test_maxnreg_caps_the_cubin():
     a = torch.randn(256, 256, device="cuda", dtype=torch.float16)
     free = small_matmul.warmup(a, a, a, 256, 256, 256, BM=128, BN=128, BK=64,
                                num_warps=4, grid=(1,))
-    capped = small_matmul.warmup(a, a, a, 256, 256, 256, BM=128, BN=128,
-                                 BK=64, num_warps=4, maxnreg=80, grid=(1,))
     free._init_handles()
+    cap = free.n_regs - 8
+    capped = small_matmul.warmup(a, a, a, 256, 256, 256, BM=128, BN=128,
+                                 BK=64, num_warps=4, maxnreg=cap, grid=(1,))
     capped._init_handles()
-    assert free.n_regs > 80 >= capped.n_regs
+    assert free.n_regs > cap >= capped.n_regs
+    assert ".maxnreg %d" % cap in capped.asm["ptx"]
     # Still right, spills or not.
     c = poisoned((256, 256), torch.float16)
     small_matmul[(2, 2)](a, a, c, 256, 256, 256, BM=128, BN=128, BK=64,
-                         num_warps=4, maxnreg=80)
+                         num_warps=4, maxnreg=cap)
     ref = (a.double() @ a.double())
     torch.testing.assert_close(c.double(), ref, atol=0.25, rtol=1e-2)
 

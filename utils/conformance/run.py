@@ -115,11 +115,15 @@ def main():
     out = os.path.abspath(opts.out)
     os.makedirs(out, exist_ok=True)
     deselected = read_deselect(opts.deselect)
-    args = [a for node, _ in deselected for a in ("--deselect", node)]
+    # A whole file deselected is not even imported (its imports may be
+    # what has no tile meaning).
+    whole = {node for node, _ in deselected if "::" not in node}
+    args = [a for node, _ in deselected if node not in whole
+            for a in ("--deselect", node)]
     args += opts.pytest_arg
     if opts.keyword:
         args += ["-k", opts.keyword]
-    files = opts.files
+    files = [f for f in opts.files if f not in whole]
     if opts.sample:
         files = write_sample(suite, files, opts.sample, args, out)
         print("sample %s: %d tests" % (opts.sample, len(files)))

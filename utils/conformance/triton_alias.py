@@ -43,7 +43,16 @@ class TritonToTile(importlib.abc.MetaPathFinder):
             module = importlib.import_module("tile" + fullname[len("triton"):])
         except ImportError:
             return None   # the test sees triton's name missing, as it is
+        _alias_loaded()
         return importlib.util.spec_from_loader(fullname, _Existing(module))
+
+
+def _alias_loaded():
+    """Every tile module already imported is also in sys.modules under its
+    triton name, as importing triton would have put it there."""
+    for name, module in list(sys.modules.items()):
+        if name == "tile" or name.startswith("tile."):
+            sys.modules.setdefault("triton" + name[len("tile"):], module)
 
 
 def install():

@@ -17,26 +17,67 @@ MISSING = object()
 
 
 def snapshot(value):
-    """What a global's value is compared by: a constexpr by what it holds."""
+    """What a global's value is compared by: a constexpr by what it holds
+    (a copy, so that changing the constexpr in place is seen)."""
     return ("constexpr", value.value) if isinstance(value, tl.constexpr) \
         else value
 
 
-def used_globals(fn, seen, found):
-    """[(globals dict, name, value)] of the compile-time values `fn` and the
-    @jit functions it calls read from their modules' globals."""
-    seen.add(id(fn))
+def describe(snap):
+    if isinstance(snap, tuple) and len(snap) == 2 and snap[0] == "constexpr":
+        return "constexpr[%r]" % (snap[1],)
+    return repr(snap)
+
+
+def current(scope, name):
+    """The value of `name` now: in a module's globals or a closure cell."""
+    if isinstance(scope, dict):
+        return scope.get(name, MISSING)
+    try:
+        return scope.cell_contents
+    except ValueError:
+        return MISSING
+
+
+def _read_before_written(fn):
+    """The names `fn`'s body reads before any assignment to them: those
+    are not its locals at that point."""
+    stores = {}
     for node in ast.walk(fn.def_node):
-        if not (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            stores.setdefault(node.id, []).append((node.lineno,
+                                                   node.col_offset))
+    for statement in fn.def_node.body:
+        for node in ast.walk(statement):
+            if not (isinstance(node, ast.Name) and
+                    isinstance(node.ctx, ast.Load)):
+                continue
+            at = (node.lineno, node.col_offset)
+            if node.id in fn.arg_names or any(
+                    where < at for where in stores.get(node.id, ())):
+                continue
+            yield node.id
+
+
+def used_globals(fn, seen, found):
+    """[(function, scope, name, snapshot)] of the compile-time values `fn`
+    and the @jit functions it calls read from their modules' globals or
+    their closures (scope: the globals dict or the closure cell)."""
+    seen.add(id(fn))
+    for name in _read_before_written(fn):
+        if name in fn.closure_names:
+            scope = fn.fn.__closure__[fn.closure_names.index(name)]
+        elif name in fn.globals:
+            scope = fn.globals
+        else:
             continue
-        if node.id in fn.closure_names or node.id not in fn.globals:
-            continue
-        value = fn.globals[node.id]
+        value = current(scope, name)
         if _is_jit(value):
             if id(value) not in seen:
                 used_globals(value, seen, found)
         elif isinstance(value, (tl.constexpr, bool, int, float, str, d.dtype)):
-            found.append((fn.globals, node.id, value))
+            if not any(r[0] is fn and r[2] == name for r in found):
+                found.append((fn, scope, name, snapshot(value)))
     return found
 
 

@@ -55,7 +55,7 @@ def constexpr_from_repr(text):
     try:
         return ast.literal_eval(text)
     except (ValueError, SyntaxError):
-        dtype = getattr(tl, text.rpartition(".")[2], None)
+        dtype = getattr(d, text.rpartition(".")[2], None)
         if isinstance(dtype, d.dtype):
             return dtype
         raise RuntimeError("cannot preload a constexpr written as %s" % text)

@@ -15,8 +15,8 @@ from tile.compiler.compiler import compile_to_gpu, lower_to_tile_ir
 from tile.language import core as tl
 from tile.language import dtypes as d
 from tile.runtime import cache, host_values, launcher
-from tile.runtime.dependencies import (MISSING, dependencies_key, snapshot,
-                                       used_globals)
+from tile.runtime.dependencies import (current, dependencies_key, describe,
+                                       snapshot, used_globals)
 from tile.runtime.hooks import (JitFunctionInfo, LaunchMetadata,
                                 constexpr_from_repr, full_name, key_from_json,
                                 specialization_data)
@@ -224,6 +224,11 @@ class JITFunction:
             self.cache[key] = kernel
         return kernel
 
+    def add_pre_run_hook(self, hook):
+        """`hook(*args, **kwargs)` runs before every launch (which then
+        takes the Python path)."""
+        self.pre_run_hooks.append(hook)
+
     def warmup(self, *args, grid=None, **kwargs):
         """Compiles for these arguments without launching and returns the
         CompiledKernel. A torch dtype stands for a tensor of that dtype."""
@@ -249,7 +254,8 @@ class JITFunction:
         kernel, runtime, bound = self._prepare(args, kwargs, warmup)
         if kernel is None:
             return None
-        self._check_globals(kernel)
+        if self.used_global_vals:
+            self._check_globals(kernel)
         if warmup:
             return kernel
         if callable(grid):
@@ -271,17 +277,38 @@ class JITFunction:
             exit(metadata)
         return kernel
 
-    def _check_globals(self, kernel):
-        """RuntimeError if a global value compiled into `kernel` has changed
-        since (as Triton does: the kernel would silently use the old one).
-        The C++ dispatcher calls it on every launch of such a kernel."""
-        for scope, name, value in kernel.used_globals:
-            now = scope.get(name, MISSING)
-            if now is not value and snapshot(now) != snapshot(value):
+    def _record_globals(self):
+        """Notes the global (and closure) values a compile reads, in this
+        function and in each @jit function it calls. A callee compiled
+        earlier with another value of the same global is an error, as in
+        Triton: one function would exist compiled two ways."""
+        records = used_globals(self, set(), [])
+        for owner, scope, name, snap in records:
+            earlier = owner.used_global_vals.get((name, id(scope)))
+            if earlier is not None and earlier[0] != snap:
+                raise RuntimeError(
+                    "Global variable %s has value %s, but %s was compiled "
+                    "when it was %s; changing a global a compiled @jit "
+                    "function reads is not supported" % (
+                        name, describe(snap), owner.__name__,
+                        describe(earlier[0])))
+        for owner, scope, name, snap in records:
+            owner.used_global_vals[(name, id(scope))] = (snap, scope)
+            self.used_global_vals[(name, id(scope))] = (snap, scope)
+        return records
+
+    def _check_globals(self, kernel=None):
+        """RuntimeError if a global value compiled into this function's
+        kernels has changed since (as Triton does: they would silently use
+        the old one). The C++ dispatcher calls it on every launch of a
+        kernel that read globals."""
+        for (name, _), (snap, scope) in self.used_global_vals.items():
+            now = snapshot(current(scope, name))
+            if now != snap:
                 raise RuntimeError(
                     "Global variable %s has changed since we compiled this "
-                    "kernel, from %r to %r" % (name, snapshot(value),
-                                               snapshot(now)))
+                    "kernel, from %s to %s" % (name, describe(snap),
+                                               describe(now)))
 
     def _run_python(self, grid, args, kwargs):
         """What the C++ dispatcher falls back to."""
@@ -334,6 +361,7 @@ class JITFunction:
                 params[name] = d.parse_signature_type(kind)
                 if spec[1]:
                     attrs[name] = "tile.divisibility = 16 : i32"
+        records = self._record_globals()
         disk_key = cache.kernel_key(self, key, options)
         kernel = None if _knobs.compilation.always_compile else \
             cache.load(disk_key)
@@ -349,10 +377,7 @@ class JITFunction:
             launch_cooperative_grid=options.launch_cooperative_grid,
             launch_pdl=options.launch_pdl, debug=options.debug)
         kernel.hash = disk_key
-        kernel.used_globals = used_globals(self, set(), [])
-        self.used_global_vals.update(
-            ((name, id(scope)), (value, scope))
-            for scope, name, value in kernel.used_globals)
+        kernel.used_globals = records
         kernel.arg_names = list(self.arg_names)
         kernel.runtime_params = [i for i, spec in enumerate(key[0])
                                  if spec[0] not in ("constexpr", "one", "none")]
