@@ -401,3 +401,38 @@ def test_constexpr_function_source_is_in_the_key():
 
     with pytest.raises(RuntimeError, match="not a constexpr function"):
         reads_the_device.cache_key
+
+
+def test_async_compile_mode(recorder):
+    import concurrent.futures
+
+    @tile.jit
+    def k(x_ptr, a: tl.constexpr):
+        tl.store(x_ptr, a)
+
+    class Queue(concurrent.futures.Executor):
+        """Runs nothing until told to."""
+
+        def __init__(self):
+            self.jobs = []
+
+        def submit(self, fn):
+            future = concurrent.futures.Future()
+            self.jobs.append((future, fn))
+            return future
+
+        def run_one(self):
+            future, fn = self.jobs.pop(0)
+            future.set_result(fn())
+
+    queue = Queue()
+    x = FakeTensor(4096)
+    with tile.AsyncCompileMode(queue):
+        for a in (0, 1, 0, 1):
+            k.warmup(x, a, grid=(1,))
+        assert len(queue.jobs) == 2 and not k.cache   # submitted once each
+        queue.run_one()
+        k[(1,)](x, 0)                                 # collects its compile
+        assert len(k.cache) == 1 and len(recorder.launches) == 1
+        queue.run_one()
+    assert len(k.cache) == 2                           # collected on exit

@@ -10,7 +10,7 @@ import pytest
 
 import tile
 import tile.language as tl
-from tile.runtime.jit import _spec_key
+from tile.runtime.specialization import spec_key as _spec_key
 from tile.runtime.launcher import use_launcher
 from launch_helpers import FakeTensor, Recorder
 

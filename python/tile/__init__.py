@@ -13,6 +13,7 @@ from tile.compiler.compiler import compile
 from tile.runtime.jit import JITFunction, jit
 from tile.runtime.autotuner import Config, autotune, heuristics
 from tile.runtime.errors import OutOfResources
+from tile.runtime.async_compile import AsyncCompileMode
 from tile import runtime
 from tile.language.constexpr_function import constexpr_function
 from tile.runtime import _allocation
@@ -48,7 +49,7 @@ def next_power_of_2(n):
 
 __all__ = ["CompilationError", "Config", "OutOfResources", "TileError",
            "TritonError", "knobs", "runtime", "set_allocator",
-           "constexpr_function", "IRError", "JITFunction",
+           "constexpr_function", "AsyncCompileMode", "IRError", "JITFunction",
            "TensorDescriptor", "TensorWrapper", "autotune", "custom_op",
            "cdiv", "compile", "heuristics", "testing",
            "jit", "language", "next_power_of_2", "reinterpret", "run_pipeline", "verify_ir",

@@ -14,12 +14,14 @@ from tile import knobs as _knobs
 from tile.compiler.compiler import compile_to_gpu, lower_to_tile_ir
 from tile.language import core as tl
 from tile.language import dtypes as d
-from tile.runtime import cache, host_values, launcher
+from tile.compiler.compiler import CompiledKernel
+from tile.runtime import async_compile, cache, host_values, launcher
 from tile.runtime.dependencies import (current, dependencies_key, describe,
                                        snapshot, used_globals)
 from tile.runtime.hooks import (JitFunctionInfo, LaunchMetadata,
                                 constexpr_from_repr, full_name, key_from_json,
                                 specialization_data)
+from tile.runtime.specialization import MockTensor, is_torch_dtype, spec_key
 from tile.runtime.options import LAUNCH_OPTIONS, LaunchOptions, resolve_options
 from tile.runtime import interpreter
 # Triton's module holds these too; ported helpers import them from here.
@@ -149,24 +151,43 @@ class JITFunction:
         bound arguments (the dispatcher uses the first two)."""
         key, bound, options = self._specialization(args, kwargs)
         kernel = self.cache.get(key)
+        mode = async_compile.active_mode()
+        if kernel is None and mode is not None:
+            if not warmup:
+                kernel = mode.collect((id(self), key))
+            elif (id(self), key) in mode.pending:
+                return mode.pending[(id(self), key)][0], [], bound
+            else:
+                # Submitted to the executor; the launch that needs it waits.
+                if self._call_hook(_knobs.runtime.jit_cache_hook, key,
+                                   options, warmup):
+                    return None, [], bound
+                future = mode.submit(
+                    (id(self), key),
+                    lambda: self._compile_for(key, bound, options),
+                    lambda k: self._finish_compile(key, k, options, warmup))
+                return future, [], bound
         if kernel is None:
             if self._call_hook(_knobs.runtime.jit_cache_hook, key, options,
                                warmup):
                 return None, [], bound
             kernel = self._compile_for(key, bound, options)
-            self.cache[key] = kernel
-            self._call_hook(_knobs.runtime.jit_post_compile_hook, key,
-                            options, warmup)
+            self._finish_compile(key, kernel, options, warmup)
         runtime = [i for i, spec in enumerate(key[0])
                    if spec[0] not in ("constexpr", "one", "none")]
         return kernel, runtime, bound
+
+    def _finish_compile(self, key, kernel, options, warmup):
+        self.cache.setdefault(key, kernel)
+        self._call_hook(_knobs.runtime.jit_post_compile_hook, key, options,
+                        warmup)
 
     def _specialization(self, args, kwargs):
         """(key, bound arguments, LaunchOptions) of a call."""
         kwargs = dict(kwargs)
         options = resolve_options(self, kwargs)
         bound = self._bind(args, kwargs)
-        key = (tuple(_spec_key(name, bound[name], i in self.constexprs,
+        key = (tuple(spec_key(name, bound[name], i in self.constexprs,
                                self.specialize[i], self.alignment[i])
                      for i, name in enumerate(self.arg_names)), options)
         return key, bound, options
@@ -232,8 +253,8 @@ class JITFunction:
     def warmup(self, *args, grid=None, **kwargs):
         """Compiles for these arguments without launching and returns the
         CompiledKernel. A torch dtype stands for a tensor of that dtype."""
-        args = [MockTensor(a) if _is_torch_dtype(a) else a for a in args]
-        kwargs = {k: MockTensor(v) if _is_torch_dtype(v) else v
+        args = [MockTensor(a) if is_torch_dtype(a) else a for a in args]
+        kwargs = {k: MockTensor(v) if is_torch_dtype(v) else v
                   for k, v in kwargs.items()}
         return self.run(*args, grid=grid, warmup=True, **kwargs)
 
@@ -252,8 +273,9 @@ class JITFunction:
                                    "compiled kernel to warm up" % self.__name__)
             return self._interpret(grid, args, kwargs)
         kernel, runtime, bound = self._prepare(args, kwargs, warmup)
-        if kernel is None:
-            return None
+        if kernel is None or warmup and not runtime and \
+                not isinstance(kernel, CompiledKernel):
+            return kernel   # declined by a hook, or an async compile's future
         if self.used_global_vals:
             self._check_globals(kernel)
         if warmup:
@@ -470,34 +492,6 @@ def forget_specializations():
             fn._dispatcher.clear()
 
 
-def _is_torch_dtype(value):
-    return (type(value).__name__ == "dtype" and
-            type(value).__module__ == "torch")
-
-
-class MockTensor:
-    """What `warmup` specialises a torch dtype as: a 16-byte aligned tensor
-    of that dtype."""
-
-    def __init__(self, dtype, shape=None):
-        self.dtype = dtype
-        self.shape = list(shape or [1])
-
-    @staticmethod
-    def wrap_dtype(arg):
-        return MockTensor(arg) if _is_torch_dtype(arg) else arg
-
-    def stride(self):
-        strides = [1]
-        for size in reversed(self.shape[1:]):
-            strides.insert(0, strides[0] * size)
-        return tuple(strides)
-
-    @staticmethod
-    def data_ptr():
-        return 0
-
-
 def _device():
     fns = launcher.stream_functions()
     try:
@@ -516,71 +510,6 @@ class _KernelCache(dict):
         super().clear()
         if self.dispatcher is not None:
             self.dispatcher.clear()
-
-
-def _spec_key(name, value, is_constexpr, specialize=True, alignment=True):
-    """What a launch specialises on, for one argument: (type, divisible by 16).
-
-    The rules are libtile's (_C.specialize_argument, the same code the C++
-    dispatcher keys with): integers equal to 1 are compiled in as constants,
-    like Triton does; parameters in `do_not_specialize` get neither that
-    nor divisibility. This names the types and explains what is refused."""
-    if is_constexpr:
-        if isinstance(value, JITFunction):
-            # A function passed as a constexpr: its source is what matters.
-            return ("constexpr", "jit:" + value.cache_key)
-        return ("constexpr", repr(value))
-    if value is None:
-        return ("none", False)
-    spec = _C.specialize_argument(value, specialize)
-    if spec is None:
-        raise _unsupported_argument(name, value)
-    kind, divisible = spec
-    divisible = divisible and alignment
-    if kind == "descriptor":
-        return (value.signature(name), False)
-    if kind == "pointer":
-        return ("*" + _element_type_name(name, value), divisible)
-    return (kind, divisible)
-
-
-def _element_type_name(name, value):
-    """The tile dtype name of a tensor-like argument's elements."""
-    if hasattr(value, "data_ptr"):
-        dtype = getattr(value, "dtype", None)
-        sig = d.host_element_name(dtype)
-        if sig is None:
-            raise TypeError("argument '%s' has unsupported dtype %s" % (name, dtype))
-        return sig
-    typestr = value.__cuda_array_interface__.get("typestr")
-    sig = d.ARRAY_TYPESTR_NAMES.get(typestr)
-    if sig is None:
-        raise TypeError("argument '%s' has unsupported typestr %r" % (name, typestr))
-    return sig
-
-
-def _unsupported_argument(name, value):
-    """The error for an argument the specialisation rules refuse."""
-    if value is None:
-        return TypeError("argument '%s' is None; pass a tensor, a number or a "
-                         "bool" % name)
-    if isinstance(value, int):
-        return ValueError("argument '%s' = %d does not fit in 64 bits"
-                          % (name, value))
-    if hasattr(value, "data_ptr"):
-        if getattr(value, "is_cuda", True) is False:
-            return ValueError("argument '%s' is a tensor on %s; tile kernels "
-                              "take CUDA tensors"
-                              % (name, getattr(value, "device", "the CPU")))
-        return TypeError("argument '%s': data_ptr() must return an integer "
-                         "address" % name)
-    if hasattr(value, "__cuda_array_interface__"):
-        return TypeError("argument '%s' has a malformed __cuda_array_interface__ "
-                         "(it needs a dict with a 'data' tuple whose first item "
-                         "is the address)" % name)
-    return TypeError("argument '%s' has unsupported type %s; pass a tensor, an "
-                     "object with data_ptr() or __cuda_array_interface__, a "
-                     "number or a bool" % (name, type(value).__name__))
 
 
 def jit(fn=None, *, version=None, repr=None, launch_metadata=None,
