@@ -12,8 +12,11 @@ from tile.compiler.ir import IRError, verify_ir, run_pipeline
 from tile.compiler.compiler import compile
 from tile.runtime.jit import JITFunction, jit
 from tile.runtime.autotuner import Config, autotune, heuristics
-from tile.runtime.errors import OutOfResources
-from tile.runtime.async_compile import AsyncCompileMode
+from tile.runtime.errors import InterpreterError, OutOfResources
+from tile.runtime.autotuner import KernelInterface
+from tile.runtime.specialization import MockTensor
+from tile import tools
+from tile.runtime.async_compile import AsyncCompileMode, FutureKernel
 from tile import runtime
 from tile.language.constexpr_function import constexpr_function
 from tile.runtime import _allocation
@@ -49,7 +52,9 @@ def next_power_of_2(n):
 
 __all__ = ["CompilationError", "Config", "OutOfResources", "TileError",
            "TritonError", "knobs", "runtime", "set_allocator",
-           "constexpr_function", "AsyncCompileMode", "IRError", "JITFunction",
+           "constexpr_function", "AsyncCompileMode", "FutureKernel",
+           "InterpreterError",
+           "KernelInterface", "MockTensor", "tools", "IRError", "JITFunction",
            "TensorDescriptor", "TensorWrapper", "autotune", "custom_op",
            "cdiv", "compile", "heuristics", "testing",
            "jit", "language", "next_power_of_2", "reinterpret", "run_pipeline", "verify_ir",

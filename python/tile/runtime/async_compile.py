@@ -11,7 +11,11 @@ enters the function's cache when its launch (or `__exit__`) collects it.
 libtile compiles without the GIL, so a thread pool compiles in parallel.
 """
 
+import concurrent.futures
 import contextvars
+
+# What a warmup under AsyncCompileMode returns (Triton's name).
+FutureKernel = concurrent.futures.Future
 
 _active = contextvars.ContextVar("tile_async_compile", default=None)
 
