@@ -436,3 +436,21 @@ def test_async_compile_mode(recorder):
         assert len(k.cache) == 1 and len(recorder.launches) == 1
         queue.run_one()
     assert len(k.cache) == 2                           # collected on exit
+
+
+def test_preload_recompiles_the_same_specialization(recorder):
+    @tile.jit
+    def k(x_ptr, n, BLOCK: tl.constexpr, KIND: tl.constexpr):
+        tl.store(x_ptr + tl.arange(0, BLOCK), n)
+
+    data = []
+    with tile.knobs.runtime.scope():
+        tile.knobs.runtime.jit_cache_hook = \
+            lambda **kw: data.append(kw["compile"]["specialization_data"])
+        first = k.warmup(FakeTensor(4096), 17, BLOCK=32, KIND=tl.float16,
+                         grid=(1,))
+    k.cache.clear()
+    again = k.preload(data[0])
+    assert again.hash == first.hash and len(k.cache) == 1
+    with pytest.raises(RuntimeError, match="Specialization data is for"):
+        scale.preload(data[0])

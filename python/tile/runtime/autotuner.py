@@ -365,8 +365,9 @@ class Autotuner(KernelInterface):
         self.configs_timings = timings
         self.pre_hook({**self.nargs, **kwargs, **best.all_kwargs()},
                       reset_only=True)
+        runnable = sum(1 for t in timings.values() if _first(t) != float("inf"))
         self._say("best of %d configs after %.2fs: %s" % (
-            len(configs), self.bench_time, best))
+            runnable, self.bench_time, best))
         self._store(path, configs, best)
 
     def warmup(self, *args, grid=None, **kwargs):

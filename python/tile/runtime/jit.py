@@ -234,8 +234,8 @@ class JITFunction:
             raise RuntimeError("Specialization data is for %s but trying to "
                                "preload for %s" % (record.get("name"),
                                                    full_name(self)))
-        key = key_from_json(record["key"])
         options = LaunchOptions(**record["options"])
+        key = (key_from_json(record["key"][0]), options)
         kernel = self.cache.get(key)
         if kernel is None:
             bound = {name: constexpr_from_repr(spec[1])
