@@ -127,9 +127,10 @@ class JITFunction:
 
         Interpreted kernels (`interpret=True`, TILE_INTERPRET=1) run in
         tile.runtime.interpreter instead."""
-        if (self.interpreted or self.pre_run_hooks or
-                _knobs.runtime.launch_enter_hook or
-                _knobs.runtime.launch_exit_hook):
+        runtime = _knobs.runtime
+        if (self.interpret or INTERPRET_ALL or self.pre_run_hooks or
+                _hooked(runtime.launch_enter_hook) or
+                _hooked(runtime.launch_exit_hook)):
             return lambda *args, **kwargs: self.run(*args, grid=grid,
                                                     warmup=False, **kwargs)
         dispatcher = self._dispatcher
@@ -456,6 +457,13 @@ INTERPRET_ALL = os.environ.get("TILE_INTERPRET", "0") not in ("", "0")
 
 _SIG_LETTERS = {"*": "p", "i32": "i", "i64": "l", "u64": "l", "fp32": "f",
                 "i1": "b", "tensordesc": "d"}
+
+
+def _hooked(hook):
+    """A launch hook is set (a HookChain with callables, or a callable
+    assigned in its place); cheap, as every launch asks."""
+    calls = getattr(hook, "calls", hook)
+    return bool(calls)
 
 
 def _named(index, name, names):
