@@ -202,6 +202,20 @@ def test_testing_helpers(tmp_path):
     def run():
         add_kernel[(1024,)](x, x, out, x.numel(), BLOCK=1024)
 
+    # Peak rates from the driver's attributes: an H100 SXM is ~3.35 TB/s and
+    # ~990 dense fp16 tensor TFLOPS at 1830 MHz (more at its top clock).
+    props = driver.active.utils.get_device_properties(0)
+    if torch.cuda.get_device_capability()[0] == 9:
+        assert 2000 < tile.testing.get_dram_gbps() < 6000
+        peak = tile.testing.get_max_tensorcore_tflops(torch.float16,
+                                                      props["sm_clock_rate"])
+        assert 700 < peak < 1500
+        assert tile.testing.get_max_tensorcore_tflops(
+            tl.float8e4nv, props["sm_clock_rate"]) == 2 * peak
+        assert tile.testing.get_max_simd_tflops(
+            torch.float32, props["sm_clock_rate"]) < peak / 10
+    assert tile.testing.nvsmi(["clocks.max.sm"])[0] > 0
+
     graph_ms = tile.testing.do_bench_cudagraph(run)
     ms, low, high = tile.testing.do_bench(run, quantiles=[0.5, 0.2, 0.8])
     assert 0 < graph_ms < 1 and 0 < low <= ms <= high < 1

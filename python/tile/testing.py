@@ -1,6 +1,13 @@
 """tile.testing: benchmarking and comparison helpers, as in triton.testing."""
 
+import contextlib
+import functools
 import os
+import subprocess
+import sys
+
+from tile.language import dtypes as d
+from tile.runtime.driver import driver
 
 from tile.runtime.benchmarking import do_bench, do_bench_cudagraph  # noqa: F401
 
@@ -136,10 +143,130 @@ class Mark:
         return None
 
 
+def nvsmi(attrs, device=0):
+    """nvidia-smi's values of `attrs` (e.g. ["clocks.max.sm"]) as ints."""
+    out = subprocess.check_output(
+        ["nvidia-smi", "-i", str(device), "--query-gpu=" + ",".join(attrs),
+         "--format=csv,noheader,nounits"])
+    return [int(float(x)) for x in out.decode().strip().split(",")]
+
+
+def _device(device):
+    return driver.active.get_current_device() if device is None else device
+
+
+def get_dram_gbps(device=None):
+    """Peak DRAM bandwidth in GB/s: memory clock x bus width x 2 (double
+    data rate), from the driver's device attributes."""
+    props = driver.active.utils.get_device_properties(_device(device))
+    return props["mem_clock_rate"] * props["mem_bus_width"] * 2 / 1e6 / 8
+
+
+# Dense tensor-core FLOP per clock per SM sub-partition (4 per SM), by
+# compute capability major and operand width in bits: Ampere's third and
+# Hopper's fourth generation tensor cores (public per-SM peak rates / 4).
+_TENSOR_FLOP_PER_SUBCORE = {8: {32: 256, 16: 512, 8: 1024},
+                            9: {32: 512, 16: 1024, 8: 2048}}
+
+
+def _width(dtype):
+    import torch
+    if isinstance(dtype, torch.dtype):
+        return dtype.itemsize * 8, dtype.is_floating_point
+    if isinstance(dtype, d.dtype):
+        return dtype.primitive_bitwidth, dtype.is_floating()
+    raise TypeError("expected a torch or tile dtype, got %r" % (dtype,))
+
+
+def get_max_tensorcore_tflops(dtype, clock_rate, device=None):
+    """Peak dense tensor-core TFLOPS for `dtype` operands at `clock_rate`
+    (kHz, as get_device_properties reports it): fp32 means tf32, 8-bit
+    types are fp8/int8."""
+    device = _device(device)
+    props = driver.active.utils.get_device_properties(device)
+    major = driver.active.get_device_capability(device)[0]
+    rates = _TENSOR_FLOP_PER_SUBCORE.get(min(major, 9))
+    bits, _ = _width(dtype)
+    if rates is None or bits not in rates:
+        raise RuntimeError("no tensor-core rate for %s on compute capability "
+                           "%d" % (dtype, major))
+    return props["multiprocessor_count"] * 4 * clock_rate * rates[bits] * 1e-9
+
+
+def get_max_simd_tflops(dtype, clock_rate, device=None):
+    """Peak FMA-pipe TFLOPS (no tensor cores) for fp32 or fp16/bf16 (packed
+    pairs) at `clock_rate` kHz: 32 fp32 lanes per sub-partition, an FMA
+    counting two."""
+    device = _device(device)
+    props = driver.active.utils.get_device_properties(device)
+    bits, is_float = _width(dtype)
+    if not is_float or bits not in (16, 32):
+        raise RuntimeError("no SIMD rate for %s" % (dtype,))
+    per_subcore = 64 if bits == 32 else 128
+    return props["multiprocessor_count"] * 4 * clock_rate * per_subcore * 1e-9
+
+
+@contextlib.contextmanager
+def set_gpu_clock(ref_sm_clock=1350, ref_mem_clock=1215, device=0):
+    """Locks device `device`'s SM and memory clocks (MHz) for the block
+    (nvidia-smi; needs root), checks they took, and yields the peak fp16
+    tensor TFLOPS and DRAM GB/s at those clocks."""
+    smi = ["nvidia-smi", "-i", str(device)]
+    try:
+        subprocess.check_output(smi + ["-pm", "1"])
+        subprocess.check_output(smi + ["--lock-gpu-clocks=%d,%d" % (
+            ref_sm_clock, ref_sm_clock)])
+        subprocess.check_output(smi + ["--lock-memory-clocks=%d,%d" % (
+            ref_mem_clock, ref_mem_clock)])
+        sm, mem = nvsmi(["clocks.current.sm", "clocks.current.memory"], device)
+        if abs(sm - ref_sm_clock) >= 10 or abs(mem - ref_mem_clock) >= 10:
+            raise RuntimeError("clocks did not lock: SM %d MHz, memory %d MHz"
+                               % (sm, mem))
+        import torch
+        props = driver.active.utils.get_device_properties(device)
+        yield (get_max_tensorcore_tflops(torch.float16, ref_sm_clock * 1000,
+                                         device),
+               ref_mem_clock * 1e3 * props["mem_bus_width"] * 2 / 1e6 / 8)
+    finally:
+        subprocess.call(smi + ["-pm", "0"])
+        subprocess.call(smi + ["-rgc"])
+        subprocess.call(smi + ["-rmc"])
+
+
+def cuda_memcheck(**target_kwargs):
+    """Decorates a pytest test (which takes the `request` fixture): when its
+    parameters include `target_kwargs`, it reruns in a child pytest under
+    compute-sanitizer's memcheck and fails on any reported error."""
+    def decorator(test_fn):
+        @functools.wraps(test_fn)
+        def wrapper(*args, **kwargs):
+            wanted = target_kwargs.items() <= kwargs.items()
+            if not wanted or os.environ.get("TILE_UNDER_MEMCHECK"):
+                return test_fn(*args, **kwargs)
+            if "request" not in kwargs:
+                raise TypeError("a cuda_memcheck test needs the `request` "
+                                "fixture among its arguments")
+            node = kwargs["request"].node
+            path = os.path.realpath(test_fn.__globals__["__file__"])
+            test_id = "%s::%s" % (path, node.name)
+            env = dict(os.environ, TILE_UNDER_MEMCHECK="1",
+                       PYTORCH_NO_CUDA_MEMORY_CACHING="1")
+            out = subprocess.run(["compute-sanitizer", "--tool", "memcheck",
+                                  sys.executable, "-m", "pytest", "-q", test_id],
+                                 capture_output=True, text=True, env=env)
+            if out.returncode != 0 or "ERROR SUMMARY: 0 errors" not in out.stdout:
+                raise AssertionError("memcheck found errors in %s:\n%s" % (
+                    test_id, out.stdout[-4000:]))
+        return wrapper
+    return decorator
+
+
 def perf_report(benchmarks):
     """`@tile.testing.perf_report(tile.testing.Benchmark(...))`."""
     return lambda fn: Mark(fn, benchmarks)
 
 
 __all__ = ["assert_close", "do_bench", "do_bench_cudagraph", "Benchmark",
-           "Mark", "perf_report"]
+           "Mark", "perf_report", "nvsmi", "get_dram_gbps",
+           "get_max_tensorcore_tflops", "get_max_simd_tflops", "set_gpu_clock",
+           "cuda_memcheck"]
