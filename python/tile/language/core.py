@@ -911,6 +911,102 @@ def device_assert(cond, msg=""):
 
 
 # ---------------------------------------------------------------------------
+# Triton's standard library, written with the builtins above (composites:
+# the interpreter runs these bodies too)
+# ---------------------------------------------------------------------------
+
+def _static_shape(x):
+    return [int(_unwrap(n)) for n in x.shape]
+
+
+@builtin
+def ravel(x, can_reorder=False):
+    """`x` as one dimension, row-major (any order with `can_reorder`)."""
+    return reshape(x, [int(_unwrap(x.numel))], can_reorder=can_reorder)
+
+
+@builtin
+def interleave(a, b):
+    """a[..., 0], b[..., 0], a[..., 1], b[..., 1], ... along the last
+    dimension (which doubles)."""
+    c = join(a, b)
+    shape = _static_shape(c)
+    if len(shape) == 1:
+        return c
+    return reshape(c, shape[:-2] + [shape[-2] * 2])
+
+
+@builtin
+def flip(x, dim=None):
+    """`x` reversed along `dim` (the last when None), whose extent must be
+    a power of two. Reversing an index in [0, 2^k) complements each of its
+    k bits: the dimension is viewed as k dimensions of 2, and the two
+    halves of each are swapped (split, then join the other way round)."""
+    shape = _static_shape(x)
+    rank = len(shape)
+    dim = rank - 1 if _unwrap(dim) is None else int(_unwrap(dim))
+    if rank == 0 or not -rank <= dim < rank:
+        raise sem.SemanticError("flip: dim %d is out of range for a block of "
+                                "rank %d" % (dim, rank))
+    dim %= rank
+    n = shape[dim]
+    if n & (n - 1):
+        raise sem.SemanticError("flip needs a power-of-two extent along dim "
+                                "%d, got %d" % (dim, n))
+    bits = n.bit_length() - 1
+    if bits == 0:
+        return x
+    y = reshape(x, shape[:dim] + [2] * bits + shape[dim + 1:])
+    width = rank - 1 + bits
+    for axis in builtins.range(dim, dim + bits):
+        order = [i for i in builtins.range(width) if i != axis] + [axis]
+        inverse = [order.index(i) for i in builtins.range(width)]
+        low, high = split(permute(y, order))
+        y = permute(join(high, low), inverse)
+    return reshape(y, shape)
+
+
+@builtin
+def swizzle2d(i, j, size_i, size_j, size_g):
+    """Maps row-major (i, j) in a size_i x size_j grid to grouped order:
+    groups of `size_g` rows are walked column by column (the last group
+    may be shorter), so that neighbouring programs share rows and
+    columns."""
+    i, j, size_i, size_j, size_g = (_unwrap(v) for v in
+                                    (i, j, size_i, size_j, size_g))
+    linear = i * size_j + j
+    per_group = size_g * size_j
+    first_row = (linear // per_group) * size_g
+    rows = minimum(size_i - first_row, size_g)
+    within = linear % per_group
+    return first_row + within % rows, within // rows
+
+
+@builtin
+def cast(input, dtype, fp_downcast_rounding=None, bitcast=False):
+    """`input` as `dtype` (`.to`): a conversion, or with `bitcast` the same
+    bits read as another type of the same width."""
+    if not hasattr(input, "to"):
+        if _unwrap(bitcast):
+            raise sem.SemanticError("cast: bitcast needs a tensor, got %r"
+                                    % (_unwrap(input),))
+        return full([], input, dtype)
+    return input.to(dtype, fp_downcast_rounding=fp_downcast_rounding,
+                    bitcast=bitcast)
+
+
+@builtin
+def assume(cond):
+    """A fact the compiler may rely on (Triton lowers it to llvm.assume).
+    tile does not use such facts yet; a compile-time false one is an
+    error."""
+    value = _unwrap(cond)
+    if isinstance(value, bool) and not value:
+        raise sem.SemanticError("assume: the condition is false at compile "
+                                "time")
+
+
+# ---------------------------------------------------------------------------
 # Reductions and scans with a user combiner
 # ---------------------------------------------------------------------------
 

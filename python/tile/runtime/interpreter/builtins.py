@@ -22,7 +22,8 @@ from tile.runtime.interpreter import tensor as T
 
 COMPOSITES = {"sigmoid", "fdiv", "cdiv", "clamp", "softmax", "zeros",
               "zeros_like", "full_like", "view", "randint", "rand", "rand4x",
-              "randn", "multiple_of", "max_contiguous"}
+              "randn", "multiple_of", "max_contiguous", "ravel", "interleave",
+              "flip", "swizzle2d", "cast", "assume"}
 
 BUILTINS = {}
 
