@@ -38,11 +38,12 @@ struct LaunchConfig {
   LaunchAttribute *attrs;
   unsigned numAttrs;
 };
-constexpr int kLaunchCooperative = 2;        // CU_LAUNCH_ATTRIBUTE_COOPERATIVE
-constexpr int kLaunchProgrammaticSerial = 6; // ..._PROGRAMMATIC_STREAM_SERIALIZATION
-constexpr int kFuncMaxThreads = 0;           // CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK
-constexpr int kFuncLocalBytes = 3;           // CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES
-constexpr int kFuncNumRegs = 4;              // CU_FUNC_ATTRIBUTE_NUM_REGS
+constexpr int kLaunchCooperative = 2; // CU_LAUNCH_ATTRIBUTE_COOPERATIVE
+constexpr int kLaunchProgrammaticSerial =
+    6;                             // ..._PROGRAMMATIC_STREAM_SERIALIZATION
+constexpr int kFuncMaxThreads = 0; // CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK
+constexpr int kFuncLocalBytes = 3; // CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES
+constexpr int kFuncNumRegs = 4;    // CU_FUNC_ATTRIBUTE_NUM_REGS
 
 struct Driver {
   CUresult (*cuInit)(unsigned);
@@ -222,8 +223,9 @@ bool launchKernel(const LoadedKernel &kernel, unsigned gridX, unsigned gridY,
     attrs[count].id = kLaunchProgrammaticSerial;
     attrs[count++].value.flag = 1;
   }
-  LaunchConfig config{ctasX,  gridY,  gridZ, kernel.threads,     1,
-                      1,      kernel.sharedBytes, stream, attrs, count};
+  LaunchConfig config{
+      ctasX,  gridY, gridZ, kernel.threads, 1, 1, kernel.sharedBytes,
+      stream, attrs, count};
   CUresult rc = d.cuLaunchKernelEx(&config, kernel.function, params, nullptr);
   if (rc != 0) {
     error = std::string("cuLaunchKernelEx (") +
@@ -266,12 +268,15 @@ bool getDeviceProperties(int ordinal, DeviceProperties &properties,
   CUdevice device;
   CUresult rc = d.cuDeviceGet(&device, ordinal);
   // cuda.h's CU_DEVICE_ATTRIBUTE_* numbers.
-  std::pair<int *, int> queries[] = {
-      {&properties.multiprocessors, 16},      {&properties.maxSharedPerBlock, 97},
-      {&properties.maxRegistersPerBlock, 12}, {&properties.warpSize, 10},
-      {&properties.smClockKHz, 13},           {&properties.memClockKHz, 36},
-      {&properties.memBusWidthBits, 37},      {&properties.major, 75},
-      {&properties.minor, 76}};
+  std::pair<int *, int> queries[] = {{&properties.multiprocessors, 16},
+                                     {&properties.maxSharedPerBlock, 97},
+                                     {&properties.maxRegistersPerBlock, 12},
+                                     {&properties.warpSize, 10},
+                                     {&properties.smClockKHz, 13},
+                                     {&properties.memClockKHz, 36},
+                                     {&properties.memBusWidthBits, 37},
+                                     {&properties.major, 75},
+                                     {&properties.minor, 76}};
   for (auto [slot, attribute] : queries)
     if (rc == 0)
       rc = d.cuDeviceGetAttribute(slot, attribute, device);
@@ -330,8 +335,7 @@ bool encodeTensorMap(void *map, int dataType, unsigned elementBytes,
   // The box and swizzle the compiler's shared layout expects (TMA.h).
   int64_t rowBytes = blockShape[rank - 1] * elementBytes;
   unsigned swizzle = tma::getNVMMASwizzleBytes(rowBytes);
-  box[0] = uint32_t(
-      tma::getTMABoxInner(blockShape[rank - 1], elementBytes));
+  box[0] = uint32_t(tma::getTMABoxInner(blockShape[rank - 1], elementBytes));
   for (size_t i = 1; i < rank; ++i)
     if (box[i] > 256) {
       error = "a block dimension is larger than the 256 a TMA box allows";

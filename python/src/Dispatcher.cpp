@@ -90,10 +90,15 @@ PyObject *str_dtype, *str_active, *str_launch, *str_prepare, *str_run,
 /// Launch options that pick a compilation (Triton's names). Python checks
 /// their values (jit._resolve_options) before anything is keyed by them.
 constexpr int kNumOptions = 9;
-const char *kOptionNames[kNumOptions] = {
-    "num_warps", "num_stages",      "target",
-    "enable_fp_fusion", "num_ctas", "maxnreg",
-    "launch_cooperative_grid", "launch_pdl", "debug"};
+const char *kOptionNames[kNumOptions] = {"num_warps",
+                                         "num_stages",
+                                         "target",
+                                         "enable_fp_fusion",
+                                         "num_ctas",
+                                         "maxnreg",
+                                         "launch_cooperative_grid",
+                                         "launch_pdl",
+                                         "debug"};
 
 //===----------------------------------------------------------------------===//
 // Binding and keying

@@ -388,13 +388,12 @@ struct ConvertTileToLLVMPass
       return LLVM::LLVMPointerType::get(context);
     });
     RewritePatternSet patterns(context);
-    patterns.add<ProgramIdPattern, NumProgramsPattern>(converter,
-                                                       numCtas > 1);
-    patterns.add<AddPtrPattern,
-                 PtrToIntPattern, IntToPtrPattern, BitcastPattern,
-                 FpToFpPattern, ClampFPattern, PreciseSqrtPattern,
-                 PreciseDivPattern, MulhiUIPattern, ExternElementwisePattern>(
-        converter);
+    patterns.add<ProgramIdPattern, NumProgramsPattern>(converter, numCtas > 1);
+    patterns
+        .add<AddPtrPattern, PtrToIntPattern, IntToPtrPattern, BitcastPattern,
+             FpToFpPattern, ClampFPattern, PreciseSqrtPattern,
+             PreciseDivPattern, MulhiUIPattern, ExternElementwisePattern>(
+            converter);
     patterns.add<FastDivF32Pattern>(converter, /*benefit=*/20);
     // libdevice first; what it does not cover goes to LLVM intrinsics.
     populateLibDeviceConversionPatterns(converter, patterns, /*benefit=*/10);
