@@ -17,7 +17,7 @@ from tile.language.core import (  # noqa: F401
     split, cat, histogram, umulhi, device_print, device_assert, debug_barrier,
     reduce,
     associative_scan, div_rn, sqrt_rn, make_tensor_descriptor, ravel,
-    interleave, flip, swizzle2d, cast, assume)
+    interleave, flip, swizzle2d, cast, assume, extern_elementwise)
 from tile.language import math  # noqa: F401
 from tile.language.random import (randint, randint4x, rand, rand4x,  # noqa: F401
                                   randn)
@@ -26,3 +26,4 @@ float8e4m3fn = float8e4nv
 # Triton's name for the largest block (elements) a kernel may have.
 TRITON_MAX_TENSOR_NUMEL = TILE_MAX_TENSOR_NUMEL
 from tile.language.constexpr_function import constexpr_function  # noqa: E402,F401
+from tile.language import extra  # noqa: E402,F401

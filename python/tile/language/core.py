@@ -910,6 +910,20 @@ def device_assert(cond, msg=""):
                                         c.type.to_ir()))
 
 
+@builtin
+def extern_elementwise(lib_name, lib_path, args, arg_type_symbol_dict, is_pure):
+    """Calls a device-library function on each element of `args`
+    (broadcast together). `arg_type_symbol_dict` maps a tuple of argument
+    dtypes to (symbol, result dtype); arguments with no entry are first
+    promoted to one arithmetic type. tile links CUDA's libdevice; symbols
+    from elsewhere fail when the PTX is linked."""
+    table = {tuple(_unwrap(t) for t in key): (_unwrap(sym), _unwrap(ret))
+             for key, (sym, ret) in _unwrap(arg_type_symbol_dict).items()}
+    return tensor(sem.extern_elementwise(
+        current_builder(), str(_unwrap(lib_name)), str(_unwrap(lib_path)),
+        [_raw(a) for a in _unwrap(args)], table, bool(_unwrap(is_pure))))
+
+
 # ---------------------------------------------------------------------------
 # Triton's standard library, written with the builtins above (composites:
 # the interpreter runs these bodies too)

@@ -19,6 +19,7 @@ from tile.runtime.interpreter.tensor import (SemanticError, Tensor, cast,
                                              constant, lift, lift_pair, like,
                                              make, minmax, shape_of, unwrap)
 from tile.runtime.interpreter import tensor as T
+from tile.runtime.interpreter import libdevice as _libdevice
 
 COMPOSITES = {"sigmoid", "fdiv", "cdiv", "clamp", "softmax", "zeros",
               "zeros_like", "full_like", "view", "randint", "rand", "rand4x",
@@ -485,3 +486,12 @@ def device_assert(cond, msg=""):
         raise AssertionError("device_assert failed in program %s%s: %s"
                              % (tuple(_program().pid), at, unwrap(msg)))
 
+
+
+@builtin
+def extern_elementwise(lib_name, lib_path, args, arg_type_symbol_dict, is_pure):
+    table = {tuple(unwrap(t) for t in key): (unwrap(sym), unwrap(ret))
+             for key, (sym, ret) in unwrap(arg_type_symbol_dict).items()}
+    return _libdevice.extern_elementwise(
+        str(unwrap(lib_name)), str(unwrap(lib_path)), list(unwrap(args)),
+        table, bool(unwrap(is_pure)))
