@@ -32,9 +32,11 @@ def test_every_signature_runs(tmp_path):
         "fp32": torch.rand(n, device="cuda") + 0.5,
         "fp64": torch.rand(n, device="cuda", dtype=torch.float64) + 0.5,
         "i32": torch.randint(1, 100, (n,), device="cuda", dtype=torch.int32),
-        "u32": torch.randint(1, 100, (n,), device="cuda", dtype=torch.int32),
+        "u32": torch.randint(1, 100, (n,), device="cuda",
+                             dtype=torch.int32).view(torch.uint32),
         "i64": torch.randint(1, 100, (n,), device="cuda", dtype=torch.int64),
-        "u64": torch.randint(1, 100, (n,), device="cuda", dtype=torch.int64),
+        "u64": torch.randint(1, 100, (n,), device="cuda",
+                             dtype=torch.int64).view(torch.uint64),
         "i16": torch.randint(1, 100, (n,), device="cuda", dtype=torch.int16),
     }
     for chunk in range(4):

@@ -33,7 +33,8 @@ CASES = [
 # fp32 functions of two arguments, on (x, y).
 BINARY = [("pow", np.power, 1e-6), ("atan2", np.arctan2, 1e-6),
           ("hypot", np.hypot, 1e-6), ("fmod", np.fmod, 1e-6),
-          ("copysign", np.copysign, 0), ("fdim", lambda x, y: np.maximum(x - y, 0), 0)]
+          ("copysign", np.copysign, 0),
+          ("fdim", lambda x, y: np.maximum(x - y, 0), 1e-6)]
 
 
 @tile.jit
