@@ -454,3 +454,20 @@ def test_preload_recompiles_the_same_specialization(recorder):
     assert again.hash == first.hash and len(k.cache) == 1
     with pytest.raises(RuntimeError, match="Specialization data is for"):
         scale.preload(data[0])
+
+
+def test_debug_knob_reaches_warm_launches(recorder):
+    @tile.jit
+    def k(x_ptr):
+        tl.device_assert(tl.load(x_ptr) == 1, "x == 1")
+
+    x = FakeTensor(4096)
+    k[(1,)](x)
+    k[(1,)](x)    # warm: the C++ table has it
+    with tile.knobs.runtime.scope():
+        tile.knobs.runtime.debug = True
+        k[(1,)](x)
+    k[(1,)](x)
+    asserts = ["tile.assert" in kernel.asm["tile"]
+               for kernel, _, _ in recorder.launches]
+    assert asserts == [False, False, True, False]

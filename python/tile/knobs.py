@@ -76,9 +76,25 @@ class env_knob:
 
     def __set__(self, group, value):
         group.__dict__[self.name] = value
+        _changed()
 
     def __delete__(self, group):
         group.__dict__.pop(self.name, None)
+        _changed()
+
+
+# Called after a setting changes: what was specialised under the old value
+# (the C++ launch tables, keyed without it) must be forgotten.
+_listeners = []
+
+
+def add_listener(fn):
+    _listeners.append(fn)
+
+
+def _changed():
+    for fn in _listeners:
+        fn()
 
 
 class _Group:
@@ -92,12 +108,14 @@ class _Group:
         finally:
             self.__dict__.clear()
             self.__dict__.update(saved)
+            _changed()
 
     def reset(self):
         """Every setting back to its environment variable."""
         for name, value in list(self.__dict__.items()):
             if isinstance(type(self).__dict__.get(name), env_knob):
                 del self.__dict__[name]
+        _changed()
         return self
 
     def copy(self):

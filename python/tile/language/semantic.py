@@ -528,34 +528,41 @@ def unary_math(b, name, x):
     return b.op(x.type, "%s %s : %s" % (name, x.name, x.type.to_ir()))
 
 
-def extern_elementwise(b, lib_name, lib_path, args, table, pure):
-    """A call of a device-library function on each element. `table` maps a
-    tuple of argument dtypes to (symbol, result dtype). Arguments whose
-    types have no entry are first brought to one arithmetic type, as
-    Triton does; then all are broadcast to one shape."""
-    values = [lift(b, a) for a in args]
-    if not values:
-        raise SemanticError("extern_elementwise needs at least one argument")
-    types = tuple(v.type.scalar for v in values)
-    if types not in table and len(values) > 1:
-        common = values[0].type.scalar
-        for v in values[1:]:
-            common = computation_type(common, v.type.scalar)
-        values = [cast(b, v, common) for v in values]
-        types = tuple(v.type.scalar for v in values)
+def extern_signature(lib_name, types, table):
+    """(argument types, symbol, result type) a device-library call takes
+    for arguments of `types`: the table's entry for them, else for all of
+    them brought to one arithmetic type, as Triton does."""
+    if types not in table and len(types) > 1:
+        common = types[0]
+        for t in types[1:]:
+            common = computation_type(common, t)
+        types = (common,) * len(types)
     if types not in table:
         raise SemanticError(
             "%s has no function for arguments of type (%s); it takes %s" % (
                 lib_name, ", ".join(str(t) for t in types),
                 "; ".join("(%s)" % ", ".join(str(t) for t in key)
                           for key in table)))
+    symbol, result = table[types]
+    return types, symbol, result
+
+
+def extern_elementwise(b, lib_name, lib_path, args, table, pure):
+    """A call of a device-library function on each element. `table` maps a
+    tuple of argument dtypes to (symbol, result dtype); the arguments are
+    cast as extern_signature says, then broadcast to one shape."""
+    values = [lift(b, a) for a in args]
+    if not values:
+        raise SemanticError("extern_elementwise needs at least one argument")
+    types, symbol, result = extern_signature(
+        lib_name, tuple(v.type.scalar for v in values), table)
+    values = [cast(b, v, t) for v, t in zip(values, types)]
     shape = ()
     for v in values:
         shape = broadcast_shapes(shape, shape_of(v))
     values = [broadcast_to(b, _to_rank(b, v, len(shape))
                            if v.type.is_block() else v, list(shape))
               if shape else v for v in values]
-    symbol, result = table[types]
     rty = _like(values[0], result)
     return b.op(rty, "tile.extern_elementwise %s {libname = %s, libpath = %s, "
                 "symbol = %s, pure = %s} : (%s) -> %s" % (

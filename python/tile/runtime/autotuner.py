@@ -87,9 +87,15 @@ class Heuristics(KernelInterface):
         self.fn, self.arg_names, self.values = fn, arg_names, values
 
     def run(self, *args, **kwargs):
+        return self.fn.run(*args, **self.with_values(args, kwargs))
+
+    def with_values(self, args, kwargs):
+        """`kwargs` plus the value of each rule, in order (a rule sees the
+        ones before it)."""
+        kwargs = dict(kwargs)
         for name, rule in self.values.items():
             kwargs[name] = rule({**dict(zip(self.arg_names, args)), **kwargs})
-        return self.fn.run(*args, **kwargs)
+        return kwargs
 
     def __getattr__(self, name):
         # src, cache_key, ... of the function underneath.
@@ -114,9 +120,7 @@ def _specialise(fn, args, kwargs):
     """(JITFunction, args, kwargs) that `fn.run(*args, **kwargs)` would
     compile, with the heuristics above it applied."""
     while isinstance(fn, Heuristics):
-        kwargs = dict(kwargs)
-        for name, rule in fn.values.items():
-            kwargs[name] = rule({**dict(zip(fn.arg_names, args)), **kwargs})
+        kwargs = fn.with_values(args, kwargs)
         fn = fn.fn
     if isinstance(fn, Autotuner):
         return None

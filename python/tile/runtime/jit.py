@@ -15,7 +15,7 @@ from tile.compiler.compiler import compile_to_gpu, lower_to_tile_ir
 from tile.language import core as tl
 from tile.language import dtypes as d
 from tile.compiler.compiler import CompiledKernel
-from tile.runtime import async_compile, cache, host_values, launcher
+from tile.runtime import async_compile, cache, launcher
 from tile.runtime.dependencies import (current, dependencies_key, describe,
                                        snapshot, used_globals)
 from tile.runtime.hooks import (JitFunctionInfo, LaunchMetadata,
@@ -174,9 +174,7 @@ class JITFunction:
                 return None, [], bound
             kernel = self._compile_for(key, bound, options)
             self._finish_compile(key, kernel, options, warmup)
-        runtime = [i for i, spec in enumerate(key[0])
-                   if spec[0] not in ("constexpr", "one", "none")]
-        return kernel, runtime, bound
+        return kernel, kernel.runtime_params, bound
 
     def _finish_compile(self, key, kernel, options, warmup):
         self.cache.setdefault(key, kernel)
@@ -273,9 +271,8 @@ class JITFunction:
                 raise RuntimeError("%s runs in the interpreter: there is no "
                                    "compiled kernel to warm up" % self.__name__)
             return self._interpret(grid, args, kwargs)
-        kernel, runtime, bound = self._prepare(args, kwargs, warmup)
-        if kernel is None or warmup and not runtime and \
-                not isinstance(kernel, CompiledKernel):
+        kernel, _, bound = self._prepare(args, kwargs, warmup)
+        if not isinstance(kernel, CompiledKernel):
             return kernel   # declined by a hook, or an async compile's future
         if self.used_global_vals:
             self._check_globals(kernel)
@@ -284,10 +281,6 @@ class JITFunction:
         if callable(grid):
             grid = grid(bound)
         grid = launcher.grid_dims(grid)
-        runtime_args = [bound[self.arg_names[i]] for i in runtime]
-        recipes = kernel.metadata.get("host_descriptors")
-        if recipes:
-            runtime_args += host_values.descriptors(recipes, bound)
         enter, exit = (_knobs.runtime.launch_enter_hook,
                        _knobs.runtime.launch_exit_hook)
         metadata = None
@@ -295,7 +288,7 @@ class JITFunction:
             metadata = LaunchMetadata(self, kernel, grid, bound)
         if enter:
             enter(metadata)
-        launcher.active().launch(kernel, grid, runtime_args)
+        launcher.launch_bound(kernel, grid, bound)
         if exit:
             exit(metadata)
         return kernel
@@ -403,11 +396,11 @@ class JITFunction:
         kernel.used_globals = records
         kernel.arg_names = list(self.arg_names)
         kernel.runtime_params = [i for i, spec in enumerate(key[0])
-                                 if spec[0] not in ("constexpr", "one", "none")]
+                                 if spec[0] not in _COMPILED_IN]
         kernel.signature = "".join(
             _SIG_LETTERS.get(spec[0][:1] if spec[0].startswith("*") else
                              spec[0].partition("<")[0], "?")
-            for spec in key[0] if spec[0] not in ("constexpr", "one", "none"))
+            for spec in key[0] if spec[0] not in _COMPILED_IN)
         kernel.signature += "d" * len(kernel.metadata.get("host_descriptors", ()))
         return kernel
 
@@ -455,6 +448,9 @@ class JITFunction:
 # pays no environment lookup.
 INTERPRET_ALL = os.environ.get("TILE_INTERPRET", "0") not in ("", "0")
 
+# Specialization kinds that are compiled into the kernel, not passed.
+_COMPILED_IN = ("constexpr", "one", "none")
+
 _SIG_LETTERS = {"*": "p", "i32": "i", "i64": "l", "u64": "l", "fp32": "f",
                 "i1": "b", "tensordesc": "d"}
 
@@ -498,6 +494,11 @@ def forget_specializations():
     for fn in list(_registry):
         if fn._dispatcher is not None:
             fn._dispatcher.clear()
+
+
+# A launch that leaves `debug` out is keyed in C++ without it: a new
+# knobs.runtime.debug must reach the next launch.
+_knobs.add_listener(forget_specializations)
 
 
 def _device():

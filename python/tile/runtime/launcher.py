@@ -135,12 +135,18 @@ def launch_compiled(kernel, grid, args):
             kernel.name, len(kernel.arg_names), ", ".join(kernel.arg_names),
             len(args)))
     bound = dict(zip(kernel.arg_names, args))
-    dims = grid_dims(grid(bound) if callable(grid) else grid)
-    runtime = [args[i] for i in kernel.runtime_params]
+    launch_bound(kernel, grid_dims(grid(bound) if callable(grid) else grid),
+                 bound)
+
+
+def launch_bound(kernel, dims, bound):
+    """Launches `kernel` with its arguments bound by name: the runtime
+    parameters, then the descriptors the kernel makes, encoded here."""
+    args = [bound[kernel.arg_names[i]] for i in kernel.runtime_params]
     recipes = kernel.metadata.get("host_descriptors")
     if recipes:
-        runtime += host_values.descriptors(recipes, bound)
-    active().launch(kernel, dims, runtime)
+        args += host_values.descriptors(recipes, bound)
+    active().launch(kernel, dims, args)
 
 
 def grid_dims(grid):

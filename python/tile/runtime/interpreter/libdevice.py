@@ -59,21 +59,13 @@ def _base(symbol):
 
 def extern_elementwise(lib_name, lib_path, args, table, is_pure):
     values = [lift(a) for a in args]
-    types = tuple(v.type.scalar for v in values)
-    if types not in table and len(values) > 1:
-        common = types[0]
-        for t in types[1:]:
-            common = sem.computation_type(common, t)
-        values = [cast(v, common) for v in values]
-        types = tuple(v.type.scalar for v in values)
-    if types not in table:
-        raise SemanticError("%s has no function for arguments of type (%s)"
-                            % (lib_name, ", ".join(str(t) for t in types)))
-    for i in range(1, len(values)):
-        values[0], values[i] = T.broadcast(values[0], values[i])
-    for i in range(1, len(values)):
-        values[0], values[i] = T.broadcast(values[0], values[i])
-    symbol, result = table[types]
+    types, symbol, result = sem.extern_signature(
+        lib_name, tuple(v.type.scalar for v in values), table)
+    values = [cast(v, t) for v, t in zip(values, types)]
+    # Two passes bring every argument to the one broadcast shape.
+    for _ in range(2):
+        for i in range(1, len(values)):
+            values[0], values[i] = T.broadcast(values[0], values[i])
     fn = NUMPY.get(_base(symbol))
     if fn is None:
         raise SemanticError("the interpreter has no numpy version of %s's %s"
