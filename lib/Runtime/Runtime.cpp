@@ -38,12 +38,13 @@ struct LaunchConfig {
   LaunchAttribute *attrs;
   unsigned numAttrs;
 };
-constexpr int kLaunchCooperative = 2; // CU_LAUNCH_ATTRIBUTE_COOPERATIVE
-constexpr int kLaunchProgrammaticSerial =
-    6;                             // ..._PROGRAMMATIC_STREAM_SERIALIZATION
-constexpr int kFuncMaxThreads = 0; // CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK
-constexpr int kFuncLocalBytes = 3; // CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES
-constexpr int kFuncNumRegs = 4;    // CU_FUNC_ATTRIBUTE_NUM_REGS
+// cuda.h's numbers: launch attributes, function attributes, an error.
+constexpr int kLaunchCooperative = 2;        // ..._COOPERATIVE
+constexpr int kLaunchProgrammaticSerial = 6; // ..._PROGRAMMATIC_STREAM_...
+constexpr int kFuncMaxThreads = 0;           // ..._MAX_THREADS_PER_BLOCK
+constexpr int kFuncLocalBytes = 3;           // ..._LOCAL_SIZE_BYTES
+constexpr int kFuncNumRegs = 4;              // ..._NUM_REGS
+constexpr int kInvalidContext = 201;         // CUDA_ERROR_INVALID_CONTEXT
 
 struct Driver {
   CUresult (*cuInit)(unsigned);
@@ -144,6 +145,32 @@ bool ensureContext(Driver &d, int ordinal, std::string &error) {
   return true;
 }
 
+/// One launch of `kernel` (cuLaunchKernel, or cuLaunchKernelEx for the
+/// cooperative and dependent kinds); the driver's result.
+CUresult launchOnce(Driver &d, const tile::LoadedKernel &kernel, unsigned gridX,
+                    unsigned gridY, unsigned gridZ, CUstream stream,
+                    void **params) {
+  unsigned ctasX = gridX * kernel.ctasPerProgram;
+  if (!kernel.cooperative && !kernel.dependentLaunch)
+    return d.cuLaunchKernel(kernel.function, ctasX, gridY, gridZ,
+                            kernel.threads, 1, 1, kernel.sharedBytes, stream,
+                            params, nullptr);
+  LaunchAttribute attrs[2] = {};
+  unsigned count = 0;
+  if (kernel.cooperative) {
+    attrs[count].id = kLaunchCooperative;
+    attrs[count++].value.flag = 1;
+  }
+  if (kernel.dependentLaunch) {
+    attrs[count].id = kLaunchProgrammaticSerial;
+    attrs[count++].value.flag = 1;
+  }
+  LaunchConfig config{
+      ctasX,  gridY, gridZ, kernel.threads, 1, 1, kernel.sharedBytes,
+      stream, attrs, count};
+  return d.cuLaunchKernelEx(&config, kernel.function, params, nullptr);
+}
+
 } // namespace
 
 namespace tile {
@@ -196,41 +223,21 @@ bool launchKernel(const LoadedKernel &kernel, unsigned gridX, unsigned gridY,
                   unsigned gridZ, void *stream, void **params,
                   std::string &error) {
   Driver &d = driver();
+  CUresult rc = launchOnce(d, kernel, gridX, gridY, gridZ, stream, params);
   // A thread that never touched CUDA has no current context (torch makes
-  // one current only where it runs): use the kernel's device's primary one.
-  CUcontext context = nullptr;
-  if ((d.cuCtxGetCurrent(&context) != 0 || !context) &&
-      !ensureContext(d, kernel.device, error))
-    return false;
-  unsigned ctasX = gridX * kernel.ctasPerProgram;
-  if (!kernel.cooperative && !kernel.dependentLaunch) {
-    CUresult rc =
-        d.cuLaunchKernel(kernel.function, ctasX, gridY, gridZ, kernel.threads,
-                         1, 1, kernel.sharedBytes, stream, params, nullptr);
-    if (rc != 0) {
-      error = "cuLaunchKernel: " + describe(d, rc);
+  // one current only where it runs): make the kernel's device's primary
+  // context current and try again. Checked on failure only, so that the
+  // usual launch pays nothing for it.
+  if (rc == kInvalidContext) {
+    if (!ensureContext(d, kernel.device, error))
       return false;
-    }
-    return true;
+    rc = launchOnce(d, kernel, gridX, gridY, gridZ, stream, params);
   }
-  LaunchAttribute attrs[2] = {};
-  unsigned count = 0;
-  if (kernel.cooperative) {
-    attrs[count].id = kLaunchCooperative;
-    attrs[count++].value.flag = 1;
-  }
-  if (kernel.dependentLaunch) {
-    attrs[count].id = kLaunchProgrammaticSerial;
-    attrs[count++].value.flag = 1;
-  }
-  LaunchConfig config{
-      ctasX,  gridY, gridZ, kernel.threads, 1, 1, kernel.sharedBytes,
-      stream, attrs, count};
-  CUresult rc = d.cuLaunchKernelEx(&config, kernel.function, params, nullptr);
   if (rc != 0) {
-    error = std::string("cuLaunchKernelEx (") +
-            (kernel.cooperative ? "cooperative" : "dependent") +
-            " launch): " + describe(d, rc);
+    const char *what = kernel.cooperative ? "cuLaunchKernelEx (cooperative)"
+                       : kernel.dependentLaunch ? "cuLaunchKernelEx (dependent)"
+                                                : "cuLaunchKernel";
+    error = std::string(what) + ": " + describe(d, rc);
     return false;
   }
   return true;

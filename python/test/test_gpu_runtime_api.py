@@ -264,3 +264,31 @@ def _has_matplotlib():
 
 if os.environ.get("TILE_GPU_RUNTIME_API_VERBOSE"):
     print(driver.active.utils.get_device_properties(0))
+
+
+def test_launch_from_a_thread_without_a_context():
+    # A new thread has no current CUDA context until something makes one;
+    # the launch makes the device's primary context current and retries.
+    import threading
+    n = 4096
+    x, y = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
+    out = poisoned(n)
+    from tile.runtime import launcher
+    compiled = add_kernel.warmup(x, y, out, n, BLOCK=1024, grid=(4,))
+    handle = launcher.load(compiled, 0)           # loaded on this thread
+    torch.cuda.synchronize()
+    errors = []
+
+    def launch():
+        try:
+            tile._C.launch(handle, 4, 1, 1, 0, compiled.signature,
+                           [x.data_ptr(), y.data_ptr(), out.data_ptr(), n])
+        except Exception as e:   # reported below
+            errors.append(e)
+
+    thread = threading.Thread(target=launch)
+    thread.start()
+    thread.join()
+    assert not errors, errors
+    torch.cuda.synchronize()
+    torch.testing.assert_close(out, x + y)
