@@ -18,16 +18,21 @@ HELPERS = "triton._internal_testing"
 
 
 class _Existing(importlib.abc.Loader):
-    """Hands back a module that is already imported under another name."""
+    """Hands back a module that is already imported under another name.
+    The import system stamps the alias's spec and loader on the module;
+    exec_module puts the module's own back, or a later import or reload
+    of `tile.X` would see a half-initialised `triton` spec and load tile
+    a second time."""
 
     def __init__(self, module):
         self.module = module
+        self.own = (module.__spec__, module.__loader__)
 
     def create_module(self, spec):
         return self.module
 
     def exec_module(self, module):
-        pass
+        module.__spec__, module.__loader__ = self.own
 
 
 class TritonToTile(importlib.abc.MetaPathFinder):
@@ -43,16 +48,19 @@ class TritonToTile(importlib.abc.MetaPathFinder):
             module = importlib.import_module("tile" + fullname[len("triton"):])
         except ImportError:
             return None   # the test sees triton's name missing, as it is
-        _alias_loaded()
+        _alias_loaded(except_for=fullname)
         return importlib.util.spec_from_loader(fullname, _Existing(module))
 
 
-def _alias_loaded():
+def _alias_loaded(except_for):
     """Every tile module already imported is also in sys.modules under its
-    triton name, as importing triton would have put it there."""
+    triton name, as importing triton would have put it there. The one being
+    imported is left to the import system: finding it in sys.modules
+    already, it would load it again from its own spec."""
     for name, module in list(sys.modules.items()):
-        if name == "tile" or name.startswith("tile."):
-            sys.modules.setdefault("triton" + name[len("tile"):], module)
+        alias = "triton" + name[len("tile"):]
+        if (name == "tile" or name.startswith("tile.")) and alias != except_for:
+            sys.modules.setdefault(alias, module)
 
 
 def install():
