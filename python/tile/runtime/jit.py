@@ -218,7 +218,7 @@ class JITFunction:
             self.fn.__qualname__,
             ", ".join("%s=%r" % kv for kv in named.items()),
             ", ".join("%s: %s" % kv for kv in signature.items()))
-        compile = dict(named, key=key, signature=signature, device=_device(),
+        compile = dict(named, key=key, signature=signature, device=launcher.current_device(),
                        constants=constants, configs=[{}], is_warmup=warmup,
                        specialization_data=specialization_data(
                            self, key, options))
@@ -499,14 +499,6 @@ def forget_specializations():
 # A launch that leaves `debug` out is keyed in C++ without it: a new
 # knobs.runtime.debug must reach the next launch.
 _knobs.add_listener(forget_specializations)
-
-
-def _device():
-    fns = launcher.stream_functions()
-    try:
-        return fns[0]() if fns else 0
-    except Exception:
-        return 0
 
 
 class _KernelCache(dict):

@@ -70,8 +70,12 @@ def load(kernel, device=0):
 
 
 def current_device():
+    """torch's current device; 0 without torch or when torch has no CUDA."""
     fns = stream_functions()
-    return fns[0]() if fns else 0
+    try:
+        return fns[0]() if fns else 0
+    except RuntimeError:
+        return 0
 
 
 _stream_functions = False

@@ -77,9 +77,6 @@ def _element_type_name(name, value):
 
 def _unsupported_argument(name, value):
     """The error for an argument the specialisation rules refuse."""
-    if value is None:
-        return TypeError("argument '%s' is None; pass a tensor, a number or a "
-                         "bool" % name)
     if isinstance(value, int):
         return ValueError("argument '%s' = %d does not fit in 64 bits"
                           % (name, value))
