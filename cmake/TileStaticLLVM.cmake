@@ -15,6 +15,18 @@ llvm_map_components_to_libnames(TILE_LLVM_COMPONENT_LIBS ${TILE_LLVM_COMPONENTS}
 # calls; keeping it would add a 20 MB runtime dependency.
 get_target_property(_tile_support_deps LLVMSupport INTERFACE_LINK_LIBRARIES)
 list(FILTER _tile_support_deps EXCLUDE REGEX "z3")
+# zlib and zstd (LLVM's compressed sections) are linked in too: neither is a
+# library that manylinux lets a wheel assume on the host.
+find_library(TILE_ZLIB_STATIC NAMES libz.a)
+find_library(TILE_ZSTD_STATIC NAMES libzstd.a)
+if(TILE_ZLIB_STATIC AND TILE_ZSTD_STATIC)
+  list(TRANSFORM _tile_support_deps REPLACE "^ZLIB::ZLIB$" "${TILE_ZLIB_STATIC}")
+  list(TRANSFORM _tile_support_deps REPLACE "^zstd::libzstd_shared$"
+       "${TILE_ZSTD_STATIC}")
+else()
+  message(WARNING "libz.a or libzstd.a not found: libtile will need the "
+                  "shared libz and libzstd at run time")
+endif()
 set_target_properties(LLVMSupport PROPERTIES
   INTERFACE_LINK_LIBRARIES "${_tile_support_deps}")
 

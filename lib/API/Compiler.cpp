@@ -23,11 +23,10 @@
 
 using namespace mlir;
 
-#ifndef TILE_VERSION_STRING
-#define TILE_VERSION_STRING "unknown"
-#endif
-
-const char * ::tile::version() { return TILE_VERSION_STRING; }
+namespace tile {
+std::string ptxasPath() { return mlir::tile::findPtxas(); }
+std::string libdevicePath() { return mlir::tile::findLibdevice(); }
+} // namespace tile
 
 namespace {
 

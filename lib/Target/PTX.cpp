@@ -34,6 +34,7 @@
 #include "llvm/TargetParser/Triple.h"
 
 #include <cstdlib>
+#include <dlfcn.h>
 #include <mutex>
 
 extern "C" {
@@ -64,22 +65,45 @@ static std::string env(const char *name) {
   return value ? value : "";
 }
 
+/// The directory libtile.so was loaded from. An installed wheel keeps
+/// libdevice there, and pip puts NVIDIA's packages beside it.
+static std::string libraryDirectory() {
+  Dl_info info;
+  if (!dladdr(reinterpret_cast<void *>(&libraryDirectory), &info) ||
+      !info.dli_fname)
+    return "";
+  return llvm::sys::path::parent_path(info.dli_fname).str();
+}
+
+/// `relative` under `root` ("" when root is unset).
+static std::string under(const std::string &root, const char *relative) {
+  return root.empty() ? "" : root + relative;
+}
+
 std::string mlir::tile::findLibdevice() {
   const char *rel = "/nvvm/libdevice/libdevice.10.bc";
-  return firstExisting({env("TILE_LIBDEVICE"), env("CUDA_HOME") + rel,
-                        env("CUDA_PATH") + rel,
+  std::string here = libraryDirectory();
+  // The copy a wheel ships comes before a toolkit's: it is the one the
+  // wheel was tested with.
+  return firstExisting({env("TILE_LIBDEVICE"),
+                        under(here, "/libdevice.10.bc"),
+                        under(env("CUDA_HOME"), rel),
+                        under(env("CUDA_PATH"), rel),
                         "/usr/local/cuda" + std::string(rel)});
 }
 
 std::string mlir::tile::findPtxas() {
   std::string found = firstExisting(
-      {env("TILE_PTXAS"), env("CUDA_HOME") + "/bin/ptxas",
-       env("CUDA_PATH") + "/bin/ptxas", "/usr/local/cuda/bin/ptxas"});
+      {env("TILE_PTXAS"), under(env("CUDA_HOME"), "/bin/ptxas"),
+       under(env("CUDA_PATH"), "/bin/ptxas"), "/usr/local/cuda/bin/ptxas"});
   if (!found.empty())
     return found;
   if (auto onPath = llvm::sys::findProgramByName("ptxas"))
     return *onPath;
-  return "";
+  // NVIDIA's PyPI package (`pip install tile[ptxas]`), installed into the
+  // same site-packages as tile.
+  return firstExisting(
+      {under(libraryDirectory(), "/../nvidia/cu13/bin/ptxas")});
 }
 
 static void initializeNVPTX() {
@@ -271,7 +295,8 @@ mlir::tile::assembleCubin(std::string &ptx, StringRef chip,
                           bool occupancyCap) {
   std::string ptxas = findPtxas();
   if (ptxas.empty()) {
-    error = "ptxas was not found; set TILE_PTXAS or CUDA_HOME";
+    error = "ptxas was not found: install the CUDA toolkit (or `pip install "
+            "tile[ptxas]`), or set TILE_PTXAS or CUDA_HOME";
     return failure();
   }
   CubinInfo first;

@@ -51,6 +51,8 @@ PYBIND11_MODULE(_C, m) {
       .def_readonly("diagnostics", &tile::Result::diagnostics);
 
   m.def("version", &tile::version);
+  m.def("ptxas_path", &tile::ptxasPath);
+  m.def("libdevice_path", &tile::libdevicePath);
   m.attr("MAX_NUM_WARPS") = tile::kMaxNumWarps;
   m.attr("MAX_NUM_STAGES") = tile::kMaxNumStages;
   // The shared memory a block may have on sm_90 (the allocation's limit).

@@ -7,6 +7,8 @@ import pytest
 
 import tile
 import tile.language as tl
+from tile import _C
+from tile.runtime import launcher
 from tile.runtime.launcher import use_launcher
 from kernels import classic as k
 from launch_helpers import FakeTensor, Recorder
@@ -102,10 +104,27 @@ def test_failed_compile_leaves_the_cache_unharmed(recorder):
     assert len(sometimes_bad.cache) == 1
 
 
-def test_no_gpu_runtime_is_a_clear_error():
+def test_no_driver_is_one_clear_error():
+    """Without a CUDA driver a kernel still compiles; the launch names the
+    missing driver and why it would not load."""
     x = FakeTensor(4096)
-    with pytest.raises(RuntimeError, match="no GPU runtime"):
-        fresh(k.add_kernel)[(1,)](x, x, x, 10, BLOCK_SIZE=16)
+    with use_launcher(launcher.NoGPULauncher("cannot load it")):
+        with pytest.raises(RuntimeError, match=r"CUDA driver \(libcuda.so.1\) "
+                           r"is not available on this machine \(cannot load it\)"):
+            fresh(k.add_kernel)[(1,)](x, x, x, 10, BLOCK_SIZE=16)
+
+
+@pytest.mark.skipif(_C.driver_available()[0], reason="a CUDA driver loads here")
+def test_no_driver_on_this_machine():
+    """The launcher a driverless machine gets by itself."""
+    x = FakeTensor(4096)
+    saved = launcher._active
+    launcher._active = None
+    try:
+        with pytest.raises(RuntimeError, match="libcuda.so.1"):
+            fresh(k.add_kernel)[(1,)](x, x, x, 10, BLOCK_SIZE=16)
+    finally:
+        launcher._active = saved
 
 
 def test_warm_path_overhead(recorder, capsys):

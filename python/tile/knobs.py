@@ -24,8 +24,9 @@ Hooks are called with Triton's arguments:
 import contextlib
 import os
 import re
-import shutil
 import subprocess
+
+from tile import _C
 
 
 class HookChain:
@@ -171,22 +172,16 @@ class CompilationKnobs(_Group):
 
 
 class PtxasKnob:
-    """The ptxas tile assembles with: TILE_PTXAS, else CUDA_HOME's, else
-    the toolkit's default place or PATH. `version` is "major.minor"."""
+    """The ptxas tile assembles with, as libtile finds it (TILE_PTXAS, the
+    CUDA toolkit, PATH, then `pip install tile[ptxas]`'s); None if none.
+    `version` is "major.minor"."""
 
     def __init__(self):
         self._version = None
 
     @property
     def path(self):
-        for candidate in (os.environ.get("TILE_PTXAS"),
-                          os.path.join(os.environ.get("CUDA_HOME", ""), "bin",
-                                       "ptxas") if os.environ.get("CUDA_HOME")
-                          else None,
-                          "/usr/local/cuda/bin/ptxas", shutil.which("ptxas")):
-            if candidate and os.path.isfile(candidate):
-                return candidate
-        return None
+        return _C.ptxas_path() or None
 
     @property
     def version(self):

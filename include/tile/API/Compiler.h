@@ -36,8 +36,14 @@ struct Result {
   std::vector<Diagnostic> diagnostics;
 };
 
-/// Version of the compiler, used in cache keys.
+/// Version of the compiler, used in cache keys: the release number, plus
+/// "+g<commit>" for a build that is not a release (utils/packaging).
 TILE_API const char *version();
+
+/// The ptxas and libdevice.10.bc the compiler uses; empty when not found.
+/// An installed wheel's own libdevice comes first; see Target/PTX.h.
+TILE_API std::string ptxasPath();
+TILE_API std::string libdevicePath();
 
 /// Parses `source` (Tile IR as MLIR text; `bufferName` names it in
 /// diagnostics) and verifies it. On success `ir` is the module re-printed

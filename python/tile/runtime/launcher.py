@@ -18,9 +18,17 @@ from tile.runtime import host_values
 
 
 class NoGPULauncher:
+    """Where no CUDA driver loads: compiling works, launching says why not."""
+
+    def __init__(self, why=""):
+        self.why = why
+
     def launch(self, kernel, grid, args):
-        raise RuntimeError("%s compiled, but this build of tile has no GPU "
-                           "runtime to launch it with yet" % kernel.name)
+        raise RuntimeError(
+            "%s compiled, but it cannot be launched: the NVIDIA CUDA driver "
+            "(libcuda.so.1) is not available on this machine (%s). Launching "
+            "needs an NVIDIA GPU and its driver; TILE_INTERPRET=1 runs "
+            "kernels on the CPU instead." % (kernel.name, self.why))
 
 
 class CUDALauncher:
@@ -103,8 +111,8 @@ def active():
     otherwise one that refuses with a clear message."""
     global _active
     if _active is None:
-        ok, _ = _C.driver_available()
-        _active = CUDALauncher() if ok else NoGPULauncher()
+        ok, why = _C.driver_available()
+        _active = CUDALauncher() if ok else NoGPULauncher(why)
     return _active
 
 
