@@ -73,13 +73,18 @@ for refusal in "--python-version $other" "--platform macosx_11_0_arm64"; do
   echo "wheel: pip refuses it with $refusal"
 done
 
-# A fresh environment outside the tree. It sees the system's packages
-# (numpy, pytest, torch where there is one) but not the source tree.
+# A fresh environment outside the tree. It sees the packages of the Python
+# that made the wheel (numpy, pytest, torch where there is one: a .pth file
+# names their directories, which also works when that Python is itself a
+# virtual environment) but not the source tree.
+unset PYTHONPATH
 "$PYTHON" -m venv --system-site-packages "$WORK/venv"
 VPY=$WORK/venv/bin/python
+"$PYTHON" -c 'import sys; print("\n".join(p for p in sys.path
+              if p.endswith(("site-packages", "dist-packages"))))' \
+  > "$("$VPY" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/parent-env.pth"
 (cd "$WORK" && "$VPY" -m pip install -q --no-index "$wheel")
 cd "$WORK"
-unset PYTHONPATH
 "$VPY" - "$ROOT" <<'PY'
 import os, sys, tile
 from tile import _C
