@@ -14,6 +14,10 @@ import importlib.util
 import os
 import sys
 
+# Imported here so that a tile that cannot be imported fails the whole run
+# at once (the alias would otherwise refuse every module one by one).
+import tile  # noqa: F401
+
 HELPERS = "triton._internal_testing"
 
 
@@ -39,15 +43,23 @@ class TritonToTile(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path=None, target=None):
         if fullname != "triton" and not fullname.startswith("triton."):
             return None
+        # Never None: the finders after this one would find the real
+        # Triton where it is installed, and its module would be counted as
+        # tile's.
         if fullname == HELPERS:
             helpers = os.environ.get("TILE_CONFORMANCE_HELPERS")
             if not helpers:
-                return None
+                raise ModuleNotFoundError(
+                    "%s: set TILE_CONFORMANCE_HELPERS to the suite's copy" % HELPERS,
+                    name=fullname)
             return importlib.util.spec_from_file_location(fullname, helpers)
+        target = "tile" + fullname[len("triton"):]
         try:
-            module = importlib.import_module("tile" + fullname[len("triton"):])
-        except ImportError:
-            return None   # the test sees triton's name missing, as it is
+            module = importlib.import_module(target)
+        except ImportError as error:
+            # The test sees triton's name missing, as it is in tile.
+            raise ModuleNotFoundError("No module named %r (tile has no %r)" % (
+                fullname, target), name=fullname) from error
         _alias_loaded(except_for=fullname)
         return importlib.util.spec_from_loader(fullname, _Existing(module))
 
@@ -64,6 +76,12 @@ def _alias_loaded(except_for):
 
 
 def install():
+    # No Triton module may be loaded already: it would run Triton's code
+    # under tile's column.
+    loaded = sorted(n for n in sys.modules
+                    if n == "triton" or n.startswith("triton."))
+    if loaded:
+        raise RuntimeError("Triton was imported before the alias: %s" % loaded[:5])
     if not any(isinstance(f, TritonToTile) for f in sys.meta_path):
         sys.meta_path.insert(0, TritonToTile())
 
