@@ -87,6 +87,8 @@ struct ConvertTileGPUToLLVMPass
     // Memory ops become PTX here even on scalars.
     target.addIllegalOp<LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp>();
     target.addIllegalOp<PrintOp, AssertOp, DebugBarrierOp>();
+    // Inline asm is lowered here in both forms, where packing is known.
+    target.addIllegalOp<ElementwiseInlineAsmOp>();
     target.addIllegalOp<TurnInitOp, TurnWaitOp, TurnPassOp>();
     target.addIllegalOp<LocalAllocOp, LocalLoadOp, LocalStoreOp, LocalDeallocOp,
                         WarpGroupDotOp, AsyncCopyGlobalToLocalOp,
@@ -100,6 +102,7 @@ struct ConvertTileGPUToLLVMPass
     populateCombinePatterns(converter, patterns);
     populateDebugPatterns(converter, patterns);
     populateDotPatterns(converter, patterns);
+    populateInlineAsmPatterns(converter, patterns);
     populateSharedMemoryOpPatterns(converter, patterns, axisInfo);
     populateWarpGroupDotPatterns(converter, patterns);
     populateTMAPatterns(converter, patterns);

@@ -36,7 +36,8 @@ bool isSpecialOp(Operation *op) {
   return isa<arith::ConstantOp, MakeRangeOp, SplatOp, BroadcastOp, ExpandDimsOp,
              TransOp, ReshapeOp, ConvertLayoutOp, LoadOp, StoreOp, AtomicRMWOp,
              AtomicCASOp, ReduceOp, ScanOp, DotOp, HistogramOp, JoinOp, SplitOp,
-             CatOp, PrintOp, AssertOp, DebugBarrierOp>(op) ||
+             CatOp, PrintOp, AssertOp, DebugBarrierOp, ElementwiseInlineAsmOp>(
+             op) ||
          op->getNumRegions() != 0 ||
          op->getDialect()->getNamespace() == "scf" ||
          op->getDialect()->getNamespace() == "func";

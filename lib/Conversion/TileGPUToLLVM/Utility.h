@@ -175,6 +175,9 @@ void populateTurnPatterns(ThreadTypeConverter &converter,
                           RewritePatternSet &patterns);
 void populateDotPatterns(ThreadTypeConverter &converter,
                          RewritePatternSet &patterns);
+/// tile.elementwise_inline_asm, on tensors and on scalars.
+void populateInlineAsmPatterns(ThreadTypeConverter &converter,
+                               RewritePatternSet &patterns);
 void populateSharedMemoryOpPatterns(ThreadTypeConverter &converter,
                                     RewritePatternSet &patterns,
                                     const AxisInfoAnalysis &axisInfo);

@@ -17,7 +17,8 @@ from tile.language.core import (  # noqa: F401
     split, cat, histogram, umulhi, device_print, device_assert, debug_barrier,
     reduce,
     associative_scan, div_rn, sqrt_rn, make_tensor_descriptor, ravel,
-    interleave, flip, swizzle2d, cast, assume, extern_elementwise)
+    interleave, flip, swizzle2d, cast, assume, extern_elementwise,
+    inline_asm_elementwise)
 from tile.language import math  # noqa: F401
 from tile.language.random import (randint, randint4x, rand, rand4x,  # noqa: F401
                                   randn)

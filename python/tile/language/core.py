@@ -924,6 +924,31 @@ def extern_elementwise(lib_name, lib_path, args, arg_type_symbol_dict, is_pure):
         [_raw(a) for a in _unwrap(args)], table, bool(_unwrap(is_pure))))
 
 
+@builtin
+def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack):
+    """Runs the PTX `asm` on each element of `args` (broadcast together),
+    `pack` elements per instance. `dtype` is the result's dtype, or a
+    tuple of dtypes for several results (a tuple of tensors is returned).
+    Arguments and results narrower than 32 bits are packed into 32-bit
+    registers within an instance (four int8 or two float16 per asm
+    operand); `constraints` lists the asm operands, outputs first, in
+    LLVM's syntax ("=r,r"). `is_pure` lets tile drop or merge calls whose
+    results are unused or equal."""
+    dtypes = _unwrap(dtype)
+    several = isinstance(dtypes, (tuple, list))
+    dtypes = [_unwrap(t) for t in (dtypes if several else [dtypes])]
+    for t in dtypes:
+        if not isinstance(t, d.dtype):
+            raise TypeError("inline_asm_elementwise's dtype must be a dtype or "
+                            "a tuple of dtypes, got %r" % (t,))
+    outs = sem.inline_asm_elementwise(
+        current_builder(), _unwrap(asm), _unwrap(constraints),
+        [_raw(a) for a in _unwrap(args)], dtypes, bool(_unwrap(is_pure)),
+        _unwrap(pack))
+    results = tuple(tensor(o) for o in outs)
+    return results if several else results[0]
+
+
 # ---------------------------------------------------------------------------
 # Triton's standard library, written with the builtins above (composites:
 # the interpreter runs these bodies too)

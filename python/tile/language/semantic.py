@@ -572,6 +572,48 @@ def extern_elementwise(b, lib_name, lib_path, args, table, pure):
                     ", ".join(v.type.to_ir() for v in values), rty.to_ir()))
 
 
+def inline_asm_elementwise(b, asm, constraints, args, dtypes, is_pure, pack):
+    """PTX run on each element of `args` (broadcast together), or on `pack`
+    elements at a time; one result per dtype in `dtypes`. The arguments
+    keep their types. The op's verifier checks the constraint string
+    against the operands (packing narrow types into 32-bit registers)."""
+    if not isinstance(asm, str) or not isinstance(constraints, str):
+        raise SemanticError("inline_asm_elementwise's asm and constraints "
+                            "must be constexpr strings")
+    if not isinstance(pack, int) or pack < 1 or pack & (pack - 1):
+        raise SemanticError("pack must be a positive power of two, got %r" % (pack,))
+    values = [lift(b, a) for a in args]
+    shape = ()
+    for v in values:
+        shape = broadcast_shapes(shape, shape_of(v))
+    if not shape and pack > 1:
+        raise SemanticError("pack=%d needs a tensor argument: scalars are one "
+                            "element" % pack)
+    values = [broadcast_to(b, _to_rank(b, v, len(shape))
+                           if v.type.is_block() else v, list(shape))
+              if shape else v for v in values]
+    for v in values:
+        if v.type.scalar.is_ptr() or v.type.scalar.primitive_bitwidth < 8:
+            raise SemanticError("inline_asm_elementwise takes integers and "
+                                "floats of at least 8 bits, got %s" % v.type.scalar)
+    out_types = []
+    for t in dtypes:
+        if t.is_ptr() or t.primitive_bitwidth < 8:
+            raise SemanticError("inline_asm_elementwise returns integers and "
+                                "floats of at least 8 bits, got %s" % t)
+        out_types.append(d.block_type(t, list(shape)) if shape else t)
+    decl, outs = b.results(out_types)
+    b.emit("%s = tile.elementwise_inline_asm %s {constraints = %s, pure = %s, "
+           "packed_element = %d : i32} %s : (%s) -> %s" % (
+               decl, quote(asm), quote(constraints),
+               "true" if is_pure else "false", pack,
+               ", ".join(v.name for v in values),
+               ", ".join(v.type.to_ir() for v in values),
+               out_types[0].to_ir() if len(out_types) == 1 else
+               "(%s)" % ", ".join(t.to_ir() for t in out_types)))
+    return outs
+
+
 # ---------------------------------------------------------------------------
 # Program identity and ranges
 # ---------------------------------------------------------------------------

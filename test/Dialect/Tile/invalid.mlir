@@ -787,6 +787,31 @@ func.func @inline_asm_pack(%x: f32) {
 
 // -----
 
+func.func @inline_asm_constraint_count(%x: tensor<16xi8>) {
+  // Four i8 per instance travel in one 32-bit register: one output, one input.
+  // expected-error @+1 {{constraints name 5 operands (4 outputs), but the results and arguments need 1 outputs and 1 inputs (packed_element 4)}}
+  %0 = tile.elementwise_inline_asm "mov.b32 $0, $4;" {constraints = "=r,=r,=r,=r,r", pure = true, packed_element = 4 : i32} %x : (tensor<16xi8>) -> tensor<16xi8>
+  return
+}
+
+// -----
+
+func.func @inline_asm_output_first(%x: f32) {
+  // expected-error @+1 {{constraint 0 ('f') must be an output ('=...')}}
+  %0 = tile.elementwise_inline_asm "mov.b32 $0, $1;" {constraints = "f,=f", pure = true, packed_element = 1 : i32} %x : (f32) -> f32
+  return
+}
+
+// -----
+
+func.func @inline_asm_bool(%x: i1) {
+  // expected-error @+1 {{operands and results must be integers or floats of at least 8 bits, got 'i1'}}
+  %0 = tile.elementwise_inline_asm "mov.pred $0, $1;" {constraints = "=b,b", pure = true, packed_element = 1 : i32} %x : (i1) -> i1
+  return
+}
+
+// -----
+
 func.func @inline_asm_shapes(%x: tensor<16xf32>) {
   // expected-error @+1 {{all operands and results must have the same shape}}
   %0 = tile.elementwise_inline_asm "mov.b32 $0, $1;" {constraints = "=r,r", pure = true, packed_element = 1 : i32} %x : (tensor<16xf32>) -> tensor<32xf32>

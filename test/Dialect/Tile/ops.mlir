@@ -196,8 +196,8 @@ func.func @casts_and_math(%x: tensor<64xf32>, %h: tensor<64xf16>, %i: tensor<64x
   %12 = tile.extern_elementwise %f, %f {libname = "libdevice", libpath = "", symbol = "__nv_powf", pure = false} : (f32, f32) -> f32
   // CHECK: tile.elementwise_inline_asm "cvt.rn.f16.f32 $0, $1;" {constraints = "=h,r", packed_element = 1 : i32, pure = true} %{{.*}} : (tensor<64xf32>) -> tensor<64xf16>
   %13 = tile.elementwise_inline_asm "cvt.rn.f16.f32 $0, $1;" {constraints = "=h,r", pure = true, packed_element = 1 : i32} %x : (tensor<64xf32>) -> tensor<64xf16>
-  // CHECK: tile.elementwise_inline_asm "mov.b32 $0, $2; mov.b32 $1, $2;" {{.*}} : (tensor<64xi32>) -> (tensor<64xi32>, tensor<64xi32>)
-  %14:2 = tile.elementwise_inline_asm "mov.b32 $0, $2; mov.b32 $1, $2;" {constraints = "=r,=r,r", pure = false, packed_element = 2 : i32} %i : (tensor<64xi32>) -> (tensor<64xi32>, tensor<64xi32>)
+  // CHECK: tile.elementwise_inline_asm "mov.b32 $0, $4; mov.b32 $1, $5; mov.b32 $2, $4; mov.b32 $3, $5;" {{.*}} : (tensor<64xi32>) -> (tensor<64xi32>, tensor<64xi32>)
+  %14:2 = tile.elementwise_inline_asm "mov.b32 $0, $4; mov.b32 $1, $5; mov.b32 $2, $4; mov.b32 $3, $5;" {constraints = "=r,=r,=r,=r,r,r,~{memory}", pure = false, packed_element = 2 : i32} %i : (tensor<64xi32>) -> (tensor<64xi32>, tensor<64xi32>)
   return
 }
 

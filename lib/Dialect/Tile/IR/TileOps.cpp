@@ -657,6 +657,12 @@ void ExternElementwiseOp::getEffects(
   addOpaqueEffects(getPure(), effects);
 }
 
+int64_t ElementwiseInlineAsmOp::elementsPerAsmOperand(Type element,
+                                                      int64_t pack) {
+  unsigned bits = element.getIntOrFloatBitWidth();
+  return bits >= 32 ? 1 : std::min<int64_t>(pack, 32 / bits);
+}
+
 LogicalResult ElementwiseInlineAsmOp::verify() {
   if (getNumResults() == 0)
     return emitOpError("needs at least one result");
@@ -664,6 +670,42 @@ LogicalResult ElementwiseInlineAsmOp::verify() {
   if (pack < 1 || !llvm::isPowerOf2_64(pack))
     return emitOpError("packed_element must be a positive power of two, got ")
            << pack;
+  // Counts the asm operands each value needs, outputs first.
+  int64_t outputs = 0, inputs = 0;
+  for (auto [isResult, types] :
+       {std::make_pair(true, TypeRange(getResultTypes())),
+        std::make_pair(false, TypeRange(getArgs().getTypes()))}) {
+    for (Type type : types) {
+      Type element = getElementTypeOrSelf(type);
+      if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() < 8)
+        return emitOpError("operands and results must be integers or floats "
+                           "of at least 8 bits, got ")
+               << element;
+      (isResult ? outputs : inputs) +=
+          pack / elementsPerAsmOperand(element, pack);
+    }
+  }
+  // The constraint list: `outputs` entries starting with '=', then the
+  // inputs, then clobbers ("~{...}").
+  SmallVector<StringRef> entries;
+  getConstraints().split(entries, ',');
+  int64_t written = 0, writtenOutputs = 0;
+  for (StringRef entry : entries) {
+    entry = entry.trim();
+    if (entry.starts_with("~"))
+      continue;
+    if (written < outputs && !entry.starts_with("="))
+      return emitOpError("constraint ")
+             << written << " ('" << entry << "') must be an output ('=...')";
+    writtenOutputs += entry.starts_with("=");
+    ++written;
+  }
+  if (written != outputs + inputs || writtenOutputs != outputs)
+    return emitOpError("constraints name ")
+           << written << " operands (" << writtenOutputs
+           << " outputs), but the results and arguments need " << outputs
+           << " outputs and " << inputs << " inputs (packed_element " << pack
+           << ")";
   return verifyElementwiseShapes(*this);
 }
 

@@ -572,6 +572,11 @@ def Tile_ElementwiseInlineAsmOp : Tile_Op<"elementwise_inline_asm", [
   let summary = "Inline PTX applied to each element (or to packs of elements)";
   let description = [{
     `packed_element` elements are handed to one instance of the assembly.
+    Operands and results narrower than 32 bits are packed, up to 32 bits
+    per asm operand (four i8 or two f16 share one), so the constraint
+    string lists, outputs first, one entry per asm operand: for each result
+    and then each argument, `packed_element / elementsPerAsmOperand`
+    entries. Clobbers (`~{memory}`) may follow.
 
     ```mlir
     %y = tile.elementwise_inline_asm "cvt.rn.f16.f32 $0, $1;" {constraints = "=h,r",
@@ -583,6 +588,12 @@ def Tile_ElementwiseInlineAsmOp : Tile_Op<"elementwise_inline_asm", [
   let results = (outs Variadic<Tile_Type>:$result);
   let assemblyFormat = "$asm_string attr-dict ($args^)? `:` functional-type($args, $result)";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// How many elements of type `element` one asm operand carries when
+    /// `pack` elements go to one instance: those narrower than 32 bits
+    /// share a register (four i8, two f16), wider ones have one each.
+    static int64_t elementsPerAsmOperand(Type element, int64_t pack);
+  }];
 }
 
 //===----------------------------------------------------------------------===//
