@@ -1,5 +1,7 @@
 """tile.language: what kernels are written in (Triton's `tl` API)."""
 
+import enum as _enum
+
 from tile.language.dtypes import (dtype, pointer_type, block_type, int1, int8,
                                   int16, int32, int64, uint8, uint16, uint32,
                                   uint64, float8e5, float8e4nv, float16,
@@ -18,12 +20,25 @@ from tile.language.core import (  # noqa: F401
     reduce,
     associative_scan, div_rn, sqrt_rn, make_tensor_descriptor, ravel,
     interleave, flip, swizzle2d, cast, assume, extern_elementwise,
-    inline_asm_elementwise)
+    inline_asm_elementwise, to_tensor, add, sub, mul, reduce_or, max_constancy)
 from tile.language import math  # noqa: F401
 from tile.language.random import (randint, randint4x, rand, rand4x,  # noqa: F401
-                                  randn)
+                                  randn, randn4x, philox, philox_impl,
+                                  uint_to_uniform_float,
+                                  pair_uniform_to_normal)
 
 float8e4m3fn = float8e4nv
+# Triton's pointer-to-int32 type, and its enum for min/max's propagate_nan
+# (NONE is false, ALL true, as tile's propagate_nan flag reads them).
+pi32_t = pointer_type(int32)
+
+
+class PropagateNan(_enum.IntEnum):
+    NONE = 0x0000
+    ALL = 0xFFFF
+
+
+
 # Triton's name for the largest block (elements) a kernel may have.
 TRITON_MAX_TENSOR_NUMEL = TILE_MAX_TENSOR_NUMEL
 from tile.language.constexpr_function import constexpr_function  # noqa: E402,F401

@@ -631,6 +631,10 @@ def _combine_xor(b, lhs, rhs):
     return [sem.binary(b, "^", lhs[0], rhs[0])]
 
 
+def _combine_or(b, lhs, rhs):
+    return [sem.binary(b, "|", lhs[0], rhs[0])]
+
+
 def _combine_minmax(is_max):
     def combine(b, lhs, rhs):
         return [sem.minmax(b, lhs[0], rhs[0], is_max)]
@@ -736,6 +740,42 @@ def softmax(x, ieee_rounding=False):
 # ---------------------------------------------------------------------------
 # Hints and compile-time helpers
 # ---------------------------------------------------------------------------
+
+@builtin
+def to_tensor(x):
+    """`x` as a tensor: Python numbers become scalars of their natural type
+    (int32, int64 or uint64 by value; float32; int1)."""
+    return tensor(sem.lift(current_builder(), _raw(x)))
+
+
+@builtin
+def add(x, y, sanitize_overflow=True):
+    # sanitize_overflow: Triton checks only under its overflow sanitizer,
+    # which tile does not have; the sum is the same.
+    return to_tensor(x) + y
+
+
+@builtin
+def sub(x, y, sanitize_overflow=True):
+    return to_tensor(x) - y
+
+
+@builtin
+def mul(x, y, sanitize_overflow=True):
+    return to_tensor(x) * y
+
+
+@builtin
+def reduce_or(input, axis=None, keep_dims=False):
+    return _reduce1(input, axis, _combine_or, keep_dims)
+
+
+@builtin
+def max_constancy(input, values):
+    # A hint, like max_contiguous: checked, then the value is unchanged.
+    _constexpr_ints("max_constancy", values)
+    return input
+
 
 @builtin
 def multiple_of(input, values):

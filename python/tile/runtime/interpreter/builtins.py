@@ -22,9 +22,13 @@ from tile.runtime.interpreter import tensor as T
 from tile.runtime.interpreter import libdevice as _libdevice
 
 COMPOSITES = {"sigmoid", "fdiv", "cdiv", "clamp", "softmax", "zeros",
-              "zeros_like", "full_like", "view", "randint", "rand", "rand4x",
-              "randn", "multiple_of", "max_contiguous", "ravel", "interleave",
-              "flip", "swizzle2d", "cast", "assume"}
+              "zeros_like", "full_like", "view", "multiple_of",
+              "max_contiguous", "max_constancy", "ravel", "interleave",
+              "flip", "swizzle2d", "cast", "assume", "add", "sub", "mul",
+              # tile.language.random, all of it
+              "philox_impl", "philox", "randint4x", "randint",
+              "uint_to_uniform_float", "rand", "rand4x",
+              "pair_uniform_to_normal", "randn", "randn4x"}
 
 BUILTINS = {}
 
@@ -486,6 +490,18 @@ def device_assert(cond, msg=""):
         raise AssertionError("device_assert failed in program %s%s: %s"
                              % (tuple(_program().pid), at, unwrap(msg)))
 
+
+
+@builtin
+def to_tensor(x):
+    return lift(x)
+
+
+@builtin
+def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack):
+    # As in Triton's interpreter: PTX has no CPU meaning.
+    raise SemanticError("tl.inline_asm_elementwise runs PTX, which the "
+                        "interpreter cannot; run this kernel on the GPU")
 
 
 @builtin

@@ -7,7 +7,6 @@ import builtins
 import numpy as np
 
 from tile.language import dtypes as d
-from tile.language import random as rnd
 from tile.language import semantic as sem
 from tile.runtime.interpreter import numbers
 from tile.runtime.interpreter import tensor as T
@@ -155,6 +154,12 @@ def xor_sum(input, axis=None, keep_dims=False):
 
 
 @builtin
+def reduce_or(input, axis=None, keep_dims=False):
+    return _reduce([input], axis, lambda l, r: [T.binary("|", l[0], r[0])],
+                   keep_dims)[0]
+
+
+@builtin
 def argmax(input, axis, tie_break_left=True, keep_dims=False):
     return _arg_reduce(input, axis, True, keep_dims)[1]
 
@@ -241,28 +246,3 @@ def histogram(input, num_bins):
     return make(np.bincount(values, minlength=bins).astype(np.int32), d.int32, (bins,))
 
 
-# ----------------------------------------------------------------- random
-
-@builtin
-def randint4x(seed, offset, n_rounds=10):
-    """Philox-4x32 exactly as tile.language.random computes it, on Tensors."""
-    seed = lift(seed)
-    if not seed.type.scalar.is_int():
-        raise SemanticError("the seed must be an integer, got %s" % seed.type.scalar)
-    offset = lift(offset)
-    if not offset.type.scalar.is_int():
-        raise SemanticError("the offset must be an integer, got %s" % offset.type.scalar)
-    seed64 = cast(seed, d.uint64)
-    k0 = cast(T.binary("&", seed64, 0xFFFFFFFF), d.uint32)
-    k1 = cast(T.binary("&", T.binary(">>", seed64, 32), 0xFFFFFFFF), d.uint32)
-    c0 = cast(offset, d.uint32, bitcast=offset.type.scalar.primitive_bitwidth == 32)
-    c1 = c2 = c3 = like(c0, np.zeros(shape_of(c0), np.uint32))
-    for _ in builtins.range(int(unwrap(n_rounds))):
-        prev0, prev2 = c0, c2
-        c0 = T.binary("^", T.binary("^", umulhi(prev2, rnd._MULTIPLIER[1]), c1), k0)
-        c2 = T.binary("^", T.binary("^", umulhi(prev0, rnd._MULTIPLIER[0]), c3), k1)
-        c1 = T.binary("*", prev2, rnd._MULTIPLIER[1])
-        c3 = T.binary("*", prev0, rnd._MULTIPLIER[0])
-        k0 = T.binary("+", k0, rnd._KEY_STEP[0])
-        k1 = T.binary("+", k1, rnd._KEY_STEP[1])
-    return c0, c1, c2, c3

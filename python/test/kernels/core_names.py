@@ -1,0 +1,37 @@
+"""Triton's small core names: add/sub/mul, reduce_or, to_tensor,
+max_constancy, PropagateNan, pi32_t."""
+
+import numpy as np
+
+import tile
+import tile.language as tl
+
+
+@tile.jit
+def int_names(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.max_constancy(tl.load(x_ptr + offs), 1)
+    y = tl.load(y_ptr + offs)
+    tl.store(out_ptr + offs, tl.add(x, y))
+    tl.store(out_ptr + BLOCK + offs, tl.sub(x, y, sanitize_overflow=False))
+    tl.store(out_ptr + 2 * BLOCK + offs, tl.mul(x, 3))
+    tl.store(out_ptr + 3 * BLOCK + offs, tl.to_tensor(5) + x)
+    tl.store(out_ptr + 4 * BLOCK, tl.reduce_or(x, 0))
+    two = tl.reshape(y, (2, BLOCK // 2))
+    tl.store(out_ptr + 4 * BLOCK + 1 + tl.arange(0, BLOCK // 2), tl.reduce_or(two, 0))
+
+
+@tile.jit
+def nan_max(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    tl.store(out_ptr + offs, tl.maximum(x, y, propagate_nan=tl.PropagateNan.ALL))
+    tl.store(out_ptr + BLOCK + offs, tl.minimum(x, y, propagate_nan=tl.PropagateNan.NONE))
+
+
+def int_reference(x, y):
+    n = len(x)
+    two = y.reshape(2, n // 2)
+    return np.concatenate([x + y, x - y, x * 3, x + 5,
+                           [np.bitwise_or.reduce(x)], two[0] | two[1]]).astype(np.int32)

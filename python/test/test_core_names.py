@@ -1,0 +1,56 @@
+"""Triton's small core names in tile (add, sub, mul, reduce_or, to_tensor,
+max_constancy, PropagateNan, pi32_t): interpreted against numpy, compiled,
+and their errors."""
+
+import numpy as np
+import pytest
+
+import tile
+import tile.language as tl
+from kernels import core_names as cn
+
+rng = np.random.default_rng(11)
+BLOCK = 64
+
+
+def test_int_names_interpreted():
+    x = rng.integers(-1000, 1000, BLOCK).astype(np.int32)
+    y = rng.integers(0, 1 << 20, BLOCK).astype(np.int32)
+    out = np.full(4 * BLOCK + 1 + BLOCK // 2, -7, np.int32)
+    tile.jit(cn.int_names.fn, interpret=True)[(1,)](x, y, out, BLOCK=BLOCK)
+    assert out.tolist() == cn.int_reference(x, y).tolist()
+
+
+def test_nan_max_interpreted():
+    x = rng.standard_normal(BLOCK).astype(np.float32)
+    y = rng.standard_normal(BLOCK).astype(np.float32)
+    x[::7] = np.nan
+    out = np.full(2 * BLOCK, 3.0, np.float32)
+    tile.jit(cn.nan_max.fn, interpret=True)[(1,)](x, y, out, BLOCK=BLOCK)
+    np.testing.assert_array_equal(out[:BLOCK], np.maximum(x, y))   # NaN wins
+    np.testing.assert_array_equal(out[BLOCK:], np.fmin(x, y))      # NaN loses
+
+
+def test_compile():
+    tile.compile(cn.int_names, {"x_ptr": "*i32", "y_ptr": "*i32", "out_ptr": "*i32"},
+                 {"BLOCK": BLOCK})
+    ir = tile.compile(cn.nan_max, {"x_ptr": "*fp32", "y_ptr": "*fp32",
+                                   "out_ptr": "*fp32"}, {"BLOCK": BLOCK}).asm["tile"]
+    assert "arith.maximumf" in ir and "arith.minnumf" in ir
+
+
+def test_names():
+    assert tl.pi32_t == tl.pointer_type(tl.int32)
+    assert not tl.PropagateNan.NONE and tl.PropagateNan.ALL
+
+
+@tile.jit
+def bad_constancy(x_ptr, n, BLOCK: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    tl.store(x_ptr + tl.arange(0, BLOCK), tl.max_constancy(x, n))
+
+
+def test_max_constancy_needs_constexprs():
+    with pytest.raises(tile.CompilationError, match="max_constancy") as info:
+        tile.compile(bad_constancy, {"x_ptr": "*i32", "n": "i32"}, {"BLOCK": 16})
+    assert "test_core_names.py:" in str(info.value) and "^" in str(info.value)
