@@ -78,7 +78,7 @@ def scalar_packed(x_ptr, v):
     (wrong_count, "constraints name 3 operands \\(1 outputs\\), but the results "
                   "and arguments need 1 outputs and 1 inputs"),
     (bad_pack, "pack must be a positive power of two, got 3"),
-    (pointer_operand, "takes integers and floats of at least 8 bits"),
+    (pointer_operand, "must be integers or floats of at least 8 bits"),
     (scalar_packed, "pack=2 needs a tensor argument"),
 ])
 def test_misuse_fails_at_the_line(fn, message):

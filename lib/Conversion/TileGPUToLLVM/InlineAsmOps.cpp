@@ -37,19 +37,6 @@ Type carrierType(Type element, int64_t count) {
                           count * element.getIntOrFloatBitWidth());
 }
 
-Value packValues(OpBuilder &b, Location loc, ArrayRef<Value> elements) {
-  if (elements.size() == 1)
-    return elements.front();
-  Type element = elements.front().getType();
-  Value vector = LLVM::UndefOp::create(
-      b, loc, VectorType::get(elements.size(), element));
-  for (auto [i, value] : llvm::enumerate(elements))
-    vector = LLVM::InsertElementOp::create(b, loc, vector, value,
-                                           i32Constant(b, loc, i));
-  return LLVM::BitcastOp::create(b, loc, carrierType(element, elements.size()),
-                                 vector);
-}
-
 void unpackValue(OpBuilder &b, Location loc, Value carrier, Type element,
                  int64_t count, SmallVectorImpl<Value> &out) {
   if (count == 1) {
@@ -74,10 +61,10 @@ struct ElementwiseInlineAsmPattern
     int64_t pack = op.getPackedElement();
     int64_t registers = registerCount(op->getResult(0).getType());
     // Register k of every value must be the same element.
+    auto first = dyn_cast<RankedTensorType>(op->getResult(0).getType());
     for (Type type : llvm::concat<Type>(op->getOperandTypes(),
                                         op->getResultTypes())) {
       auto tensor = dyn_cast<RankedTensorType>(type);
-      auto first = dyn_cast<RankedTensorType>(op->getResult(0).getType());
       if (tensor && first && tensor.getEncoding() != first.getEncoding())
         return rewriter.notifyMatchFailure(
             op, "operands and results in different layouts");
@@ -115,7 +102,7 @@ struct ElementwiseInlineAsmPattern
             lanes.push_back(LLVM::UndefOp::create(rewriter, loc, element));
         }
         for (int64_t i = 0; i < pack; i += perOperand)
-          asmOperands.push_back(packValues(
+          asmOperands.push_back(packIntoWord(
               rewriter, loc, ArrayRef<Value>(lanes).slice(i, perOperand)));
       }
       auto asmOp = emitInlineAsm(rewriter, loc, asmResult, asmOperands,

@@ -24,13 +24,24 @@ mlir::tile::emitInlineAsm(OpBuilder &b, Location loc, TypeRange results,
       ArrayAttr());
 }
 
+Value mlir::tile::packIntoWord(OpBuilder &b, Location loc,
+                               ArrayRef<Value> elements) {
+  if (elements.size() == 1)
+    return elements.front();
+  Type element = elements.front().getType();
+  Value vector = LLVM::PoisonOp::create(
+      b, loc, VectorType::get(elements.size(), element));
+  for (auto [i, value] : llvm::enumerate(elements))
+    vector = LLVM::InsertElementOp::create(b, loc, vector, value,
+                                           i32Constant(b, loc, i));
+  return LLVM::BitcastOp::create(
+      b, loc,
+      b.getIntegerType(elements.size() * element.getIntOrFloatBitWidth()),
+      vector);
+}
+
 Value mlir::tile::packHalves(OpBuilder &b, Location loc, Value lo, Value hi) {
-  Value pair = LLVM::PoisonOp::create(b, loc, VectorType::get(2, lo.getType()));
-  pair =
-      LLVM::InsertElementOp::create(b, loc, pair, lo, i32Constant(b, loc, 0));
-  pair =
-      LLVM::InsertElementOp::create(b, loc, pair, hi, i32Constant(b, loc, 1));
-  return LLVM::BitcastOp::create(b, loc, b.getI32Type(), pair);
+  return packIntoWord(b, loc, {lo, hi});
 }
 
 Value mlir::tile::i32Constant(OpBuilder &b, Location loc, int64_t value) {

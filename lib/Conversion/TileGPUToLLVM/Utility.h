@@ -67,6 +67,10 @@ LLVM::InlineAsmOp emitInlineAsm(OpBuilder &b, Location loc, TypeRange results,
                                 ValueRange operands, StringRef asmString,
                                 StringRef constraints, bool hasSideEffects);
 
+/// Scalars of one type as one integer of their total width, the first in
+/// the lowest bits (a single value is returned as it is).
+Value packIntoWord(OpBuilder &b, Location loc, ArrayRef<Value> elements);
+
 /// Two 16-bit values as one i32 (`lo` in the low half): the register form
 /// of an mma operand pair.
 Value packHalves(OpBuilder &b, Location loc, Value lo, Value hi);

@@ -745,7 +745,7 @@ def softmax(x, ieee_rounding=False):
 def to_tensor(x):
     """`x` as a tensor: Python numbers become scalars of their natural type
     (int32, int64 or uint64 by value; float32; int1)."""
-    return tensor(sem.lift(current_builder(), _raw(x)))
+    return tensor(_tensor(x))
 
 
 @builtin

@@ -592,16 +592,8 @@ def inline_asm_elementwise(b, asm, constraints, args, dtypes, is_pure, pack):
     values = [broadcast_to(b, _to_rank(b, v, len(shape))
                            if v.type.is_block() else v, list(shape))
               if shape else v for v in values]
-    for v in values:
-        if v.type.scalar.is_ptr() or v.type.scalar.primitive_bitwidth < 8:
-            raise SemanticError("inline_asm_elementwise takes integers and "
-                                "floats of at least 8 bits, got %s" % v.type.scalar)
-    out_types = []
-    for t in dtypes:
-        if t.is_ptr() or t.primitive_bitwidth < 8:
-            raise SemanticError("inline_asm_elementwise returns integers and "
-                                "floats of at least 8 bits, got %s" % t)
-        out_types.append(d.block_type(t, list(shape)) if shape else t)
+    # Element types and the constraint count are the op verifier's to check.
+    out_types = [d.block_type(t, list(shape)) if shape else t for t in dtypes]
     decl, outs = b.results(out_types)
     b.emit("%s = tile.elementwise_inline_asm %s {constraints = %s, pure = %s, "
            "packed_element = %d : i32} %s : (%s) -> %s" % (
