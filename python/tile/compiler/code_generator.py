@@ -14,6 +14,7 @@ from tile.compiler.control_flow import ControlFlow
 from tile.compiler.errors import CompilationError
 from tile.compiler.values import is_runtime as _is_runtime
 from tile.compiler.values import python_value as _py
+from tile.compiler.values import Unavailable
 from tile.language import core as tl
 from tile.language import dtypes as d
 from tile.language import semantic as sem
@@ -23,11 +24,12 @@ _UNSUPPORTED = {
     ast.Continue: "continue", ast.Raise: "raise", ast.ClassDef: "class",
     ast.Global: "global", ast.Nonlocal: "nonlocal", ast.Delete: "del",
     ast.Yield: "yield", ast.YieldFrom: "yield from", ast.Await: "await",
-    ast.ListComp: "list comprehensions", ast.DictComp: "dict comprehensions",
+    ast.DictComp: "dict comprehensions",
     ast.SetComp: "set comprehensions", ast.GeneratorExp: "generator expressions",
     ast.AsyncFor: "async for", ast.AsyncWith: "async with",
     ast.AsyncFunctionDef: "async def", ast.FunctionDef: "nested def",
-    ast.Import: "import", ast.ImportFrom: "import", ast.Starred: "star-unpacking",
+    ast.Import: "import", ast.ImportFrom: "import",
+    ast.Starred: "star-unpacking outside a call's arguments",
     ast.JoinedStr: "f-strings", ast.Dict: "dicts", ast.Set: "sets",
     ast.NamedExpr: ":=",
 }
@@ -158,7 +160,8 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
             self.returns = []
             return
         value = self.visit(node.value)
-        values = list(value) if isinstance(value, tuple) else [value]
+        # `return a, b` returns two values; a NamedTuple or tl.tuple is one.
+        values = list(value) if type(value) is tuple else [value]
         self.returns = values
 
     def _assign(self, target, value):
@@ -210,7 +213,10 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
 
     def visit_Name(self, node):
         if node.id in self.scope:
-            return self.scope[node.id]
+            value = self.scope[node.id]
+            if isinstance(value, Unavailable):
+                raise self.error(node, value.reason)
+            return value
         found, value = self.fn.lookup(node.id)
         if found:
             return value
@@ -347,12 +353,66 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
             kwargs = dict(kwargs, combine_fn=combine)
         return args, kwargs
 
+    def visit_ListComp(self, node):
+        """A list comprehension over compile-time sequences (tuples, ranges),
+        unrolled as Triton does; its items may be runtime values."""
+        if len(node.generators) != 1 or node.generators[0].is_async:
+            raise self.error(node, "only a comprehension with one `for` is "
+                             "supported")
+        gen = node.generators[0]
+        iterable = _py(self.visit(gen.iter))
+        if isinstance(iterable, tl.static_range):
+            iterable = iterable.range
+        if _is_runtime(iterable) or not isinstance(
+                iterable, (tuple, list, builtins.range)):
+            raise self.error(gen.iter, "a comprehension in a kernel must run "
+                             "over a compile-time sequence (a tuple, range() "
+                             "of constants or tl.static_range), got %r"
+                             % (iterable,))
+        saved = dict(self.scope)
+        items = []
+        try:
+            for item in iterable:
+                self._assign(gen.target, item if not isinstance(item, int)
+                             or isinstance(item, bool) else tl.constexpr(item))
+                keep = True
+                for cond in gen.ifs:
+                    c = _py(self.visit(cond))
+                    if _is_runtime(c):
+                        raise self.error(cond, "a comprehension's `if` must "
+                                         "be a compile-time condition")
+                    keep = keep and bool(c)
+                if keep:
+                    items.append(self.visit(node.elt))
+        finally:
+            self.scope = saved
+        return items
+
+    def _call_arguments(self, node):
+        """A call's positional arguments, with `*t` of a tuple spread."""
+        args = []
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                spread = _py(self.visit(a.value))
+                if not isinstance(spread, (tuple, list)):
+                    raise self.error(a, "only a tuple can be spread into a "
+                                     "call's arguments, got %r" % (spread,))
+                args.extend(spread)
+            else:
+                args.append(self.visit(a))
+        return args
+
     def visit_Call(self, node):
         fn = _py(self.visit(node.func))
-        args = [self.visit(a) for a in node.args]
+        args = self._call_arguments(node)
+        if any(k.arg is None for k in node.keywords):
+            raise self.error(node, "**-unpacking is not supported in tile kernels")
         kwargs = {k.arg: self.visit(k.value) for k in node.keywords}
         if is_jit_function(fn):
             return self.module.call(self, node, fn, args, kwargs)
+        if isinstance(fn, type) and issubclass(fn, tuple) and fn is not tuple:
+            # tl.tuple and NamedTuple classes: their items may be values.
+            return fn(*args, **kwargs)
         if getattr(fn, "tile_constexpr_function", False):
             plain = [_py(a) for a in args]
             named = {k: _py(v) for k, v in kwargs.items()}

@@ -10,6 +10,7 @@ import os
 from tile import _C
 from tile.compiler.code_generator import CodeGenerator, is_jit_function
 from tile.compiler.errors import CompilationError, OutOfResources
+from tile.compiler.values import Structure, is_aggregate
 from tile.language import core as tl
 from tile.language import dtypes as d
 from tile.language import semantic as sem
@@ -132,13 +133,25 @@ class Module:
             if isinstance(value, tl.constexpr):
                 scope[name] = value
                 continue
+            b.set_location(arg_node.lineno + fn.line_offset,
+                           arg_node.col_offset + fn.indent)
+            if isinstance(value, Structure):
+                # A tuple or other aggregate: one argument per runtime part.
+                leaves = [b.fresh(t) for t in value.types]
+                attrs = arg_attrs.get(name) or [None] * len(leaves)
+                for v, part, attr in zip(leaves, value.leaves, attrs):
+                    if kernel:
+                        v.host = part.handle.host
+                    arg_decls.append("%s: %s%s %s" % (
+                        v.name, v.type.to_ir(), " {%s}" % attr if attr else "",
+                        b.loc()))
+                scope[name] = value.build(leaves)
+                continue
             v = b.fresh(value)
             if kernel:
                 v.host = ["arg", name]
             scope[name] = tl._wrap_param(v)
             attrs = arg_attrs.get(name)
-            b.set_location(arg_node.lineno + fn.line_offset,
-                           arg_node.col_offset + fn.indent)
             arg_decls.append("%s: %s%s %s" % (v.name, value.to_ir(),
                                               " {%s}" % attrs if attrs else "",
                                               b.loc()))
@@ -150,18 +163,22 @@ class Module:
                 with tl.building(b):
                     gen.visit_block(fn.def_node.body)
                 results = gen.returns or []
-                values = []
+                lifted = []
                 for r in results:
                     r = r.value if isinstance(r, tl.constexpr) else r
-                    if not isinstance(r, tl.tensor):
+                    if not isinstance(r, tl.tensor) and not is_aggregate(r):
+                        # A returned number becomes a value, as in Triton.
                         try:
                             r = tl.tensor(sem.lift(b, r))
                         except sem.SemanticError as e:
                             raise gen.error(fn.def_node, "%s cannot return it: %s"
                                             % (fn.__name__, e)) from None
-                    values.append(r)
-                if kernel and values:
+                    lifted.append(r)
+                if kernel and lifted:
                     raise gen.error(fn.def_node, "a kernel cannot return values")
+                returned = Structure(lifted[0] if len(lifted) == 1 else
+                                     tuple(lifted) if lifted else None)
+                values = returned.leaves
                 b.set_location(fn.def_node.lineno + fn.line_offset, 0)
                 b.emit("return%s" % ((" %s : %s" % (
                     ", ".join(v.handle.name for v in values),
@@ -182,7 +199,7 @@ class Module:
             b.emit_lines(lines)
             b.emit("}")
         b.in_kernel = saved_in_kernel
-        return result_types
+        return returned
 
     def call(self, gen, node, fn, args, kwargs):
         """A call from kernel code to another @jit function."""
@@ -208,14 +225,24 @@ class Module:
         for i, name in enumerate(fn.arg_names):
             value = bound[name]
             raw = value.value if isinstance(value, tl.constexpr) else value
-            if i in fn.constexprs or not isinstance(raw, (tl.tensor, int, float, bool)):
+            structure = Structure(raw) if is_aggregate(raw) else None
+            if structure is not None and structure.leaves:
+                if i in fn.constexprs:
+                    raise gen.error(node, "%s(): argument '%s' is a tl.constexpr "
+                                    "but holds runtime values" % (fn.__name__, name))
+                # An aggregate passes its runtime parts; its compile-time
+                # parts are part of the specialization.
+                params[name] = structure
+                operands.extend(leaf.handle for leaf in structure.leaves)
+            elif i in fn.constexprs or not isinstance(raw, (tl.tensor, int, float, bool)):
                 params[name] = tl.constexpr(raw)
             else:
                 if not isinstance(raw, tl.tensor):
                     raw = tl.tensor(sem.lift(b, raw))
                 params[name] = raw.type
                 operands.append(raw.handle)
-        key = (fn.cache_key, tuple((n, repr(params[n])) for n in fn.arg_names))
+        key = (fn.cache_key, tuple((n, params[n].key() if isinstance(
+            params[n], Structure) else repr(params[n])) for n in fn.arg_names))
         if key not in self.emitted:
             if self.depth >= MAX_CALL_DEPTH:
                 raise gen.error(node, "@jit calls nested more than %d deep "
@@ -226,14 +253,15 @@ class Module:
             saved = b.location
             self.depth += 1
             try:
-                types = self.generate(fn, symbol, params, kernel=False)
+                returned = self.generate(fn, symbol, params, kernel=False)
             finally:
                 self.depth -= 1
             b.location = saved
-            self.emitted[key] = (symbol, types)
-        symbol, types = self.emitted[key]
-        if types is None:
+            self.emitted[key] = (symbol, returned)
+        symbol, returned = self.emitted[key]
+        if returned is None:
             raise gen.error(node, "recursive @jit calls are not supported")
+        types = returned.types
         b.set_location(node.lineno + gen.fn.line_offset, node.col_offset)
         call = "func.call @%s(%s) : (%s) -> (%s)" % (
             symbol, ", ".join(o.name for o in operands),
@@ -241,11 +269,10 @@ class Module:
             ", ".join(t.to_ir() for t in types))
         if not types:
             b.emit(call)
-            return None
+            return returned.build([])
         decl, results = b.results(types)
         b.emit("%s = %s" % (decl, call))
-        values = [tl.tensor(v) for v in results]
-        return values[0] if len(values) == 1 else tuple(values)
+        return returned.build(results)
 
 
 class KernelMetadata(dict):

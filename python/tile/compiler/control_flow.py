@@ -11,6 +11,8 @@ import builtins
 
 from tile.compiler.values import is_runtime as _is_runtime
 from tile.compiler.values import python_value as _py
+from tile.compiler.values import (Structure, StructureMismatch, Unavailable,
+                                  pair_leaves)
 from tile.language import core as tl
 from tile.language import dtypes as d
 from tile.language import semantic as sem
@@ -25,6 +27,51 @@ def assigned_names(stmts):
                 if node.id not in names:
                     names.append(node.id)
     return names
+
+
+def _reads(node, name):
+    return any(isinstance(n, ast.Name) and n.id == name and
+               isinstance(n.ctx, ast.Load) for n in ast.walk(node))
+
+
+def _stores(node, name):
+    return any(isinstance(n, ast.Name) and n.id == name and
+               isinstance(n.ctx, ast.Store) for n in ast.walk(node))
+
+
+def first_use(stmts, name):
+    """Whether `stmts` certainly assign `name` before reading it ("write"),
+    may read its incoming value ("read"), or neither (None)."""
+    for stmt in stmts:
+        use = _first_use_in(stmt, name)
+        if use is not None:
+            return use
+    return None
+
+
+def _first_use_in(stmt, name):
+    if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        if (stmt.value is not None and _reads(stmt.value, name)) or \
+                any(_reads(t, name) for t in targets):
+            return "read"
+        return "write" if any(_stores(t, name) for t in targets) else None
+    if isinstance(stmt, ast.AugAssign):
+        return "read" if _reads(stmt, name) or _stores(stmt, name) else None
+    if isinstance(stmt, ast.If):
+        if _reads(stmt.test, name):
+            return "read"
+        uses = [first_use(stmt.body, name), first_use(stmt.orelse, name)]
+        if "read" in uses:
+            return "read"
+        return "write" if uses == ["write", "write"] else None
+    if isinstance(stmt, ast.For) and _stores(stmt.target, name):
+        # The loop variable: its body reads the value the loop assigns.
+        return "read" if _reads(stmt.iter, name) else None
+    if isinstance(stmt, (ast.For, ast.While)):
+        # A loop body may not run: its writes are not certain.
+        return "read" if _reads(stmt, name) else None
+    return "read" if _reads(stmt, name) else None
 
 
 # The scope key of the k-th value an `if` returns (not a Python name).
@@ -93,31 +140,32 @@ class ControlFlow:
             names.append(_RETURN_SLOT % k)
             then_scope[names[-1]] = then_ret[k]
             else_scope[names[-1]] = else_ret[k]
-        # Names of compile-time values identical in both branches need no
-        # yield; everything else is merged into results.
-        merged = []
+        # Each variable merges as its runtime parts (an aggregate's leaves);
+        # compile-time parts identical in both branches need no yield.
+        merged, then_vals, else_vals = [], [], []
         for n in names:
-            tv, ev = then_scope[n], else_scope[n]
-            if not _is_runtime(_py(tv)) and not _is_runtime(_py(ev)) and _py(tv) == _py(ev):
-                self.scope[n] = tv
+            try:
+                pairs, build = pair_leaves(then_scope[n], else_scope[n],
+                                           _describe(n))
+            except StructureMismatch as e:
+                raise self.error(node, "%s must hold the same kind of value "
+                                 "in both branches of this `if`: %s"
+                                 % (_describe(n), e)) from None
+            if not pairs:
+                self.scope[n] = then_scope[n]
                 continue
-            merged.append(n)
-        then_vals, else_vals = [], []
-        for n in merged:
-            tv, ev = then_scope[n], else_scope[n]
-            if not isinstance(_py(tv), (tl.tensor, int, float, bool)) or \
-                    not isinstance(_py(ev), (tl.tensor, int, float, bool)):
-                raise self.error(node, "%s must hold a value in both "
-                                 "branches of this `if`" % _describe(n))
-            with b.capture(then_lines):
-                tv2, _ = self._lift_for_merge(tv, ev)
-            with b.capture(else_lines):
-                _, ev2 = self._lift_for_merge(tv, ev)
-            if tv2.type != ev2.type:
-                raise self.error(node, "%s has type %r in one branch and "
-                                 "%r in the other" % (_describe(n), tv2.type, ev2.type))
-            then_vals.append(tv2)
-            else_vals.append(ev2)
+            for tv, ev in pairs:
+                with b.capture(then_lines):
+                    tv2, _ = self._lift_for_merge(tv, ev)
+                with b.capture(else_lines):
+                    _, ev2 = self._lift_for_merge(tv, ev)
+                if tv2.type != ev2.type:
+                    raise self.error(node, "%s has type %r in one branch and "
+                                     "%r in the other" % (_describe(n), tv2.type,
+                                                          ev2.type))
+                then_vals.append(tv2)
+                else_vals.append(ev2)
+            merged.append((n, build, len(pairs)))
         decl, results = b.results([v.type for v in then_vals])
         types = ", ".join(v.type.to_ir() for v in then_vals)
         if merged:
@@ -136,7 +184,10 @@ class ControlFlow:
                 b.emit("  scf.yield %s : %s" % (", ".join(v.handle.name for v in else_vals),
                                               types))
         b.emit("}")
-        self._rebind(merged, results)
+        at = 0
+        for n, build, count in merged:
+            self.scope[n] = build(results[at:at + count])
+            at += count
         if then_ret is not None or else_ret is not None:
             self.returns = [self.scope.pop(_RETURN_SLOT % k)
                             for k in range(returned)]
@@ -167,33 +218,83 @@ class ControlFlow:
 
     # ---------------------------------------------------------------- loops
     def _carried(self, body):
-        """Variables a loop body assigns that exist before the loop, lifted to
-        runtime values (a Python int counter becomes an i32)."""
+        """The variables a loop body assigns that exist before the loop and
+        hold runtime values: (name, structure, block-argument types). A
+        Python number is lifted first (a counter becomes an i32); an
+        aggregate is carried as its runtime leaves."""
         carried = []
         for n in assigned_names(body):
             if n not in self.scope:
                 continue
             v = _py(self.scope[n])
-            if isinstance(v, tl.tensor):
-                carried.append((n, v))
-            elif isinstance(v, (bool, int, float)):
-                carried.append((n, tl.tensor(sem.lift(self.builder, v))))
+            if isinstance(v, (bool, int, float)):
+                v = tl.tensor(sem.lift(self.builder, v))
+            structure = Structure(v)
+            if structure.leaves:
+                carried.append((n, structure))
         return carried
 
-    def _loop_yields(self, node, carried):
+    def _enter_loop_body(self, carried, args):
+        """Binds each carried variable to the loop's block arguments; returns
+        each variable's value as the body first sees it."""
+        entries, at = [], 0
+        for n, structure in carried:
+            count = len(structure.leaves)
+            leaves = [tl._wrap_param(a) for a in args[at:at + count]]
+            at += count
+            self.scope[n] = structure.build(leaves)
+            entries.append((self.scope[n], leaves))
+        return entries
+
+    def _loop_yields(self, node, carried, entries, before):
         """The values a loop body ends with for its carried variables, which
-        must keep the type they entered with."""
+        must keep the type they entered with; compile-time values the body
+        changes are an error (one compiled body serves every iteration)."""
         b = self.builder
         yields = []
-        for n, init in carried:
-            v = _py(self.scope[n])
-            if not isinstance(v, tl.tensor):
-                v = tl.tensor(sem.cast(b, sem.lift(b, v, init.dtype), init.dtype))
-            if v.type != init.type:
-                raise self.error(node, "loop-carried variable '%s' changes type "
-                                 "from %r to %r in the loop body" %
-                                 (n, init.type, v.type))
-            yields.append(v.handle)
+        for (n, _), (entry, leaves) in zip(carried, entries):
+            try:
+                pairs, _ = pair_leaves(entry, self.scope[n], _describe(n))
+            except StructureMismatch as e:
+                raise self.error(node, "loop-carried %s changes in the loop "
+                                 "body: %s" % (_describe(n), e)) from None
+            if len(pairs) != len(leaves) or any(
+                    _py(p[0]) is not leaf for p, leaf in zip(pairs, leaves)):
+                raise self.error(node, "a compile-time part of loop-carried %s "
+                                 "changes in the loop body; make it a runtime "
+                                 "value (tl.to_tensor) before the loop"
+                                 % _describe(n))
+            for (_, v), leaf in zip(pairs, leaves):
+                v = _py(v)
+                if not isinstance(v, tl.tensor):
+                    v = tl.tensor(sem.cast(b, sem.lift(b, v, leaf.dtype),
+                                           leaf.dtype))
+                if v.type != leaf.type:
+                    raise self.error(node, "loop-carried %s changes type "
+                                     "from %r to %r in the loop body" %
+                                     (_describe(n), leaf.type, v.type))
+                yields.append(v.handle)
+        carried_names = {n for n, _ in carried}
+        for n in assigned_names(node.body):
+            if n in before and n not in carried_names and \
+                    n in self.scope and self.scope[n] is not before[n]:
+                try:
+                    changed = bool(pair_leaves(before[n], self.scope[n],
+                                               _describe(n))[0])
+                except StructureMismatch:
+                    changed = True
+                if not changed:
+                    continue
+                why = ("%s holds the compile-time value %r before the loop "
+                       "and is assigned another value in it; a value that "
+                       "changes in a loop must be a runtime value from the "
+                       "start (tl.to_tensor)" % (_describe(n), _py(before[n])))
+                if first_use(node.body, n) == "read":
+                    # The one compiled body would read the first value in
+                    # every iteration.
+                    raise self.error(node, why)
+                # Read after the loop only: an error if it is.
+                before[n] = Unavailable(why)
         return yields
 
     def visit_For(self, node):
@@ -232,26 +333,26 @@ class ControlFlow:
         lb, ub, step = (sem.cast(b, sem.lift(b, x, ty), ty) if not isinstance(x, tl.tensor)
                         else sem.cast(b, x.handle, ty) for x in bounds)
         carried = self._carried(node.body)
+        inits = [leaf for _, s in carried for leaf in s.leaves]
         iv = b.fresh(ty)
-        args = [b.fresh(v.type) for _, v in carried]
+        args = [b.fresh(v.type) for v in inits]
         before = dict(self.scope)
         self.scope[node.target.id] = tl.tensor(iv)
-        for (n, _), a in zip(carried, args):
-            self.scope[n] = tl.tensor(a)
+        entries = self._enter_loop_body(carried, args)
         lines = []
         with b.capture(lines):
             self.visit_block(node.body)
-            yields = self._loop_yields(node, carried)
+            yields = self._loop_yields(node, carried, entries, before)
             if yields:
                 b.emit("scf.yield %s : %s" % (", ".join(y.name for y in yields),
                                               ", ".join(y.type.to_ir() for y in yields)))
         self.scope = before
-        decl, results = b.results([v.type for _, v in carried])
+        decl, results = b.results([v.type for v in inits])
         head = "scf.for %s = %s to %s step %s" % (iv.name, lb.name, ub.name, step.name)
         if carried:
             head = "%s = %s iter_args(%s) -> (%s)" % (
                 decl, head, ", ".join("%s = %s" % (a.name, v.handle.name)
-                                for a, (_, v) in zip(args, carried)),
+                                for a, v in zip(args, inits)),
                 ", ".join(a.type.to_ir() for a in args))
         b.emit("%s : %s {" % (head, ty.to_ir()), with_loc=False)
         b.emit_lines(lines)
@@ -269,7 +370,7 @@ class ControlFlow:
         if specialize:
             attrs.append("tile.warp_specialize")
         b.emit("} {%s}" % ", ".join(attrs) if attrs else "}")
-        self._rebind([n for n, _ in carried], results)
+        self._rebind(carried, results)
 
     def visit_While(self, node):
         _reject_return_in_loop(self, node.body)
@@ -277,11 +378,11 @@ class ControlFlow:
             raise self.error(node, "while/else is not supported in tile kernels")
         b = self.builder
         carried = self._carried(node.body)
+        inits = [leaf for _, s in carried for leaf in s.leaves]
         before = dict(self.scope)
-        types = ", ".join(v.type.to_ir() for _, v in carried)
-        cond_args = [b.fresh(v.type) for _, v in carried]
-        for (n, _), a in zip(carried, cond_args):
-            self.scope[n] = tl.tensor(a)
+        types = ", ".join(v.type.to_ir() for v in inits)
+        cond_args = [b.fresh(v.type) for v in inits]
+        self._enter_loop_body(carried, cond_args)
         cond_lines = []
         with b.capture(cond_lines):
             cond = self.visit(node.test)
@@ -292,22 +393,21 @@ class ControlFlow:
             c = sem.cast(b, cond.handle, d.int1)
             b.emit("scf.condition(%s)%s" % (c.name, (" %s : %s" % (
                 ", ".join(a.name for a in cond_args), types)) if carried else ""))
-        body_args = [b.fresh(v.type) for _, v in carried]
+        body_args = [b.fresh(v.type) for v in inits]
         self.scope = dict(before)
-        for (n, _), a in zip(carried, body_args):
-            self.scope[n] = tl.tensor(a)
+        entries = self._enter_loop_body(carried, body_args)
         body_lines = []
         with b.capture(body_lines):
             self.visit_block(node.body)
-            yields = self._loop_yields(node, carried)
+            yields = self._loop_yields(node, carried, entries, before)
             b.emit("scf.yield%s" % ((" %s : %s" % (", ".join(y.name for y in yields),
                                                    types)) if yields else ""))
         self.scope = before
-        decl, results = b.results([v.type for _, v in carried])
-        inits = ", ".join("%s = %s" % (a.name, v.handle.name)
-                          for a, (_, v) in zip(cond_args, carried))
+        decl, results = b.results([v.type for v in inits])
+        init_list = ", ".join("%s = %s" % (a.name, v.handle.name)
+                              for a, v in zip(cond_args, inits))
         prefix = "%s = " % decl if carried else ""
-        b.emit("%sscf.while (%s) : (%s) -> (%s) {" % (prefix, inits, types, types),
+        b.emit("%sscf.while (%s) : (%s) -> (%s) {" % (prefix, init_list, types, types),
                with_loc=False)
         # The before region's block arguments are named by the init list; the
         # after region needs an explicit block header.
@@ -317,9 +417,12 @@ class ControlFlow:
                                        for a in body_args), with_loc=False)
         b.emit_lines(body_lines)
         b.emit("}")
-        self._rebind([n for n, _ in carried], results)
+        self._rebind(carried, results)
 
-    def _rebind(self, names, results):
-        """After a construct, its variables name the construct's results."""
-        for n, value in zip(names, results):
-            self.scope[n] = tl.tensor(value)
+    def _rebind(self, carried, results):
+        """After a loop, its carried variables are built from its results."""
+        at = 0
+        for n, structure in carried:
+            count = len(structure.leaves)
+            self.scope[n] = structure.build(results[at:at + count])
+            at += count

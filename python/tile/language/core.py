@@ -443,9 +443,32 @@ permute = trans
 # Memory
 # ---------------------------------------------------------------------------
 
+def check_pointer_access(pointer, mask, other, boundary_check, padding_option):
+    """Whether a load or store goes through a block pointer (its own
+    arguments), or through pointers (mask and other)."""
+    if getattr(_unwrap(pointer), "tile_block_pointer", False):
+        if mask is not None or other is not None:
+            raise sem.SemanticError("`mask` and `other` cannot be used with a "
+                                    "block pointer; use boundary_check and "
+                                    "padding_option")
+        return True
+    if _unwrap(boundary_check) not in ((), [], None):
+        raise sem.SemanticError(
+            "boundary_check needs a block pointer (tl.make_block_ptr): the "
+            "bounds of a tensor of pointers are not known; use a mask")
+    if _unwrap(padding_option) not in ("", None):
+        raise sem.SemanticError(
+            "padding_option needs a block pointer (tl.make_block_ptr); with "
+            "a tensor of pointers, use a mask and `other`")
+    return False
+
+
 @builtin
 def load(pointer, mask=None, other=None, boundary_check=(), padding_option="",
          cache_modifier="", eviction_policy="", volatile=False):
+    if check_pointer_access(pointer, mask, other, boundary_check, padding_option):
+        return _unwrap(pointer).load(boundary_check, padding_option,
+                                     cache_modifier, eviction_policy, volatile)
     return tensor(sem.load(current_builder(), _raw(pointer),
                            _raw(mask) if mask is not None else None,
                            _raw(other) if other is not None else None,
@@ -456,6 +479,10 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="",
 @builtin
 def store(pointer, value, mask=None, boundary_check=(), cache_modifier="",
           eviction_policy=""):
+    if check_pointer_access(pointer, mask, None, boundary_check, ""):
+        _unwrap(pointer).store(value, boundary_check, cache_modifier,
+                               eviction_policy)
+        return
     sem.store(current_builder(), _raw(pointer), _raw(value),
               _raw(mask) if mask is not None else None,
               _unwrap(cache_modifier), _unwrap(eviction_policy))

@@ -63,6 +63,8 @@ def evaluate(recipe, args):
     kind = recipe[0]
     if kind == "arg":
         value = args[recipe[1]]
+        for index in recipe[2:]:     # an item of a tuple argument
+            value = value[index]
         if isinstance(value, bool):
             return int(value)
         return value if isinstance(value, int) else _address(value)

@@ -15,13 +15,16 @@ from tile.compiler.compiler import compile_to_gpu, lower_to_tile_ir
 from tile.language import core as tl
 from tile.language import dtypes as d
 from tile.compiler.compiler import CompiledKernel
+from tile.compiler.values import Structure
+from tile.language.ir_builder import Value
 from tile.runtime import async_compile, cache, launcher
 from tile.runtime.dependencies import (current, dependencies_key, describe,
                                        snapshot, used_globals)
 from tile.runtime.hooks import (JitFunctionInfo, LaunchMetadata,
                                 constexpr_from_repr, full_name, key_from_json,
                                 specialization_data)
-from tile.runtime.specialization import MockTensor, is_torch_dtype, spec_key
+from tile.runtime.specialization import (COMPILED_IN, MockTensor, is_torch_dtype,
+                                         is_tuple_spec, spec_key)
 from tile.runtime.options import LAUNCH_OPTIONS, LaunchOptions, resolve_options
 from tile.runtime import interpreter
 # Triton's module holds these too; ported helpers import them from here.
@@ -373,6 +376,9 @@ class JITFunction:
                 params[name] = tl.constexpr(1)
             elif kind == "none":
                 params[name] = tl.constexpr(None)
+            elif is_tuple_spec(spec):
+                params[name], attrs[name] = _tuple_parameter(
+                    ["arg", name], spec, bound.get(name))
             else:
                 params[name] = d.parse_signature_type(kind)
                 if spec[1]:
@@ -397,10 +403,12 @@ class JITFunction:
         kernel.arg_names = list(self.arg_names)
         kernel.runtime_params = [i for i, spec in enumerate(key[0])
                                  if spec[0] not in _COMPILED_IN]
+        kernel.tuple_specs = {i: spec for i, spec in enumerate(key[0])
+                              if is_tuple_spec(spec)}
         kernel.signature = "".join(
             _SIG_LETTERS.get(spec[0][:1] if spec[0].startswith("*") else
                              spec[0].partition("<")[0], "?")
-            for spec in key[0] if spec[0] not in _COMPILED_IN)
+            for spec in _flat_specs(key[0]) if spec[0] not in _COMPILED_IN)
         kernel.signature += "d" * len(kernel.metadata.get("host_descriptors", ()))
         return kernel
 
@@ -449,7 +457,42 @@ class JITFunction:
 INTERPRET_ALL = os.environ.get("TILE_INTERPRET", "0") not in ("", "0")
 
 # Specialization kinds that are compiled into the kernel, not passed.
-_COMPILED_IN = ("constexpr", "one", "none")
+_COMPILED_IN = COMPILED_IN
+
+
+def _flat_specs(specs):
+    for spec in specs:
+        if is_tuple_spec(spec):
+            yield from _flat_specs(spec[1])
+        else:
+            yield spec
+
+
+def _tuple_parameter(path, spec, value):
+    """A tuple parameter: its structure (runtime items stand as typed
+    placeholders, whose `host` is the item's path in the launch arguments)
+    and the divisibility attributes of its runtime items, in order."""
+    attrs = []
+
+    def template(path, spec, value):
+        kind = spec[0]
+        if is_tuple_spec(spec):
+            items = [template(path + [i], s, value[i] if value is not None else None)
+                     for i, s in enumerate(spec[1])]
+            if value is not None and hasattr(value, "_fields"):
+                return type(value)._make(items)
+            return tuple(items)
+        if kind == "constexpr":
+            return tl.constexpr(value if value is not None else
+                                constexpr_from_repr(spec[1]))
+        if kind == "one":
+            return tl.constexpr(1)
+        if kind == "none":
+            return None
+        attrs.append("tile.divisibility = 16 : i32" if spec[1] else None)
+        return tl.tensor(Value("%%%s" % "_".join(map(str, path)),
+                               d.parse_signature_type(kind), host=list(path)))
+    return Structure(template(path, spec, value)), attrs
 
 _SIG_LETTERS = {"*": "p", "i32": "i", "i64": "l", "u64": "l", "fp32": "f",
                 "i1": "b", "tensordesc": "d"}

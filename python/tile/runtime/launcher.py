@@ -15,6 +15,7 @@ from tile import _C
 from tile import knobs
 from tile.compiler.compiler import CompiledKernel
 from tile.runtime import host_values
+from tile.runtime.specialization import flatten_argument
 
 
 class NoGPULauncher:
@@ -154,7 +155,17 @@ def launch_compiled(kernel, grid, args):
 def launch_bound(kernel, dims, bound):
     """Launches `kernel` with its arguments bound by name: the runtime
     parameters, then the descriptors the kernel makes, encoded here."""
-    args = [bound[kernel.arg_names[i]] for i in kernel.runtime_params]
+    tuples = getattr(kernel, "tuple_specs", None)
+    if tuples:
+        args = []
+        for i in kernel.runtime_params:
+            value = bound[kernel.arg_names[i]]
+            if i in tuples:
+                flatten_argument(tuples[i], value, args)
+            else:
+                args.append(value)
+    else:
+        args = [bound[kernel.arg_names[i]] for i in kernel.runtime_params]
     recipes = kernel.metadata.get("host_descriptors")
     if recipes:
         args += host_values.descriptors(recipes, bound)

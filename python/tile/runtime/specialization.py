@@ -48,6 +48,18 @@ def spec_key(name, value, is_constexpr, specialize=True, alignment=True):
         return ("constexpr", repr(value))
     if value is None:
         return ("none", False)
+    if isinstance(value, tuple):
+        # A tuple argument specialises item by item; a tl.constexpr item is
+        # compiled in. Its runtime items become kernel parameters of their
+        # own (flatten_argument), and the kernel sees the tuple again.
+        kind = "tuple" if not hasattr(value, "_fields") else \
+            "namedtuple:%s.%s" % (type(value).__module__, type(value).__qualname__)
+        return (kind, tuple(
+            spec_key("%s[%d]" % (name, i), item,
+                     type(item).__name__ == "constexpr" and
+                     type(item).__module__.startswith("tile."),
+                     specialize, alignment)
+            for i, item in enumerate(value)))
     spec = _C.specialize_argument(value, specialize)
     if spec is None:
         raise _unsupported_argument(name, value)
@@ -94,3 +106,21 @@ def _unsupported_argument(name, value):
     return TypeError("argument '%s' has unsupported type %s; pass a tensor, an "
                      "object with data_ptr() or __cuda_array_interface__, a "
                      "number or a bool" % (name, type(value).__name__))
+
+
+def is_tuple_spec(spec):
+    return spec[0] == "tuple" or spec[0].startswith("namedtuple:")
+
+
+# Specializations whose value is compiled into the kernel (no parameter).
+COMPILED_IN = ("constexpr", "one", "none")
+
+
+def flatten_argument(spec, value, out):
+    """Appends the launch values of one argument of specialization `spec`:
+    itself, or a tuple's runtime items in order."""
+    if is_tuple_spec(spec):
+        for item_spec, item in zip(spec[1], value):
+            flatten_argument(item_spec, item, out)
+    elif spec[0] not in COMPILED_IN:
+        out.append(value)

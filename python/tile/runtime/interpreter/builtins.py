@@ -25,6 +25,7 @@ COMPOSITES = {"sigmoid", "fdiv", "cdiv", "clamp", "softmax", "zeros",
               "zeros_like", "full_like", "view", "multiple_of",
               "max_contiguous", "max_constancy", "ravel", "interleave",
               "flip", "swizzle2d", "cast", "assume", "add", "sub", "mul",
+              "make_block_ptr", "advance",
               # tile.language.random, all of it
               "philox_impl", "philox", "randint4x", "randint",
               "uint_to_uniform_float", "rand", "rand4x",
@@ -196,6 +197,10 @@ def _check_modifiers(cache, evict):
 @builtin
 def load(pointer, mask=None, other=None, boundary_check=(), padding_option="",
          cache_modifier="", eviction_policy="", volatile=False):
+    if core.check_pointer_access(pointer, mask, other, boundary_check,
+                                 padding_option):
+        return unwrap(pointer).load(boundary_check, padding_option,
+                                    cache_modifier, eviction_policy, volatile)
     ptr = _pointer(pointer, "load")
     _check_modifiers(cache_modifier, eviction_policy)
     elt = ptr.type.scalar.element_ty
@@ -220,6 +225,10 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="",
 @builtin
 def store(pointer, value, mask=None, boundary_check=(), cache_modifier="",
           eviction_policy=""):
+    if core.check_pointer_access(pointer, mask, None, boundary_check, ""):
+        unwrap(pointer).store(value, boundary_check, cache_modifier,
+                              eviction_policy)
+        return
     ptr = _pointer(pointer, "store")
     _check_modifiers(cache_modifier, eviction_policy)
     elt = ptr.type.scalar.element_ty

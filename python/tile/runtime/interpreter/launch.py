@@ -111,6 +111,12 @@ def _argument(fn, index, name, value, memory):
     rules of the compiled launch (an int equal to 1 is the constant 1)."""
     if index in fn.constexprs:
         return unwrap(value)
+    if isinstance(value, tuple):
+        # Item by item, as the compiled launch specialises a tuple.
+        items = [unwrap(item) if isinstance(item, core.constexpr) or item is None
+                 else _argument(fn, index, "%s[%d]" % (name, i), item, memory)
+                 for i, item in enumerate(value)]
+        return type(value)._make(items) if hasattr(value, "_fields") else tuple(items)
     if value is None:
         raise TypeError("argument '%s' is None; pass a tensor, a number or a "
                         "bool" % name)
