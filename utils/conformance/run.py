@@ -49,11 +49,11 @@ def run_pytest(flavor, suite, files, args, out):
     cmd = [sys.executable, "-m", "pytest", "-q", "-rfE", "--rootdir", suite,
            "-c", os.devnull, "--junitxml", xml, "-o", "junit_family=xunit2",
            "-p", "no:cacheprovider", "--continue-on-collection-errors"]
-    if flavor == "tile":
-        env["PYTHONPATH"] = os.pathsep.join(
-            [HERE] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
-        env["TILE_CONFORMANCE_HELPERS"] = os.path.join(suite, "_internal_testing.py")
-        cmd += ["-p", "triton_alias"]
+    # Both runs use the suite's own test helpers (see triton_helpers).
+    env["PYTHONPATH"] = os.pathsep.join(
+        [HERE] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    env["TILE_CONFORMANCE_HELPERS"] = os.path.join(suite, "_internal_testing.py")
+    cmd += ["-p", "triton_alias" if flavor == "tile" else "triton_helpers"]
     cmd += args + files
     with open(log, "w") as f:
         subprocess.run(cmd, cwd=suite, env=env, stdout=f, stderr=subprocess.STDOUT)
@@ -87,10 +87,15 @@ def write_sample(suite, files, sample, deselect_args, out):
     """The node ids in bucket K of N: collected under Triton (the reference)
     and passed to both runs."""
     k, n = (int(x) for x in sample.split("/"))
+    env = dict(os.environ, TILE_CONFORMANCE_HELPERS=os.path.join(
+        suite, "_internal_testing.py"), PYTHONPATH=os.pathsep.join(
+            [HERE] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+                      if p]))
     listing = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "--rootdir",
-         suite, "-c", os.devnull, "-p", "no:cacheprovider"] + deselect_args + files,
-        cwd=suite, capture_output=True, text=True).stdout.splitlines()
+         suite, "-c", os.devnull, "-p", "no:cacheprovider", "-p",
+         "triton_helpers"] + deselect_args + files,
+        cwd=suite, env=env, capture_output=True, text=True).stdout.splitlines()
     ids = [line for line in listing if "::" in line]
     keep = [i for i in ids
             if int(hashlib.sha256(i.encode()).hexdigest(), 16) % n == k]
@@ -127,6 +132,10 @@ def main():
     if opts.sample:
         files = write_sample(suite, files, opts.sample, args, out)
         print("sample %s: %d tests" % (opts.sample, len(files)))
+        if not files:
+            # pytest with no paths would run the whole suite directory.
+            sys.exit("the sample is empty: collection under Triton failed "
+                     "(run pytest --collect-only on the files to see why)")
     flavors = [opts.only] if opts.only else ["tile", "triton"]
     results = {f: outcomes(run_pytest(f, suite, files, args, out))
                for f in flavors}

@@ -4,7 +4,8 @@ import enum as _enum
 
 from tile.language.dtypes import (dtype, pointer_type, block_type, int1, int8,
                                   int16, int32, int64, uint8, uint16, uint32,
-                                  uint64, float8e5, float8e4nv, float16,
+                                  uint64, float8e5, float8e4nv, float8e4b15,
+                                  float8e4b8, float8e5b16, float16,
                                   bfloat16, float32, float64,
                                   TILE_MAX_TENSOR_NUMEL)
 from tile.language.core import (  # noqa: F401

@@ -6,12 +6,21 @@ class dtype:
 
     SINT = ("int1", "int8", "int16", "int32", "int64")
     UINT = ("uint8", "uint16", "uint32", "uint64")
-    FP = ("float8e5", "float8e4nv", "float16", "bfloat16", "float32", "float64")
+    FP = ("float8e5", "float8e4nv", "float16", "bfloat16", "float32", "float64",
+          "float8e4b15", "float8e4b8", "float8e5b16")
+    # Triton's other fp8 formats (e4m3 with bias 15; AMD's fnuz e4m3 and
+    # e5m2): named, so that code mentioning them imports, but refused
+    # wherever a kernel would compute with them.
+    UNSUPPORTED = {"float8e4b15": "Triton lowers it in software for GPUs "
+                                  "before sm_89",
+                   "float8e4b8": "an AMD (fnuz) format",
+                   "float8e5b16": "an AMD (fnuz) format"}
 
     _BITS = {"int1": 1, "int8": 8, "int16": 16, "int32": 32, "int64": 64,
              "uint8": 8, "uint16": 16, "uint32": 32, "uint64": 64,
              "float8e5": 8, "float8e4nv": 8, "float16": 16, "bfloat16": 16,
-             "float32": 32, "float64": 64}
+             "float32": 32, "float64": 64, "float8e4b15": 8, "float8e4b8": 8,
+             "float8e5b16": 8}
     _MLIR = {"float8e5": "f8E5M2", "float8e4nv": "f8E4M3FN", "float16": "f16",
              "bfloat16": "bf16", "float32": "f32", "float64": "f64"}
     # Triton's signature spellings: '*fp16', 'i32', 'u8', ...
@@ -19,9 +28,23 @@ class dtype:
               "int64": "i64", "uint8": "u8", "uint16": "u16", "uint32": "u32",
               "uint64": "u64", "float8e5": "fp8e5", "float8e4nv": "fp8e4nv",
               "float16": "fp16", "bfloat16": "bf16", "float32": "fp32",
-              "float64": "fp64"}
+              "float64": "fp64", "float8e4b15": "fp8e4b15",
+              "float8e4b8": "fp8e4b8", "float8e5b16": "fp8e5b16"}
+
+    # Triton's name lists (its spellings, which the constructor accepts).
+    SINT_TYPES = ("int8", "int16", "int32", "int64")
+    UINT_TYPES = ("int1", "uint8", "uint16", "uint32", "uint64")
+    FP_TYPES = ("fp8e4b15", "fp8e4nv", "fp8e4b8", "fp8e5", "fp8e5b16", "fp16",
+                "bf16", "fp32", "fp64")
+    STANDARD_FP_TYPES = ("fp16", "bf16", "fp32", "fp64")
+    OTHER_TYPES = ("void",)
+    _TRITON_NAMES = {"fp8e4b15": "float8e4b15", "fp8e4nv": "float8e4nv",
+                     "fp8e4b8": "float8e4b8", "fp8e5": "float8e5",
+                     "fp8e5b16": "float8e5b16", "fp16": "float16",
+                     "bf16": "bfloat16", "fp32": "float32", "fp64": "float64"}
 
     def __init__(self, name):
+        name = self._TRITON_NAMES.get(name, name)
         if name not in self._BITS:
             raise ValueError("unknown dtype %r" % name)
         self.name = name
@@ -63,6 +86,10 @@ class dtype:
         """The MLIR type. Integers are signless: signedness lives in the ops."""
         if self.is_int():
             return "i%d" % self.primitive_bitwidth
+        if self.name in self.UNSUPPORTED:
+            raise ValueError("tl.%s is not supported by tile (%s); use "
+                             "tl.float8e4nv or tl.float8e5"
+                             % (self.name, self.UNSUPPORTED[self.name]))
         return self._MLIR[self.name]
 
     @property
@@ -230,6 +257,9 @@ uint32 = dtype("uint32")
 uint64 = dtype("uint64")
 float8e5 = dtype("float8e5")
 float8e4nv = dtype("float8e4nv")
+float8e4b15 = dtype("float8e4b15")
+float8e4b8 = dtype("float8e4b8")
+float8e5b16 = dtype("float8e5b16")
 float16 = dtype("float16")
 bfloat16 = dtype("bfloat16")
 float32 = dtype("float32")
