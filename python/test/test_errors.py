@@ -65,7 +65,7 @@ def type_mismatch(x_ptr):
 
 def test_type_mismatch():
     check_error(type_mismatch, {"x_ptr": "*fp32"}, {},
-                "operator & needs integer operands", "x & 1.5")
+                "for operator &: it needs integer operands", "x & 1.5")
 
 
 @tile.jit

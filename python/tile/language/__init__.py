@@ -7,7 +7,7 @@ from tile.language.dtypes import (dtype, pointer_type, block_type, int1, int8,
                                   uint64, float8e5, float8e4nv, float8e4b15,
                                   float8e4b8, float8e5b16, float16,
                                   bfloat16, float32, float64,
-                                  TILE_MAX_TENSOR_NUMEL)
+                                  TILE_MAX_TENSOR_NUMEL, str_to_ty)
 from tile.language.core import (  # noqa: F401
     constexpr, tensor, program_id, num_programs, arange, full, zeros,
     zeros_like, full_like, broadcast_to, broadcast, expand_dims, reshape, view,

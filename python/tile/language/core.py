@@ -141,7 +141,8 @@ class tensor:
 
     @property
     def shape(self):
-        return [constexpr(s) for s in self.type.shape] if self.type.is_block() else []
+        # A tuple, as in Triton (`x.shape == (M, N)` compares equal).
+        return tuple(constexpr(s) for s in self.type.shape) if self.type.is_block() else ()
 
     @property
     def numel(self):

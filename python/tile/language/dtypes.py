@@ -333,3 +333,12 @@ ARRAY_TYPESTR_NAMES = {
     "|b1": "i1", "|i1": "i8", "<i2": "i16", "<i4": "i32", "<i8": "i64",
     "|u1": "u8", "<u2": "u16", "<u4": "u32", "<u8": "u64", "<f2": "fp16",
     "<f4": "fp32", "<f8": "fp64"}
+
+
+def str_to_ty(name):
+    """Triton's tl.str_to_ty: a signature spelling ('fp32', '*fp16', ...) as
+    a type."""
+    ty = parse_signature_type(name)
+    if ty is None:
+        raise ValueError("unknown type %r" % (name,))
+    return ty

@@ -417,8 +417,11 @@ def binary(b, op, x, y):
         raise SemanticError("unsupported pointer arithmetic: %s %s %s" % (xs, op, ys))
     if op in ("&", "|", "^", "<<", ">>"):
         if not (xs.is_int() and ys.is_int()):
-            raise SemanticError("operator %s needs integer operands, got %s and %s"
-                                % (op, xs, ys))
+            # Triton's wording ("invalid operands of type"), which its
+            # tests match.
+            raise SemanticError("invalid operands of type %s and %s for "
+                                "operator %s: it needs integer operands"
+                                % (xs, ys, op))
         ty = integer_promote(xs, ys)
     else:
         ty = computation_type(xs, ys, div=(op == "/"))

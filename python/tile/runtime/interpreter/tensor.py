@@ -41,7 +41,8 @@ class Tensor:
 
     @property
     def shape(self):
-        return [constexpr(s) for s in self.type.shape] if self.type.is_block() else []
+        # A tuple, as in Triton (`x.shape == (M, N)` compares equal).
+        return tuple(constexpr(s) for s in self.type.shape) if self.type.is_block() else ()
 
     @property
     def numel(self):
@@ -272,8 +273,11 @@ def binary(op, x, y):
         raise SemanticError("unsupported pointer arithmetic: %s %s %s" % (xs, op, ys))
     if op in ("&", "|", "^", "<<", ">>"):
         if not (xs.is_int() and ys.is_int()):
-            raise SemanticError("operator %s needs integer operands, got %s and %s"
-                                % (op, xs, ys))
+            # Triton's wording ("invalid operands of type"), which its
+            # tests match.
+            raise SemanticError("invalid operands of type %s and %s for "
+                                "operator %s: it needs integer operands"
+                                % (xs, ys, op))
         ty = sem.integer_promote(xs, ys)
     else:
         ty = sem.computation_type(xs, ys, div=(op == "/"))
