@@ -226,3 +226,18 @@ def test_errors_are_located(kernel, message, line):
     assert line in text and "^" in text
     assert info.value.lineno is not None and info.value.filename.endswith(
         "test_aggregates.py")
+
+
+@tile.jit
+def _batched_dot(p, N):
+    a = tl.zeros((2, 16, 16), tl.float16)
+    tl.store(p + tl.arange(0, 16), tl.sum(tl.sum(tl.dot(a, a), 0), 0).to(tl.int32))
+
+
+def test_batched_dot_is_refused_at_its_line():
+    # The GPU path compiled 3-D dots to wrong answers (H100, 2026-11-25):
+    # refused until it handles the batch dimension.
+    with pytest.raises(tile.CompilationError) as info:
+        tile.compile(_batched_dot, {"p": "*i32", "N": "i32"})
+    assert "batched (3-D) tl.dot is not supported" in str(info.value)
+    assert "tl.dot(a, a)" in str(info.value)

@@ -852,6 +852,14 @@ def dot_types(a, c, input_precision, out_dtype):
 def dot(b, a, c, acc, input_precision, out_dtype):
     input_precision, out, shape = dot_types(a.type, c.type, input_precision,
                                             out_dtype)
+    if len(shape) == 3:
+        # Measured on the H100 (2026-11-25): every batched dot the GPU path
+        # compiled was wrong (relative error ~1.4 against torch.bmm), so it
+        # is refused until the lowering handles the batch dimension. The
+        # interpreter computes it.
+        raise SemanticError("batched (3-D) tl.dot is not supported by tile's "
+                            "GPU compiler yet; loop over the batch with 2-D "
+                            "dots (it runs under the interpreter)")
     if acc is None:
         acc = full(b, shape, 0, out)
     else:
