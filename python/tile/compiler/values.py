@@ -49,6 +49,28 @@ class StructureMismatch(ValueError):
     """Two values that cannot be one value of one structure."""
 
 
+def _parts(raw):
+    """The parts of an aggregate, or None for anything else."""
+    if isinstance(raw, (tuple, list)):
+        return list(raw)
+    if hasattr(raw, "tile_fields"):
+        return raw.tile_fields()
+    return None
+
+
+def _build(node, leaves):
+    """A value from a skeleton node, taking its runtime leaves (tl.tensors
+    or IR Values) from the iterator `leaves`. Nodes: ("leaf",),
+    ("const", value), ("agg", original, children)."""
+    kind = node[0]
+    if kind == "leaf":
+        leaf = next(leaves)
+        return leaf if isinstance(leaf, tl.tensor) else tl._wrap_param(leaf)
+    if kind == "const":
+        return node[1]
+    return _rebuild(node[1], [_build(c, leaves) for c in node[2]])
+
+
 class Structure:
     """A value's runtime leaves (tl.tensors, in a fixed order) and the
     compile-time skeleton around them, which `build` refills with new
@@ -62,11 +84,10 @@ class Structure:
         raw = python_value(v)
         if isinstance(raw, tl.tensor):
             self.leaves.append(raw)
-            return ("leaf", raw.type)
-        if isinstance(raw, (tuple, list)):
-            return ("seq", raw, [self._walk(x) for x in raw])
-        if hasattr(raw, "tile_fields"):
-            return ("obj", raw, [self._walk(x) for x in raw.tile_fields()])
+            return ("leaf",)
+        parts = _parts(raw)
+        if parts is not None:
+            return ("agg", raw, [self._walk(x) for x in parts])
         return ("const", v)
 
     @property
@@ -76,30 +97,21 @@ class Structure:
     def key(self):
         """A hashable description: equal keys, equal skeletons and leaf
         types (what a @jit specialization is keyed on)."""
+        types = iter(self.types)
+
         def key(node):
-            kind = node[0]
-            if kind == "leaf":
-                return ("leaf", repr(node[1]))
-            if kind == "const":
+            if node[0] == "leaf":
+                return ("leaf", repr(next(types)))
+            if node[0] == "const":
                 return ("const", repr(python_value(node[1])))
-            return (kind, type(node[1]).__qualname__,
+            return ("agg", type(node[1]).__qualname__,
                     tuple(key(c) for c in node[2]))
         return key(self._tree)
 
     def build(self, leaves):
         """The skeleton with `leaves` (tl.tensors or IR Values) in place of
         this structure's leaves."""
-        it = iter(leaves)
-
-        def build(node):
-            kind = node[0]
-            if kind == "leaf":
-                leaf = next(it)
-                return leaf if isinstance(leaf, tl.tensor) else tl._wrap_param(leaf)
-            if kind == "const":
-                return node[1]
-            return _rebuild(node[1], [build(c) for c in node[2]])
-        return build(self._tree)
+        return _build(self._tree, iter(leaves))
 
 
 def _rebuild(original, parts):
@@ -121,10 +133,10 @@ def pair_leaves(a, b, what):
     one side is lifted by the caller); compile-time parts must agree.
     `build(values)` makes the merged value from one value per pair."""
     pairs = []
+    numbers = (bool, int, float)
 
     def walk(x, y):
         rx, ry = python_value(x), python_value(y)
-        numbers = (bool, int, float)
         if isinstance(rx, tl.tensor) or isinstance(ry, tl.tensor) or (
                 isinstance(rx, numbers) and isinstance(ry, numbers) and
                 not _same_constant(rx, ry)):
@@ -135,31 +147,17 @@ def pair_leaves(a, b, what):
                     % (what, rx if not isinstance(rx, tl.tensor) else ry))
             pairs.append((x, y))
             return ("leaf",)
-        if isinstance(rx, (tuple, list)) or hasattr(rx, "tile_fields"):
-            fx = list(rx) if isinstance(rx, (tuple, list)) else rx.tile_fields()
-            same_kind = type(rx) is type(ry)
-            fy = (list(ry) if isinstance(ry, (tuple, list)) else ry.tile_fields()) \
-                if same_kind else None
-            if not same_kind or len(fx) != len(fy):
+        fx = _parts(rx)
+        if fx is not None:
+            fy = _parts(ry) if type(rx) is type(ry) else None
+            if fy is None or len(fx) != len(fy):
                 raise StructureMismatch("%s is %r on one path and %r on the "
                                         "other" % (what, rx, ry))
-            return ("seq", rx, [walk(p, q) for p, q in zip(fx, fy)])
+            return ("agg", rx, [walk(p, q) for p, q in zip(fx, fy)])
         if not _same_constant(rx, ry):
             raise StructureMismatch("%s holds the compile-time value %r on one "
                                     "path and %r on the other" % (what, rx, ry))
         return ("const", x)
 
     tree = walk(a, b)
-
-    def build(values):
-        it = iter(values)
-
-        def make(node):
-            if node[0] == "leaf":
-                v = next(it)
-                return v if isinstance(v, tl.tensor) else tl._wrap_param(v)
-            if node[0] == "const":
-                return node[1]
-            return _rebuild(node[1], [make(c) for c in node[2]])
-        return make(tree)
-    return pairs, build
+    return pairs, lambda values: _build(tree, iter(values))

@@ -18,14 +18,14 @@ builtins, so the interpreter runs the same code.
 from tile.language import core
 from tile.language import dtypes as d
 from tile.language import semantic as sem
-from tile.language.core import builtin, constexpr, _unwrap
+from tile.language.core import builtin, _unwrap
 
 _PADDINGS = ("", None, "zero", "nan")
 
 
 def _sequence(value, what):
     value = _unwrap(value)
-    if isinstance(value, (core.tensor,)) or not isinstance(value, (tuple, list)):
+    if not isinstance(value, (tuple, list)):
         raise sem.SemanticError("make_block_ptr: %s must be a tuple or list, "
                                 "got %r" % (what, value))
     return [_unwrap(v) for v in value]
@@ -223,9 +223,3 @@ def advance(base, offsets):
     return block_ptr(pointer.base, pointer.shape, pointer.strides, moved,
                      pointer.block_shape, pointer.order)
 
-
-def is_block_pointer(value):
-    return getattr(_unwrap(value), "tile_block_pointer", False)
-
-
-__all__ = ["block_ptr", "make_block_ptr", "advance", "constexpr"]

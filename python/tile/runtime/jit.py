@@ -402,13 +402,13 @@ class JITFunction:
         kernel.used_globals = records
         kernel.arg_names = list(self.arg_names)
         kernel.runtime_params = [i for i, spec in enumerate(key[0])
-                                 if spec[0] not in _COMPILED_IN]
+                                 if spec[0] not in COMPILED_IN]
         kernel.tuple_specs = {i: spec for i, spec in enumerate(key[0])
                               if is_tuple_spec(spec)}
         kernel.signature = "".join(
             _SIG_LETTERS.get(spec[0][:1] if spec[0].startswith("*") else
                              spec[0].partition("<")[0], "?")
-            for spec in _flat_specs(key[0]) if spec[0] not in _COMPILED_IN)
+            for spec in _flat_specs(key[0]) if spec[0] not in COMPILED_IN)
         kernel.signature += "d" * len(kernel.metadata.get("host_descriptors", ()))
         return kernel
 
@@ -455,9 +455,6 @@ class JITFunction:
 # tile is imported (as Triton reads TRITON_INTERPRET), so the launch path
 # pays no environment lookup.
 INTERPRET_ALL = os.environ.get("TILE_INTERPRET", "0") not in ("", "0")
-
-# Specialization kinds that are compiled into the kernel, not passed.
-_COMPILED_IN = COMPILED_IN
 
 
 def _flat_specs(specs):

@@ -3,6 +3,7 @@ libtile's, shared with the C++ dispatcher), the errors for arguments it
 refuses, and the stand-in tensor `warmup` specialises a dtype as."""
 
 from tile import _C
+from tile.language import core as tl
 from tile.language import dtypes as d
 
 
@@ -45,7 +46,10 @@ def spec_key(name, value, is_constexpr, specialize=True, alignment=True):
         if getattr(value, "tile_jit_function", False):
             # A function passed as a constexpr: its source is what matters.
             return ("constexpr", "jit:" + value.cache_key)
-        return ("constexpr", repr(value))
+        # A tl.constexpr item of a tuple keys as its value, which preload
+        # can read back.
+        return ("constexpr", repr(value.value if isinstance(value, tl.constexpr)
+                                  else value))
     if value is None:
         return ("none", False)
     if isinstance(value, tuple):
@@ -56,9 +60,7 @@ def spec_key(name, value, is_constexpr, specialize=True, alignment=True):
             "namedtuple:%s.%s" % (type(value).__module__, type(value).__qualname__)
         return (kind, tuple(
             spec_key("%s[%d]" % (name, i), item,
-                     type(item).__name__ == "constexpr" and
-                     type(item).__module__.startswith("tile."),
-                     specialize, alignment)
+                     isinstance(item, tl.constexpr), specialize, alignment)
             for i, item in enumerate(value)))
     spec = _C.specialize_argument(value, specialize)
     if spec is None:
