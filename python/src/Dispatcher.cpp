@@ -518,7 +518,12 @@ PyObject *launchThroughPython(PyObject *launcher, const Entry &entry,
            : nullptr;
   Py_XDECREF(grid);
   Py_DECREF(list);
-  return result;
+  if (!result)
+    return nullptr;
+  // A launch returns its CompiledKernel, as Triton's does.
+  Py_DECREF(result);
+  Py_INCREF(entry.kernel);
+  return entry.kernel;
 }
 
 //===----------------------------------------------------------------------===//
@@ -721,7 +726,10 @@ PyObject *boundLaunchCall(PyObject *callable, PyObject *const *args,
   if (!launchCuda(self, *entry, call, dims, &usePython))
     return usePython ? pythonRun(self, bound->grid, args, nargs, kwnames)
                      : nullptr;
-  Py_RETURN_NONE;
+  // A launch returns its CompiledKernel, as Triton's does (`.asm`,
+  // `.metadata`, `.n_regs` of what ran).
+  Py_INCREF(entry->kernel);
+  return entry->kernel;
 }
 
 void boundLaunchDealloc(PyObject *obj) {

@@ -234,10 +234,24 @@ def _batched_dot(p, N):
     tl.store(p + tl.arange(0, 16), tl.sum(tl.sum(tl.dot(a, a), 0), 0).to(tl.int32))
 
 
-def test_batched_dot_is_refused_at_its_line():
-    # The GPU path compiled 3-D dots to wrong answers (H100, 2026-11-25):
-    # refused until it handles the batch dimension.
+def test_batched_dot_compiles_to_one_3d_dot():
+    # The GPU path once compiled 3-D dots to wrong answers (H100,
+    # 2026-11-25); the CUDA-core lowering now offsets each batch
+    # (test_gpu_batched_dot checks the values).
+    ir = tile.compile(_batched_dot, {"p": "*i32", "N": "i32"}).asm["tile"]
+    assert re.search(r"tile\.dot .* : tensor<2x16x16xf16> \* tensor<2x16x16xf16> "
+                     r"-> tensor<2x16x16xf32>", ir)
+
+
+@tile.jit
+def _batch_mismatch(p, N):
+    a = tl.zeros((2, 16, 16), tl.float16)
+    c = tl.zeros((4, 16, 16), tl.float16)
+    tl.store(p + tl.arange(0, 16), tl.sum(tl.sum(tl.dot(a, c), 0), 0).to(tl.int32))
+
+
+def test_batch_mismatch_is_located():
     with pytest.raises(tile.CompilationError) as info:
-        tile.compile(_batched_dot, {"p": "*i32", "N": "i32"})
-    assert "batched (3-D) tl.dot is not supported" in str(info.value)
-    assert "tl.dot(a, a)" in str(info.value)
+        tile.compile(_batch_mismatch, {"p": "*i32", "N": "i32"})
+    assert "dot's batch dimensions differ" in str(info.value)
+    assert "tl.dot(a, c)" in str(info.value)

@@ -1,6 +1,8 @@
 """IR golden tests (FileCheck patterns) for the language constructs the
 classic kernels do not already cover."""
 
+import pytest
+
 import tile
 import tile.language as tl
 from filecheck import filecheck
@@ -109,6 +111,44 @@ CHECK: tile.atomic_rmw xchg
 CHECK: tile.atomic_rmw fadd, acq_rel, gpu, {{.*}} : tensor<32x!tile.ptr<f32>>
 CHECK: tile.atomic_cas acq_rel, gpu, {{.*}} : !tile.ptr<i32>
 """)
+
+
+@tile.jit
+def float_extremes(f_ptr, d_ptr, x, y):
+    offs = tl.arange(0, 32)
+    tl.atomic_max(f_ptr + offs, x, mask=offs < 20)
+    tl.atomic_min(d_ptr, y, sem="relaxed")
+
+
+def test_float_atomic_max_min_use_integer_atomics_on_the_bits():
+    k = tile.compile(float_extremes, {"f_ptr": "*fp32", "d_ptr": "*fp64",
+                                      "x": "fp32", "y": "fp64"})
+    # Sign bit clear: a signed max (min); set: an unsigned min (max).
+    filecheck(k.asm["tile"], r"""
+CHECK: tile.bitcast {{.*}} : tensor<32x!tile.ptr<f32>> -> tensor<32x!tile.ptr<i32>>
+CHECK: tile.atomic_rmw max, acq_rel, gpu, {{.*}} : tensor<32x!tile.ptr<i32>>
+CHECK: tile.atomic_rmw umin, acq_rel, gpu, {{.*}} : tensor<32x!tile.ptr<i32>>
+CHECK: tile.atomic_rmw min, relaxed, gpu, {{.*}} : !tile.ptr<i64>
+CHECK: tile.atomic_rmw umax, relaxed, gpu, {{.*}} : !tile.ptr<i64>
+""")
+    filecheck(k.asm["ptx"], r"""
+CHECK: atom.global.gpu.acq_rel.max.s32
+CHECK: atom.global.gpu.acq_rel.min.u32
+CHECK: atom.global.gpu.relaxed.min.s64
+CHECK: atom.global.gpu.relaxed.max.u64
+""")
+
+
+@tile.jit
+def half_extremes(h_ptr, x):
+    tl.atomic_max(h_ptr, x)
+
+
+def test_half_atomic_max_is_refused_at_its_line():
+    with pytest.raises(tile.CompilationError) as info:
+        tile.compile(half_extremes, {"h_ptr": "*fp16", "x": "fp16"})
+    assert "atomic_max supports float32 and float64 among the floats" in str(info.value)
+    assert "tl.atomic_max(h_ptr, x)" in str(info.value)
 
 
 @tile.jit

@@ -89,6 +89,18 @@ def test_compiled_kernel_launches():
     torch.testing.assert_close(out, x + y)
 
 
+def test_launch_returns_the_compiled_kernel():
+    x, y = torch.randn(3000, device="cuda"), torch.randn(3000, device="cuda")
+    out = poisoned(3000)
+    # Twice: the first launch compiles (Python), the second is the C++
+    # dispatcher's hit; both hand back what ran, as Triton's launch does.
+    first = add_kernel[(6,)](x, y, out, 3000, BLOCK=512)
+    second = add_kernel[(6,)](x, y, out, 3000, BLOCK=512)
+    assert first is second
+    assert "ld.global" in second.asm["ptx"] and second.metadata.num_warps >= 1
+    torch.testing.assert_close(out, x + y)
+
+
 @pytest.mark.parametrize("num_ctas", [2, 4])
 def test_cluster_launch(num_ctas):
     n = 100_003

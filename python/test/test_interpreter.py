@@ -289,7 +289,7 @@ def test_interpret_flag_without_environment(monkeypatch):
 
 def test_wrong_arguments_name_the_argument():
     with pytest.raises(TypeError, match="'x_ptr'"):
-        k.add_kernel[(1,)](None, np.zeros(4, np.float32), np.zeros(4, np.float32), 4,
+        k.add_kernel[(1,)]([1.0], np.zeros(4, np.float32), np.zeros(4, np.float32), 4,
                            BLOCK_SIZE=4)
     with pytest.raises(TypeError, match="'y_ptr'"):
         k.add_kernel[(1,)](np.zeros(4, np.float32), "abc", np.zeros(4, np.float32), 4,

@@ -41,3 +41,21 @@ module attributes {tilegpu.num_warps = 4 : i32} {
     return
   }
 }
+
+// -----
+
+// fp8 widens through f16 (cvt.rn.f16x2.e4m3x2); to bf16, which has f16's
+// width but not its range, it goes on through f32, never an f16 -> bf16
+// fptrunc (which LLVM's verifier rejects).
+// CHECK-LABEL: llvm.func @fp8_to_bf16(
+// CHECK: cvt.rn.f16x2.e4m3x2
+// CHECK: llvm.fpext %{{.*}} : f16 to f32
+// CHECK: llvm.fptrunc %{{.*}} : f32 to bf16
+// CHECK-NOT: llvm.fptrunc %{{.*}} : f16 to bf16
+module attributes {tilegpu.num_warps = 4 : i32} {
+  func.func @fp8_to_bf16(%p: !tile.ptr<bf16>, %x: f8E4M3FN) attributes {tile.kernel} {
+    %y = tile.fp_to_fp %x : f8E4M3FN -> bf16
+    tile.store %p, %y : !tile.ptr<bf16>
+    return
+  }
+}

@@ -31,7 +31,7 @@
 // CHECK: st.global
 // CHECK: nvvm.barrier0
 // CHECK: arith.cmpi eq
-// CHECK: atom.acq_rel.gpu.global.exch.b32
+// CHECK: atom.global.gpu.acq_rel.exch.b32
 
 // Back-to-back barriers (the barrier pass's, a user's debug_barrier, a
 // releasing atomic's) are one: nothing between them touches memory.
@@ -41,7 +41,7 @@
 // CHECK: st.global
 // CHECK: nvvm.barrier0
 // CHECK-NOT: nvvm.barrier0
-// CHECK: atom.acq_rel.gpu.global.exch.b32
+// CHECK: atom.global.gpu.acq_rel.exch.b32
 // CHECK: nvvm.barrier0
 
 // f16 values an scf.if yields cross it two to an i32 word (three halves:

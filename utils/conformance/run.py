@@ -22,6 +22,7 @@ import argparse
 import collections
 import hashlib
 import os
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -83,6 +84,42 @@ def outcomes(xml):
     return table
 
 
+def failure_reasons(xml):
+    """{(function, reason): [test ids]}: the first line of each failure's
+    message, with numbers blanked so that one cause groups its tests."""
+    groups = collections.defaultdict(list)
+    if not os.path.exists(xml):
+        return groups
+    for case in ET.parse(xml).getroot().iter("testcase"):
+        for child in case:
+            if child.tag not in ("failure", "error"):
+                continue
+            message = (child.get("message") or child.text or "").strip()
+            lines = [l for l in message.splitlines() if l.strip()] or ["(none)"]
+            # A compile error's first line is only its position; what went
+            # wrong is on its last.
+            text = lines[0] if len(lines) == 1 else lines[0] + " ... " + lines[-1]
+            reason = re.sub(r"\d+", "N", text)[:200]
+            function = case.get("name", "").split("[")[0]
+            groups[(function, reason)].append(case.get("name", ""))
+    return groups
+
+
+def write_failures(xml, path):
+    groups = failure_reasons(xml)
+    lines = ["| function | tests | the failure's first ... last line |", "|---|---|---|"]
+    for (function, reason), ids in sorted(groups.items(),
+                                          key=lambda kv: -len(kv[1])):
+        lines.append("| %s | %d | %s |" % (function, len(ids),
+                                           reason.replace("|", "\\|")))
+    lines.append("")
+    for (function, reason), ids in sorted(groups.items()):
+        lines.append("%s: %s" % (function, reason))
+        lines.extend("    " + i for i in ids[:8])
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
 def write_sample(suite, files, sample, deselect_args, out):
     """The node ids in bucket K of N: collected under Triton (the reference)
     and passed to both runs."""
@@ -137,8 +174,12 @@ def main():
             sys.exit("the sample is empty: collection under Triton failed "
                      "(run pytest --collect-only on the files to see why)")
     flavors = [opts.only] if opts.only else ["tile", "triton"]
-    results = {f: outcomes(run_pytest(f, suite, files, args, out))
-               for f in flavors}
+    results = {}
+    for f in flavors:
+        xml = run_pytest(f, suite, files, args, out)
+        results[f] = outcomes(xml)
+        # Why each test failed, grouped: what to fix first.
+        write_failures(xml, os.path.join(out, "%s-failures.md" % f))
     keys = sorted(set().union(*[set(r) for r in results.values()]))
     header = "| test file | function | " + " | ".join(
         "%s pass / fail / skip" % f for f in flavors) + " |"

@@ -199,6 +199,12 @@ struct FpToFpPattern : ConvertOpToLLVMPattern<FpToFpOp> {
         rewriter.replaceOp(op, x);
         return success();
       }
+      // f16 and bf16 have the same width but neither holds the other;
+      // every fp8 value is exact in both, so the f32 detour is exact.
+      if (to.isBF16()) {
+        x = LLVM::FPExtOp::create(rewriter, loc, f32, x);
+        from = f32;
+      }
     }
     bool rtz = op.getRounding() == RoundingMode::RTZ;
     if (isFp8(to)) {

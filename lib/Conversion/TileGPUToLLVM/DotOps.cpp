@@ -51,7 +51,13 @@ struct DotPattern : OpConversionPattern<DotOp> {
     auto aType = cast<RankedTensorType>(op.getA().getType());
     auto bType = cast<RankedTensorType>(op.getB().getType());
     auto cType = cast<RankedTensorType>(op.getC().getType());
-    int64_t K = aType.getShape()[1], N = bType.getShape()[1];
+    // A batched (3-D) dot is B independent products; its operands sit in
+    // shared memory batch after batch, so batch b of A starts at row b * M
+    // of a [B * M, K] matrix and batch b of B at element b * K * N.
+    int64_t rank = cType.getRank();
+    bool batched = rank == 3;
+    int64_t M = aType.getShape()[rank - 2];
+    int64_t K = aType.getShape()[rank - 1], N = bType.getShape()[rank - 1];
     Type accType = cType.getElementType();
     ThreadId tid = getThreadId(rewriter, op);
     auto ptrType = LLVM::LLVMPointerType::get(getContext(), 3);
@@ -84,14 +90,26 @@ struct DotPattern : OpConversionPattern<DotOp> {
     std::map<int64_t, unsigned> rowSlot, colSlot;
     SmallVector<Value> rows, cols;
     SmallVector<std::pair<unsigned, unsigned>> regSlots;
+    // A row is the row of A's [B * M, K] matrix an accumulator register
+    // reads; a column the element of B's row 0 it reads (k * N is added).
+    auto scaled = [&](Value batch, int64_t stride, Value offset) -> Value {
+      return arith::AddIOp::create(
+          rewriter, loc,
+          arith::MulIOp::create(rewriter, loc, batch,
+                                i32Constant(rewriter, loc, stride)),
+          offset);
+    };
     for (int64_t reg = 0; reg < cLayout.getNumRegisters(); ++reg) {
       LinearLayout::Basis fixed = cLayout.applyOne(LinearLayout::Register, reg);
-      auto r = rowSlot.try_emplace(fixed[0], rows.size());
+      ValueRange coords = cCoords[reg];
+      int64_t batch = batched ? fixed[0] : 0;
+      auto r = rowSlot.try_emplace(batch * M + fixed[rank - 2], rows.size());
       if (r.second)
-        rows.push_back(cCoords[reg][0]);
-      auto c = colSlot.try_emplace(fixed[1], cols.size());
+        rows.push_back(batched ? scaled(coords[0], M, coords[1]) : coords[0]);
+      auto c = colSlot.try_emplace(batch * K * N + fixed[rank - 1], cols.size());
       if (c.second)
-        cols.push_back(cCoords[reg][1]);
+        cols.push_back(batched ? scaled(coords[0], K * N, coords[2])
+                               : coords[rank - 1]);
       regSlots.push_back({r.first->second, c.first->second});
     }
     SmallVector<Value> init(adaptor.getC().begin(), adaptor.getC().end());

@@ -373,10 +373,18 @@ Type registerType(OpBuilder &b, Type type) {
   return type;
 }
 
-/// `.sem.scope.global`, the qualifiers PTX puts before the operation.
-std::string semScope(MemSemantic sem, MemSyncScope scope) {
-  return "." + stringifyMemSemantic(sem).str() + "." +
-         stringifyMemSyncScope(scope).str() + ".global";
+/// The qualifiers before an atom's operation. PTX takes them in any order;
+/// these are the orders Triton prints (`.global.gpu.acq_rel.add` for
+/// read-modify-writes, `.global.acq_rel.gpu.cas`), so that PTX checks
+/// written against Triton's output read ours the same way.
+std::string rmwQualifiers(MemSemantic sem, MemSyncScope scope) {
+  return ".global." + stringifyMemSyncScope(scope).str() + "." +
+         stringifyMemSemantic(sem).str();
+}
+
+std::string casQualifiers(MemSemantic sem, MemSyncScope scope) {
+  return ".global." + stringifyMemSemantic(sem).str() + "." +
+         stringifyMemSyncScope(scope).str();
 }
 
 /// Shared by atomic_rmw and atomic_cas: one PTX atom per element, guarded
@@ -452,7 +460,8 @@ struct AtomicRMWPattern : OpConversionPattern<AtomicRMWOp> {
     if (failed(suffix))
       return op.emitError("atomic ") << stringifyRMWOp(op.getRmwOp()) << " on "
                                      << elementType << " is not supported";
-    std::string opcode = semScope(op.getSem(), op.getScope()) + "." + *suffix;
+    std::string opcode =
+        rmwQualifiers(op.getSem(), op.getScope()) + "." + *suffix;
     return lowerAtomic(op, adaptor.getPtr(), {adaptor.getVal()},
                        adaptor.getMask(), opcode, rewriter);
   }
@@ -464,7 +473,7 @@ struct AtomicCASPattern : OpConversionPattern<AtomicCASOp> {
   matchAndRewrite(AtomicCASOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Type elementType = getElementTypeOrSelf(op.getType());
-    std::string opcode = semScope(op.getSem(), op.getScope()) + ".cas.b" +
+    std::string opcode = casQualifiers(op.getSem(), op.getScope()) + ".cas.b" +
                          std::to_string(getElementBitWidth(elementType));
     return lowerAtomic(op, adaptor.getPtr(),
                        {adaptor.getCmp(), adaptor.getVal()}, ValueRange(),

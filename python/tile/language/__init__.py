@@ -24,6 +24,7 @@ from tile.language.core import (  # noqa: F401
     inline_asm_elementwise, to_tensor, add, sub, mul, reduce_or, max_constancy)
 from tile.language.block_pointer import (block_ptr, make_block_ptr,  # noqa: F401
                                          advance)
+from tile.language.scaled_dot import dot_scaled  # noqa: F401
 from tile.language.tuples import tuple  # noqa: F401,A004
 from tile.language import math  # noqa: F401
 from tile.language.random import (randint, randint4x, rand, rand4x,  # noqa: F401

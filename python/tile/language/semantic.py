@@ -786,6 +786,8 @@ def atomic_rmw(b, kind, ptr, val, mask, sem, scope):
     # A scalar pointer with a block of values (or a mask) is one atomic per
     # lane on that address: the pointer is broadcast, like the operands.
     ptr, val, mask = _atomic_shape(b, ptr, val, mask)
+    if kind in ("max", "min") and elt.is_floating():
+        return _float_atomic_minmax(b, kind, ptr, val, mask, sem, scope)
     if kind == "add" and elt.is_floating():
         kind = "fadd"
     if kind in ("max", "min") and elt.is_int_unsigned():
@@ -793,6 +795,43 @@ def atomic_rmw(b, kind, ptr, val, mask, sem, scope):
     operands = [ptr.name, val.name] + ([mask.name] if mask is not None else [])
     return b.op(_like(ptr, elt), "tile.atomic_rmw %s, %s, %s, %s : %s" % (
         kind, _SEM[sem], _SCOPE[scope], ", ".join(operands), ptr.type.to_ir()))
+
+
+def check_float_atomic_minmax(kind, elt):
+    """PTX has no 16-bit integer atomics for the trick below (shared with
+    the interpreter)."""
+    if kind in ("max", "min") and elt.is_floating() and \
+            elt not in (d.float32, d.float64):
+        raise SemanticError("atomic_%s supports float32 and float64 among the "
+                            "floats, not %s" % (kind, elt))
+
+
+def _float_atomic_minmax(b, kind, ptr, val, mask, sem, scope):
+    """atomic max/min of float32/float64 through integer atomics on the
+    same bits. A float whose sign bit is clear orders against any other
+    float as its bits do as a signed integer; one whose sign bit is set
+    orders reversed as an unsigned integer. So max is a signed max for the
+    former lanes and an unsigned min for the latter (min the other way
+    round), each lane doing one of the two. Testing the sign bit, not
+    `val >= 0`, sends -0.0 down the negative path, so that max(-0.0, x) for
+    a negative x stores -0.0."""
+    elt = ptr.type.scalar.element_ty
+    check_float_atomic_minmax(kind, elt)
+    ity = d.int32 if elt == d.float32 else d.int64
+    iptr = cast(b, ptr, d.pointer_type(ity))
+    ival = cast(b, val, ity, bitcast=True)
+    negative = compare(b, "<", ival, 0)
+    positive = logical_not(b, negative)
+    if mask is not None:
+        negative = binary(b, "&", negative, mask)
+        positive = binary(b, "&", positive, mask)
+    pos_kind, neg_kind = ("max", "umin") if kind == "max" else ("min", "umax")
+    olds = []
+    for lanes, rmw in ((positive, pos_kind), (negative, neg_kind)):
+        olds.append(b.op(_like(iptr, ity), "tile.atomic_rmw %s, %s, %s, %s : %s" % (
+            rmw, _SEM[sem], _SCOPE[scope],
+            ", ".join([iptr.name, ival.name, lanes.name]), iptr.type.to_ir())))
+    return cast(b, where(b, negative, olds[1], olds[0]), elt, bitcast=True)
 
 
 def atomic_cas(b, ptr, cmp, val, sem, scope):
@@ -822,6 +861,9 @@ def dot_types(a, c, input_precision, out_dtype):
     if len(a.shape) not in (2, 3) or len(c.shape) != len(a.shape):
         raise SemanticError("dot needs 2-D (or batched 3-D) operands of equal rank,"
                             " got %s and %s" % (list(a.shape), list(c.shape)))
+    if len(a.shape) == 3 and a.shape[0] != c.shape[0]:
+        raise SemanticError("dot's batch dimensions differ: %s and %s" %
+                            (list(a.shape), list(c.shape)))
     if a.shape[-1] != c.shape[-2]:
         raise SemanticError("dot's inner dimensions differ: %s and %s" %
                             (list(a.shape), list(c.shape)))
@@ -840,7 +882,10 @@ def dot_types(a, c, input_precision, out_dtype):
     if at != d.float32:
         input_precision = "ieee"
     if at.is_int():
-        if out_dtype not in (None, d.int32):
+        # As in Triton, an integer dot is an int32 product whatever
+        # out_dtype says (an integer type there is accepted and has no
+        # effect; a float one is an error).
+        if out_dtype is not None and not out_dtype.is_int():
             raise SemanticError("an integer dot accumulates in int32; "
                                 "out_dtype=%s is not supported" % (out_dtype,))
         out = d.int32
@@ -852,14 +897,6 @@ def dot_types(a, c, input_precision, out_dtype):
 def dot(b, a, c, acc, input_precision, out_dtype):
     input_precision, out, shape = dot_types(a.type, c.type, input_precision,
                                             out_dtype)
-    if len(shape) == 3:
-        # Measured on the H100 (2026-11-25): every batched dot the GPU path
-        # compiled was wrong (relative error ~1.4 against torch.bmm), so it
-        # is refused until the lowering handles the batch dimension. The
-        # interpreter computes it.
-        raise SemanticError("batched (3-D) tl.dot is not supported by tile's "
-                            "GPU compiler yet; loop over the batch with 2-D "
-                            "dots (it runs under the interpreter)")
     if acc is None:
         acc = full(b, shape, 0, out)
     else:

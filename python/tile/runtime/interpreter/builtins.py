@@ -25,7 +25,7 @@ COMPOSITES = {"sigmoid", "fdiv", "cdiv", "clamp", "softmax", "zeros",
               "zeros_like", "full_like", "view", "multiple_of",
               "max_contiguous", "max_constancy", "ravel", "interleave",
               "flip", "swizzle2d", "cast", "assume", "add", "sub", "mul",
-              "make_block_ptr", "advance",
+              "make_block_ptr", "advance", "dot_scaled",
               # tile.language.random, all of it
               "philox_impl", "philox", "randint4x", "randint",
               "uint_to_uniform_float", "rand", "rand4x",
@@ -303,6 +303,7 @@ def _atomic(kind):
             raise SemanticError("unknown memory semantic %r" % (memsem,))
         if unwrap(scope) not in sem._SCOPE:
             raise SemanticError("unknown scope %r" % (unwrap(scope),))
+        sem.check_float_atomic_minmax(kind, elt)
         val = cast(lift(val, elt), elt)
         if mask is not None:
             mask = _mask(mask)

@@ -118,8 +118,8 @@ def _argument(fn, index, name, value, memory):
                  for i, item in enumerate(value)]
         return type(value)._make(items) if hasattr(value, "_fields") else tuple(items)
     if value is None:
-        raise TypeError("argument '%s' is None; pass a tensor, a number or a "
-                        "bool" % name)
+        # As compiled: None is a compile-time constant the kernel can test.
+        return None
     if hasattr(value, "block_shape") and hasattr(value, "base") and \
             hasattr(value, "strides"):
         base = _pointer(name, value.base, memory)

@@ -1,0 +1,62 @@
+"""Batched (3-D) tl.dot on the GPU against torch.bmm in float64, outputs
+poisoned before each launch."""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+if not torch.cuda.is_available():
+    pytest.skip("needs a CUDA GPU", allow_module_level=True)
+
+import tile  # noqa: E402
+import tile.language as tl  # noqa: E402
+from gpu_checks import rel_err  # noqa: E402
+
+
+@tile.jit
+def batched_dot(a, b, c, out, BATCH: tl.constexpr, M: tl.constexpr,
+                N: tl.constexpr, K: tl.constexpr, ACC: tl.constexpr):
+    bi = tl.arange(0, BATCH)[:, None, None]
+    x = tl.load(a + bi * M * K + tl.arange(0, M)[None, :, None] * K
+                + tl.arange(0, K)[None, None, :])
+    y = tl.load(b + bi * K * N + tl.arange(0, K)[None, :, None] * N
+                + tl.arange(0, N)[None, None, :])
+    offs = bi * M * N + tl.arange(0, M)[None, :, None] * N + tl.arange(0, N)[None, None, :]
+    if ACC:
+        z = tl.dot(x, y, acc=tl.load(c + offs).to(tl.float32))
+    else:
+        z = tl.dot(x, y)
+    tl.store(out + offs, z)
+
+
+@pytest.mark.parametrize("batch", [1, 2, 4, 8])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32, torch.int8])
+@pytest.mark.parametrize("num_warps", [1, 4])
+def test_batched_dot_matches_bmm(batch, dtype, num_warps):
+    m, n, k = 32, 32, 32
+    if dtype == torch.int8:
+        a = torch.randint(-100, 100, (batch, m, k), device="cuda", dtype=dtype)
+        b = torch.randint(-100, 100, (batch, k, n), device="cuda", dtype=dtype)
+        out = torch.full((batch, m, n), -7, device="cuda", dtype=torch.int32)
+    else:
+        a = torch.randn(batch, m, k, device="cuda", dtype=dtype)
+        b = torch.randn(batch, k, n, device="cuda", dtype=dtype)
+        out = torch.full((batch, m, n), float("nan"), device="cuda")
+    batched_dot[(1,)](a, b, out, out, BATCH=batch, M=m, N=n, K=k, ACC=False,
+                      num_warps=num_warps)
+    ref = torch.bmm(a.double(), b.double())
+    if dtype == torch.int8:
+        assert torch.equal(out.double(), ref)
+    else:
+        # float32 dots are tf32 by default, as in Triton.
+        assert rel_err(out, ref) < (2e-3 if dtype == torch.float32 else 1e-3)
+
+
+def test_batched_dot_with_accumulator():
+    batch, m, n, k = 4, 64, 32, 64
+    a = torch.randn(batch, m, k, device="cuda", dtype=torch.float16)
+    b = torch.randn(batch, k, n, device="cuda", dtype=torch.float16)
+    c = torch.randn(batch, m, n, device="cuda", dtype=torch.float16)
+    out = torch.full((batch, m, n), float("nan"), device="cuda")
+    batched_dot[(1,)](a, b, c, out, BATCH=batch, M=m, N=n, K=k, ACC=True)
+    ref = torch.bmm(a.double(), b.double()) + c.double()
+    assert rel_err(out, ref) < 1e-3
