@@ -54,3 +54,38 @@ def test_max_constancy_needs_constexprs():
     with pytest.raises(tile.CompilationError, match="max_constancy") as info:
         tile.compile(bad_constancy, {"x_ptr": "*i32", "n": "i32"}, {"BLOCK": 16})
     assert "test_core_names.py:" in str(info.value) and "^" in str(info.value)
+
+
+def _run_scalar_pairs(kernel):
+    out = np.full(3, -1, np.int32)
+    kernel[(1,)](out, 10, 20)
+    return out.tolist()
+
+
+def test_scalar_join_and_item_interpreted():
+    assert _run_scalar_pairs(tile.jit(cn.scalar_pairs.fn, interpret=True)) == [10, 20, 30]
+
+
+def test_scalar_join_and_item_compile():
+    ir = tile.compile(cn.scalar_pairs, {"out_ptr": "*i32", "x": "i32", "y": "i32"}).asm["tile"]
+    assert "tile.join" in ir and "tensor<1x2xi32>" in ir and "tile.reduce" in ir
+
+
+@tile.jit
+def _item_of_many(p):
+    tl.store(p, tl.zeros((4,), tl.int32).item())
+
+
+def test_item_of_many_elements_is_located():
+    with pytest.raises(tile.CompilationError) as info:
+        tile.compile(_item_of_many, {"p": "*i32"})
+    assert "item() needs a tensor of one element, got shape [4]" in str(info.value)
+    assert "tl.zeros((4,), tl.int32).item()" in str(info.value)
+
+
+def test_shapes_and_type_names_as_triton_spells_them():
+    assert tl.tuple((2, 3)) == [2, 3] and tl.tuple((2, 3)) != [3, 2]
+    assert tl.str_to_ty("fp16", None) == tl.float16
+    assert tl.str_to_ty("*i32") == tl.pointer_type(tl.int32)
+    knobs = tile.knobs.cache.knob_descriptors
+    assert knobs["dir"].key == "TILE_CACHE_DIR"

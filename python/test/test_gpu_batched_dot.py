@@ -14,7 +14,8 @@ from gpu_checks import rel_err  # noqa: E402
 
 @tile.jit
 def batched_dot(a, b, c, out, BATCH: tl.constexpr, M: tl.constexpr,
-                N: tl.constexpr, K: tl.constexpr, ACC: tl.constexpr):
+                N: tl.constexpr, K: tl.constexpr, ACC: tl.constexpr,
+                OUT: tl.constexpr = None):
     bi = tl.arange(0, BATCH)[:, None, None]
     x = tl.load(a + bi * M * K + tl.arange(0, M)[None, :, None] * K
                 + tl.arange(0, K)[None, None, :])
@@ -24,13 +25,13 @@ def batched_dot(a, b, c, out, BATCH: tl.constexpr, M: tl.constexpr,
     if ACC:
         z = tl.dot(x, y, acc=tl.load(c + offs).to(tl.float32))
     else:
-        z = tl.dot(x, y)
+        z = tl.dot(x, y, out_dtype=OUT)
     tl.store(out + offs, z)
 
 
 @pytest.mark.parametrize("batch", [1, 2, 4, 8])
 @pytest.mark.parametrize("dtype", [torch.float16, torch.float32, torch.int8])
-@pytest.mark.parametrize("num_warps", [1, 4])
+@pytest.mark.parametrize("num_warps", [1, 2, 4])
 def test_batched_dot_matches_bmm(batch, dtype, num_warps):
     m, n, k = 32, 32, 32
     if dtype == torch.int8:
@@ -60,3 +61,18 @@ def test_batched_dot_with_accumulator():
     batched_dot[(1,)](a, b, c, out, BATCH=batch, M=m, N=n, K=k, ACC=True)
     ref = torch.bmm(a.double(), b.double()) + c.double()
     assert rel_err(out, ref) < 1e-3
+
+
+@pytest.mark.parametrize("dtype, out_dtype", [(torch.float16, tl.float16),
+                                              (torch.float64, None)])
+@pytest.mark.parametrize("num_warps", [2, 8])
+def test_batched_dot_result_types(dtype, out_dtype, num_warps):
+    # An f16 product sums in f32 and rounds once; float64 stays float64.
+    batch, m, n, k = 2, 64, 64, 64
+    a = torch.randn(batch, m, k, device="cuda", dtype=dtype)
+    b = torch.randn(batch, k, n, device="cuda", dtype=dtype)
+    out = torch.full((batch, m, n), float("nan"), device="cuda", dtype=dtype)
+    batched_dot[(1,)](a, b, out, out, BATCH=batch, M=m, N=n, K=k, ACC=False,
+                      OUT=out_dtype, num_warps=num_warps)
+    ref = torch.bmm(a.double(), b.double())
+    assert rel_err(out, ref) < (1e-3 if dtype == torch.float16 else 1e-12)

@@ -62,6 +62,11 @@ class env_knob:
     def __init__(self, variable, default=None, parse=str):
         self.variable, self.default, self.parse = variable, default, parse
 
+    @property
+    def key(self):
+        """Triton's name for the environment variable."""
+        return self.variable
+
     def __set_name__(self, owner, name):
         self.name = name
 
@@ -118,6 +123,13 @@ class _Group:
                 del self.__dict__[name]
         _changed()
         return self
+
+    @property
+    def knob_descriptors(self):
+        """{name: env_knob} of this group's settings, as Triton's knobs list
+        them (test fixtures reset each one's environment variable)."""
+        return {name: knob for klass in reversed(type(self).__mro__)
+                for name, knob in vars(klass).items() if isinstance(knob, env_knob)}
 
     def copy(self):
         other = type(self).__new__(type(self))

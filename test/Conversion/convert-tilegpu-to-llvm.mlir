@@ -55,6 +55,15 @@
 // CHECK: llvm.bitcast %{{.*}} : i32 to vector<2xf16>
 // CHECK-COUNT-2: llvm.extractelement
 
+// A tensor atomic with two elements a thread, no mask and no copies to
+// silence: its atoms run under a constant-true guard (no guard at all once
+// crashed the conversion).
+// CHECK-LABEL: func.func @cas_two_per_thread
+// CHECK: %[[TRUE:.*]] = arith.constant true
+// CHECK: atom.global.acq_rel.gpu.cas.b32 {{.*}} "=r,b,l,r,r" %[[TRUE]],
+// CHECK: %[[TRUE2:.*]] = arith.constant true
+// CHECK: atom.global.acq_rel.gpu.cas.b32 {{.*}} "=r,b,l,r,r" %[[TRUE2]],
+
 #blocked = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared = 64 : i64, tilegpu.target = "sm_90a"} {
   func.func @hist(%arg0: !tile.ptr<i32>, %arg1: !tile.ptr<i32>) attributes {tile.kernel} {
@@ -116,6 +125,15 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared = 64 : i64, tileg
     %6 = arith.addf %3#0, %3#1 : tensor<128xf16, #blocked>
     %7 = arith.addf %6, %3#2 : tensor<128xf16, #blocked>
     tile.store %2, %7 : tensor<128x!tile.ptr<f16>, #blocked>
+    return
+  }
+  func.func @cas_two_per_thread(%arg0: !tile.ptr<i32>) attributes {tile.kernel} {
+    %cmp = arith.constant dense<0> : tensor<256xi32, #blocked>
+    %val = arith.constant dense<2> : tensor<256xi32, #blocked>
+    %0 = tile.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32, #blocked>
+    %1 = tile.splat %arg0 : !tile.ptr<i32> -> tensor<256x!tile.ptr<i32>, #blocked>
+    %2 = tile.addptr %1, %0 : tensor<256x!tile.ptr<i32>, #blocked>, tensor<256xi32, #blocked>
+    %3 = tile.atomic_cas acq_rel, gpu, %2, %cmp, %val : tensor<256x!tile.ptr<i32>, #blocked>
     return
   }
 }

@@ -28,10 +28,13 @@ Value castTo(OpBuilder &b, Location loc, Value v, Type type) {
   Type from = v.getType();
   if (from == type)
     return v;
-  if (isa<FloatType>(type))
-    return isa<FloatType>(from)
-               ? Value(arith::ExtFOp::create(b, loc, type, v))
-               : Value(arith::SIToFPOp::create(b, loc, type, v));
+  if (isa<FloatType>(type)) {
+    if (!isa<FloatType>(from))
+      return arith::SIToFPOp::create(b, loc, type, v);
+    if (from.getIntOrFloatBitWidth() > type.getIntOrFloatBitWidth())
+      return arith::TruncFOp::create(b, loc, type, v);
+    return arith::ExtFOp::create(b, loc, type, v);
+  }
   return arith::ExtSIOp::create(b, loc, type, v);
 }
 
@@ -58,7 +61,12 @@ struct DotPattern : OpConversionPattern<DotOp> {
     bool batched = rank == 3;
     int64_t M = aType.getShape()[rank - 2];
     int64_t K = aType.getShape()[rank - 1], N = bType.getShape()[rank - 1];
-    Type accType = cType.getElementType();
+    // A 16-bit float accumulator sums in f32 and rounds once at the end,
+    // as the tensor cores do (an f16 running sum loses a bit a step).
+    Type resultType = cType.getElementType();
+    Type accType = resultType.isF16() || resultType.isBF16()
+                       ? Type(rewriter.getF32Type())
+                       : resultType;
     ThreadId tid = getThreadId(rewriter, op);
     auto ptrType = LLVM::LLVMPointerType::get(getContext(), 3);
 
@@ -112,7 +120,9 @@ struct DotPattern : OpConversionPattern<DotOp> {
                                : coords[rank - 1]);
       regSlots.push_back({r.first->second, c.first->second});
     }
-    SmallVector<Value> init(adaptor.getC().begin(), adaptor.getC().end());
+    SmallVector<Value> init;
+    for (Value c : adaptor.getC())
+      init.push_back(castTo(rewriter, loc, c, accType));
     auto loop = scf::ForOp::create(rewriter, loc, i32Constant(rewriter, loc, 0),
                                    i32Constant(rewriter, loc, K),
                                    i32Constant(rewriter, loc, 1), init);
@@ -154,9 +164,10 @@ struct DotPattern : OpConversionPattern<DotOp> {
       }
       scf::YieldOp::create(rewriter, loc, next);
     }
-    rewriter.replaceOpWithMultiple(
-        op, {SmallVector<Value>(loop.getResults().begin(),
-                                loop.getResults().end())});
+    SmallVector<Value> results;
+    for (Value sum : loop.getResults())
+      results.push_back(castTo(rewriter, loc, sum, resultType));
+    rewriter.replaceOpWithMultiple(op, {results});
     return success();
   }
 };

@@ -417,6 +417,10 @@ LogicalResult lowerAtomic(Operation *op, ValueRange ptrs,
   for (size_t i = 0; i < ptrs.size(); ++i) {
     Value pred = andPredicates(rewriter, loc, writer,
                                masks.empty() ? Value() : masks[i]);
+    // Unmasked, and no thread holds a copy (a block of at least one
+    // element per thread): every lane's atom runs.
+    if (!pred)
+      pred = arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(true));
     SmallVector<Value> operands{pred, addressOf(rewriter, loc, ptrs[i])};
     std::string constraints = std::string("=") + constraint + ",b,l";
     std::string args;

@@ -35,3 +35,15 @@ def int_reference(x, y):
     two = y.reshape(2, n // 2)
     return np.concatenate([x + y, x - y, x * 3, x + 5,
                            [np.bitwise_or.reduce(x)], two[0] | two[1]]).astype(np.int32)
+
+
+@tile.jit
+def scalar_pairs(out_ptr, x, y):
+    """interleave/join of two scalars is a block of two (its shape equals
+    the list [2]); item() reads a one-element block back as a scalar."""
+    z = tl.interleave(x, y)
+    tl.static_assert(z.shape == [tl.constexpr(2)])
+    tl.static_assert(tl.join(x, y).shape == (2,))
+    tl.store(out_ptr + tl.arange(0, 2), z)
+    one = tl.full((1,), 5, tl.int32) + x
+    tl.store(out_ptr + 2, one.item() * 2)

@@ -423,6 +423,11 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
         if fn in (tl.reduce, tl.associative_scan):
             args, kwargs = self._bind_combiner(node, args, kwargs)
         owner = getattr(fn, "__self__", None)
+        if fn is tl.constexpr and len(args) == 1 and not kwargs:
+            value = _py(args[0])
+            if _is_runtime(value):
+                raise self.error(node, "tl.constexpr() needs a compile-time value")
+            return tl.constexpr(value)
         if isinstance(owner, d.dtype):
             return tl.constexpr(fn(*[_py(a) for a in args]))
         if getattr(fn, "__tile_builtin__", False) or isinstance(owner, tl.tensor) \

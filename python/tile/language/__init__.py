@@ -25,7 +25,7 @@ from tile.language.core import (  # noqa: F401
 from tile.language.block_pointer import (block_ptr, make_block_ptr,  # noqa: F401
                                          advance)
 from tile.language.scaled_dot import dot_scaled  # noqa: F401
-from tile.language.tuples import tuple  # noqa: F401,A004
+from tile.language.compile_time import tuple  # noqa: F401,A004
 from tile.language import math  # noqa: F401
 from tile.language.random import (randint, randint4x, rand, rand4x,  # noqa: F401
                                   randn, randn4x, philox, philox_impl,

@@ -15,6 +15,7 @@ import contextlib
 import functools
 import threading
 
+from tile.language.compile_time import constexpr, tuple as _tuple
 from tile.language.ir_builder import Value, quote
 from tile.language import dtypes as d
 from tile.language import semantic as sem
@@ -57,29 +58,6 @@ def current_builder():
         raise RuntimeError("tile.language functions can only be called inside "
                            "a @tile.jit kernel")
     return b
-
-
-class constexpr:
-    """A compile-time value. Kernel parameters annotated `tl.constexpr` are
-    specialised on their value."""
-
-    def __init__(self, value):
-        self.value = value.value if isinstance(value, constexpr) else value
-
-    def __repr__(self):
-        return "constexpr[%r]" % (self.value,)
-
-    def __index__(self):
-        return self.value
-
-    def __bool__(self):
-        return bool(self.value)
-
-    def __eq__(self, other):
-        return self.value == _unwrap(other)
-
-    def __hash__(self):
-        return hash(self.value)
 
 
 def _unwrap(x):
@@ -141,8 +119,10 @@ class tensor:
 
     @property
     def shape(self):
-        # A tuple, as in Triton (`x.shape == (M, N)` compares equal).
-        return tuple(constexpr(s) for s in self.type.shape) if self.type.is_block() else ()
+        # A tl.tuple, as in Triton: it compares equal to a tuple or a list
+        # of the same sizes.
+        return _tuple(constexpr(s) for s in self.type.shape) if self.type.is_block() \
+            else _tuple()
 
     @property
     def numel(self):
@@ -226,6 +206,16 @@ class tensor:
         return tensor(value)
 
     # Methods mirroring module functions, as in Triton.
+    def item(self):
+        """The one element of a one-element tensor, as a scalar."""
+        if not self.type.is_block():
+            return self
+        if self.type.numel != 1:
+            raise sem.SemanticError("item() needs a tensor of one element, "
+                                    "got shape %s" % list(self.type.shape))
+        # A reduction over one element applies no combine: the element.
+        return max(self)
+
     def reshape(self, *shape, can_reorder=False):
         return reshape(self, *shape, can_reorder=can_reorder)
 
@@ -895,6 +885,10 @@ def _same_type_pair(a, c, what):
 @builtin
 def join(a, c):
     b, av, cv = _same_type_pair(a, c, "join")
+    if not av.type.is_block():
+        # Two scalars join into a block of two, as in Triton.
+        pair = join(tensor(sem.splat(b, av, (1,))), tensor(sem.splat(b, cv, (1,))))
+        return reshape(pair, [2])
     ty = d.block_type(av.type.scalar, tuple(av.type.shape) + (2,))
     return tensor(b.op(ty, "tile.join %s, %s : %s -> %s" % (
         av.name, cv.name, av.type.to_ir(), ty.to_ir())))

@@ -335,9 +335,12 @@ ARRAY_TYPESTR_NAMES = {
     "<f4": "fp32", "<f8": "fp64"}
 
 
-def str_to_ty(name):
+def str_to_ty(name, c=None):
     """Triton's tl.str_to_ty: a signature spelling ('fp32', '*fp16', ...) as
-    a type."""
+    a type. `c` is Triton's constexpr value for "constexpr" spellings, which
+    have no type here."""
+    if name == "constexpr":
+        raise ValueError("a constexpr has no tile.language type")
     ty = parse_signature_type(name)
     if ty is None:
         raise ValueError("unknown type %r" % (name,))

@@ -889,6 +889,9 @@ def dot_types(a, c, input_precision, out_dtype):
             raise SemanticError("an integer dot accumulates in int32; "
                                 "out_dtype=%s is not supported" % (out_dtype,))
         out = d.int32
+    elif at == d.float64:
+        # As in Triton: float64 operands give a float64 product.
+        out = d.float64
     else:
         out = out_dtype or d.float32
     return input_precision, out, tuple(a.shape[:-1]) + (c.shape[-1],)

@@ -10,7 +10,7 @@ import numpy as np
 
 from tile.language import dtypes as d
 from tile.language import semantic as sem
-from tile.language.core import constexpr
+from tile.language.compile_time import constexpr, tuple as tl_tuple
 from tile.runtime.interpreter import numbers
 
 SemanticError = sem.SemanticError
@@ -41,8 +41,9 @@ class Tensor:
 
     @property
     def shape(self):
-        # A tuple, as in Triton (`x.shape == (M, N)` compares equal).
-        return tuple(constexpr(s) for s in self.type.shape) if self.type.is_block() else ()
+        # A tl.tuple, as compiled (equal to a tuple or list of the sizes).
+        return tl_tuple(constexpr(s) for s in self.type.shape) if self.type.is_block() \
+            else tl_tuple()
 
     @property
     def numel(self):

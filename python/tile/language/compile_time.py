@@ -1,4 +1,7 @@
-"""`tl.tuple`: Triton's tuple of kernel values.
+"""Compile-time values of tile.language: `constexpr` and `tl.tuple`.
+
+They sit below core (which builds tensors) because a tensor's shape is a
+`tl.tuple` of `constexpr`s.
 
 A Python tuple already works in kernels (its items may be values or
 compile-time constants, and it travels through loops, `if`s and @jit
@@ -7,7 +10,32 @@ thing under Triton's name, whose `+` and slices stay `tl.tuple`s."""
 
 import builtins
 
-from tile.language.core import constexpr
+
+class constexpr:
+    """A compile-time value. Kernel parameters annotated `tl.constexpr` are
+    specialised on their value."""
+
+    def __init__(self, value):
+        self.value = value.value if isinstance(value, constexpr) else value
+
+    def __repr__(self):
+        return "constexpr[%r]" % (self.value,)
+
+    def __index__(self):
+        return self.value
+
+    def __bool__(self):
+        return bool(self.value)
+
+    def __eq__(self, other):
+        return self.value == _unwrap(other)
+
+    def __hash__(self):
+        return hash(self.value)
+
+
+def _unwrap(x):
+    return x.value if isinstance(x, constexpr) else x
 
 
 class tuple(builtins.tuple):  # noqa: A001 - mirrors tl.tuple
@@ -31,6 +59,17 @@ class tuple(builtins.tuple):  # noqa: A001 - mirrors tl.tuple
         if isinstance(other, constexpr):
             other = other.value
         return tuple(builtins.tuple(other) + builtins.tuple(self))
+
+    # Equal to a list too: Triton's kernels compare shapes with lists.
+    def __eq__(self, other):
+        if isinstance(other, list):
+            other = builtins.tuple(other)
+        return builtins.tuple.__eq__(self, other)
+
+    def __ne__(self, other):
+        return not self == other
+
+    __hash__ = builtins.tuple.__hash__
 
     def __repr__(self):
         return "tl.tuple(%s)" % builtins.tuple.__repr__(self)

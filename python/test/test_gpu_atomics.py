@@ -1,5 +1,6 @@
-"""Float atomic max/min on the GPU (integer atomics on the bits): against
-torch's max/min over the same lanes, signed zeros included."""
+"""Atomics on the GPU: float max/min (integer atomics on the bits) against
+torch's max/min over the same lanes, signed zeros included; unmasked
+tensor atomics with several elements a thread."""
 
 import pytest
 
@@ -48,3 +49,31 @@ def test_float_atomic_max_min_of_negative_zero():
     _atomic_negative_zero[(1,)](inp, out_max, out_min)
     assert torch.signbit(out_max).item() and out_max.item() == 0
     assert torch.signbit(out_min).item() and out_min.item() == 0
+
+
+@tile.jit
+def _cas_blocks(x, BLOCK: tl.constexpr, DTYPE: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.atomic_cas(x + offs, tl.full((BLOCK,), 0, DTYPE), tl.full((BLOCK,), 2, DTYPE))
+
+
+@tile.jit
+def _add_blocks(x, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.atomic_add(x + offs, tl.full((BLOCK,), 3, tl.int32))
+
+
+@pytest.mark.parametrize("block", [256, 512, 1024])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int64])
+def test_unmasked_tensor_atomics_with_several_elements_a_thread(block, dtype):
+    # These compiled to a crash (no guard for the atoms) before.
+    n = 2 * block
+    x = torch.zeros(n, device="cuda", dtype=dtype)
+    x[1::2] = 1
+    _cas_blocks[(2,)](x, BLOCK=block, DTYPE=getattr(tl, str(dtype).split(".")[1]))
+    want = torch.ones(n, device="cuda", dtype=dtype)
+    want[0::2] = 2
+    assert torch.equal(x, want)
+    y = torch.arange(n, device="cuda", dtype=torch.int32)
+    _add_blocks[(2,)](y, BLOCK=block)
+    assert torch.equal(y, torch.arange(n, device="cuda", dtype=torch.int32) + 3)
