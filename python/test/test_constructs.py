@@ -326,3 +326,21 @@ def test_compile_time_integers_follow_python():
     filecheck(ir_of(python_division, {"out_ptr": "*i32"}), r"""
 CHECK: arith.constant 196 : i32
 """)
+
+
+@tile.jit
+def split_precision_dot(a, b, c, P: tl.constexpr):
+    x = tl.load(a + tl.arange(0, 64)[:, None] * 64 + tl.arange(0, 64)[None, :])
+    y = tl.load(b + tl.arange(0, 64)[:, None] * 64 + tl.arange(0, 64)[None, :])
+    tl.store(c + tl.arange(0, 64)[:, None] * 64 + tl.arange(0, 64)[None, :],
+             tl.dot(x, y, input_precision=P))
+
+
+@pytest.mark.parametrize("precision, products, ptx", [
+    ("tf32x3", 3, "m64n64k8.f32.tf32.tf32"), ("bf16x3", 3, "m64n64k16.f32.bf16.bf16"),
+    ("bf16x6", 6, "m64n64k16.f32.bf16.bf16")])
+def test_split_precisions_are_several_tensor_core_products(precision, products, ptx):
+    k = tile.compile(split_precision_dot, {"a": "*fp32", "b": "*fp32", "c": "*fp32"},
+                     {"P": precision})
+    assert k.asm["tile"].count("tile.dot") == products
+    assert ptx in k.asm["ptx"]

@@ -89,3 +89,38 @@ def test_shapes_and_type_names_as_triton_spells_them():
     assert tl.str_to_ty("*i32") == tl.pointer_type(tl.int32)
     knobs = tile.knobs.cache.knob_descriptors
     assert knobs["dir"].key == "TILE_CACHE_DIR"
+
+
+def test_signed_shift_by_unsigned_is_arithmetic():
+    x = rng.integers(-128, 128, BLOCK).astype(np.int8)
+    y = rng.integers(0, 16, BLOCK).astype(np.uint16)
+    out = np.zeros(BLOCK, np.uint16)
+    tile.jit(cn.mixed_shift.fn, interpret=True)[(1,)](x, y, out, BLOCK=BLOCK)
+    assert out.tolist() == cn.mixed_shift_reference(x, y).tolist()
+    ir = tile.compile(cn.mixed_shift, {"x_ptr": "*i8", "y_ptr": "*u16", "out_ptr": "*u16"},
+                      {"BLOCK": BLOCK}).asm["tile"]
+    assert "arith.shrsi" in ir and "arith.shrui" not in ir
+
+
+@tile.jit
+def _mod_mixed_signedness(p, q):
+    tl.store(p, tl.load(p) % tl.load(q))
+
+
+def test_division_of_mixed_signedness_is_refused():
+    with pytest.raises(tile.CompilationError) as info:
+        tile.compile(_mod_mixed_signedness, {"p": "*i8", "q": "*u16"})
+    assert "different signedness" in str(info.value)
+    assert "tl.load(p) % tl.load(q)" in str(info.value)
+
+
+def test_cast_method():
+    x = (rng.standard_normal(BLOCK) * 100).astype(np.float32)
+    out = np.zeros(BLOCK, np.int32)
+    tile.jit(cn.cast_method.fn, interpret=True)[(1,)](x, out, BLOCK=BLOCK)
+    with np.errstate(over="ignore"):
+        want = x.view(np.int32) + x.astype(np.int32)
+    assert out.tolist() == want.tolist()
+    ir = tile.compile(cn.cast_method, {"x_ptr": "*fp32", "out_ptr": "*i32"},
+                      {"BLOCK": BLOCK}).asm["tile"]
+    assert "tile.bitcast" in ir and "arith.fptosi" in ir

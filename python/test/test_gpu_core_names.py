@@ -30,3 +30,12 @@ def test_nan_max_on_the_gpu():
     xs, ys, got = x.cpu().numpy(), y.cpu().numpy(), out.cpu().numpy()
     np.testing.assert_array_equal(got[:BLOCK], np.maximum(xs, ys))
     np.testing.assert_array_equal(got[BLOCK:], np.fmin(xs, ys))
+
+
+def test_signed_shift_by_unsigned_on_the_gpu():
+    x = torch.randint(-128, 128, (BLOCK,), dtype=torch.int8, device="cuda")
+    y = torch.randint(0, 16, (BLOCK,), dtype=torch.int16, device="cuda").to(torch.uint16)
+    out = torch.full((BLOCK,), 7, dtype=torch.uint16, device="cuda")
+    cn.mixed_shift[(1,)](x, y, out, BLOCK=BLOCK)
+    want = cn.mixed_shift_reference(x.cpu().numpy(), y.cpu().numpy())
+    assert out.cpu().numpy().tolist() == want.tolist()

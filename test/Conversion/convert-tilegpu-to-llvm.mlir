@@ -55,6 +55,13 @@
 // CHECK: llvm.bitcast %{{.*}} : i32 to vector<2xf16>
 // CHECK-COUNT-2: llvm.extractelement
 
+// A load is a side-effecting asm: a pure one would let LLVM hoist it out
+// of a loop that stores to the same address.
+// CHECK-LABEL: func.func @load_store_loop
+// CHECK: scf.for
+// CHECK: llvm.inline_asm has_side_effects {{.*}}ld.global.f32
+// CHECK: st.global.f32
+
 // A tensor atomic with two elements a thread, no mask and no copies to
 // silence: its atoms run under a constant-true guard (no guard at all once
 // crashed the conversion).
@@ -125,6 +132,17 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared = 64 : i64, tileg
     %6 = arith.addf %3#0, %3#1 : tensor<128xf16, #blocked>
     %7 = arith.addf %6, %3#2 : tensor<128xf16, #blocked>
     tile.store %2, %7 : tensor<128x!tile.ptr<f16>, #blocked>
+    return
+  }
+  func.func @load_store_loop(%arg0: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %one = arith.constant 1.000000e+00 : f32
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      %x = tile.load %arg0 : !tile.ptr<f32>
+      %y = arith.addf %x, %one : f32
+      tile.store %arg0, %y : !tile.ptr<f32>
+    }
     return
   }
   func.func @cas_two_per_thread(%arg0: !tile.ptr<i32>) attributes {tile.kernel} {

@@ -203,8 +203,13 @@ struct LoadPattern : OpConversionPattern<LoadOp> {
           numWords == 1 ? word.type
                         : LLVM::LLVMStructType::getLiteral(
                               context, SmallVector<Type>(numWords, word.type));
+      // Side-effecting, as Triton's loads are: LLVM takes a pure asm for a
+      // function of its address alone, so it would hoist a load out of a
+      // loop that stores to the same address, or reuse an earlier load of
+      // it past a store (test_core's nested read-modify-write loop read
+      // its value once and stored it ten times).
       auto asmOp = emitInlineAsm(rewriter, loc, resultType, operands, body,
-                                 constraints, op.getIsVolatile());
+                                 constraints, /*hasSideEffects=*/true);
       SmallVector<Value> words;
       if (numWords == 1)
         words.push_back(asmOp.getResult(0));

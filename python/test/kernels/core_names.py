@@ -47,3 +47,25 @@ def scalar_pairs(out_ptr, x, y):
     tl.store(out_ptr + tl.arange(0, 2), z)
     one = tl.full((1,), 5, tl.int32) + x
     tl.store(out_ptr + 2, one.item() * 2)
+
+
+@tile.jit
+def mixed_shift(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr):
+    """A signed value shifted right by an unsigned amount: the result has the
+    promoted (unsigned) type, the shift is arithmetic (the left operand's
+    signedness decides, as in Triton)."""
+    i = tl.arange(0, BLOCK)
+    tl.store(out_ptr + i, tl.load(x_ptr + i) >> tl.load(y_ptr + i))
+
+
+def mixed_shift_reference(x, y):
+    wide = x.astype(np.int16) >> y.astype(np.int16)
+    return wide.view(np.uint16)
+
+
+@tile.jit
+def cast_method(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    """tensor.cast, Triton's method spelling of tl.cast."""
+    i = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + i)
+    tl.store(out_ptr + i, x.cast(tl.int32, bitcast=True) + x.cast(tl.int32))

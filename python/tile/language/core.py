@@ -222,6 +222,10 @@ class tensor:
     def view(self, *shape):
         return reshape(self, *shape, can_reorder=True)
 
+    def cast(self, dtype, fp_downcast_rounding=None, bitcast=False):
+        return cast(self, dtype, fp_downcast_rounding=fp_downcast_rounding,
+                    bitcast=bitcast)
+
     def trans(self, *dims):
         return trans(self, *dims)
 

@@ -332,6 +332,24 @@ def integer_promote(a, c):
     return signed
 
 
+def arithmetic_shift(left):
+    """Whether `>>` shifts in the sign: as in Triton, the left operand's
+    own signedness decides, before promotion (int8 >> uint16 is an
+    arithmetic shift of the sign-extended value)."""
+    return left.is_int_signed() and not left.is_bool()
+
+
+def check_division_signedness(op, a, c):
+    """Triton refuses /, // and % between integers of different
+    signedness: no promotion makes them mean what the user likely meant."""
+    if op in ("/", "//", "%") and a.is_int() and c.is_int() and \
+            not a.is_bool() and not c.is_bool() and \
+            a.is_int_signed() != c.is_int_signed():
+        raise SemanticError("cannot use /, // or %% with %s and %s: they have "
+                            "different signedness; cast them to the same "
+                            "signedness" % (a, c))
+
+
 def computation_type(a, c, div=False):
     """The type both operands are cast to before an arithmetic op."""
     if a.is_ptr() or c.is_ptr():
@@ -424,6 +442,7 @@ def binary(b, op, x, y):
                                 % (xs, ys, op))
         ty = integer_promote(xs, ys)
     else:
+        check_division_signedness(op, xs, ys)
         ty = computation_type(xs, ys, div=(op == "/"))
     x, y = cast(b, x, ty), cast(b, y, ty)
     x, y = broadcast(b, x, y)
@@ -438,12 +457,13 @@ def binary(b, op, x, y):
         name = _INT_OPS.get(op) or {
             "//": "arith.divsi" if signed else "arith.divui",
             "%": "arith.remsi" if signed else "arith.remui",
-            ">>": "arith.shrsi" if signed else "arith.shrui"}.get(op)
+            ">>": "arith.shrsi" if arithmetic_shift(xs) else "arith.shrui"}.get(op)
     if name is None:
         raise SemanticError("operator %s is not defined for %s" % (op, ty))
     result = b.op(rty, "%s %s, %s : %s" % (name, x.name, y.name, rty.to_ir()))
+    host_shift_differs = op == ">>" and arithmetic_shift(xs) != ty.is_int_signed()
     if (ty.is_int() and not ty.is_bool() and not rty.is_block() and
-            x.host is not None and y.host is not None):
+            not host_shift_differs and x.host is not None and y.host is not None):
         result.host = ["int", op] + _host_int(result) + [x.host, y.host]
     return result
 
@@ -850,7 +870,7 @@ def atomic_cas(b, ptr, cmp, val, sem, scope):
 # Dot, reductions and scans
 # ---------------------------------------------------------------------------
 
-_PRECISIONS = ("ieee", "tf32", "tf32x3")
+_PRECISIONS = ("ieee", "tf32", "tf32x3", "bf16x3", "bf16x6")
 
 
 def dot_types(a, c, input_precision, out_dtype):
@@ -904,10 +924,57 @@ def dot(b, a, c, acc, input_precision, out_dtype):
         acc = full(b, shape, 0, out)
     else:
         acc = broadcast_to(b, cast(b, lift(b, acc, out), acc.type.scalar if isinstance(acc, Value) else out), shape)
+    if input_precision in _SPLIT_PRODUCTS:
+        return _split_dot(b, a, c, acc, input_precision)
+    return _dot_op(b, a, c, acc, input_precision)
+
+
+def _dot_op(b, a, c, acc, input_precision):
     prec = "" if input_precision == "ieee" else " inputPrecision = %s" % input_precision
     return b.op(acc.type, "tile.dot %s, %s, %s%s : %s * %s -> %s" % (
         a.name, c.name, acc.name, prec, a.type.to_ir(), c.type.to_ir(),
         acc.type.to_ir()))
+
+
+# The f32 precisions that run as several tensor-core products of split
+# operands (Triton's names): the parts of each operand, and the products
+# summed, smallest first so they are not lost against the largest.
+_SPLIT_PRODUCTS = {"tf32x3": (2, ((1, 0), (0, 1), (0, 0))),
+                   "bf16x3": (2, ((1, 0), (0, 1), (0, 0))),
+                   "bf16x6": (3, ((2, 0), (0, 2), (1, 1), (1, 0), (0, 1),
+                                  (0, 0)))}
+
+
+def _split_parts(b, x, count, precision):
+    """f32 `x` as `count` parts whose sum is x to within the last part's
+    rounding: each the nearest bf16 of what the earlier parts left, or for
+    tf32 the value with its low 13 mantissa bits cleared (what a tf32
+    product reads of it)."""
+    parts, rest = [], x
+    for i in range(count):
+        if precision == "tf32x3":
+            bits = cast(b, rest, d.int32, bitcast=True)
+            part = cast(b, binary(b, "&", bits, -(1 << 13)), d.float32, bitcast=True)
+        else:
+            part = cast(b, rest, d.bfloat16)
+        parts.append(part)
+        if i + 1 < count:
+            wide = part if part.type.scalar == d.float32 else cast(b, part, d.float32)
+            rest = binary(b, "-", rest, wide)
+    return parts
+
+
+def _split_dot(b, a, c, acc, precision):
+    """An f32 product as the sum of tensor-core products of split operands
+    (tf32x3: three tf32 products; bf16x3 / bf16x6: three or six bf16
+    products), accumulated in f32."""
+    count, products = _SPLIT_PRODUCTS[precision]
+    a_parts = _split_parts(b, a, count, precision)
+    c_parts = _split_parts(b, c, count, precision)
+    part_precision = "tf32" if precision == "tf32x3" else "ieee"
+    for i, j in products:
+        acc = _dot_op(b, a_parts[i], c_parts[j], acc, part_precision)
+    return acc
 
 
 def reduce(b, values, axis, combine, keep_dims=False):

@@ -142,6 +142,8 @@ def _logical(op):
 
 
 Tensor.to = _to
+Tensor.cast = lambda self, dtype, fp_downcast_rounding=None, bitcast=False: _to(
+    self, dtype, bitcast=bitcast, fp_downcast_rounding=fp_downcast_rounding)
 Tensor.__getitem__ = _getitem
 Tensor.logical_and = _logical("&")
 Tensor.logical_or = _logical("|")

@@ -224,10 +224,15 @@ def _round(data, ty):
     return data
 
 
-def _shift(op, a, c, ty):
+def _shift(op, a, c, ty, arithmetic):
     """Shifts clamp their amount as PTX's shl/shr do: a shift by the width
-    or more gives 0, or the sign for an arithmetic right shift."""
+    or more gives 0, or the sign for an arithmetic right shift (which the
+    left operand's own signedness asks for, sem.arithmetic_shift)."""
     bits = ty.primitive_bitwidth
+    if op == ">>" and arithmetic and ty.is_int_unsigned():
+        signed = d.dtype("int%d" % bits)
+        out = _shift(op, a.view(np.dtype("int%d" % bits)), c, signed, True)
+        return out.view(a.dtype)
     amount = c.view(np.dtype("uint%d" % bits)) if bits >= 8 else c.astype(np.uint8)
     big = amount >= np.uint64(bits)
     safe = np.where(big, 0, amount).astype(a.dtype)
@@ -235,7 +240,7 @@ def _shift(op, a, c, ty):
         out = np.left_shift(a, safe)
         return np.where(big, np.zeros_like(a), out)
     out = np.right_shift(a, safe)
-    fill = np.where(a < 0, -1, 0).astype(a.dtype) if ty.is_int_signed() else \
+    fill = np.where(a < 0, -1, 0).astype(a.dtype) if arithmetic and ty.is_int_signed() else \
         np.zeros_like(a)
     return np.where(big, fill, out)
 
@@ -281,6 +286,7 @@ def binary(op, x, y):
                                 % (xs, ys, op))
         ty = sem.integer_promote(xs, ys)
     else:
+        sem.check_division_signedness(op, xs, ys)
         ty = sem.computation_type(xs, ys, div=(op == "/"))
     x, y = broadcast(cast(x, ty), cast(y, ty))
     a, c = x.data, y.data
@@ -299,7 +305,7 @@ def binary(op, x, y):
         if ty.is_bool() and op in ("+", "-", "*", "//", "%", "<<", ">>"):
             a, c = a.astype(np.uint8), c.astype(np.uint8)
         if op in ("<<", ">>"):
-            out = _shift(op, a, c, ty)
+            out = _shift(op, a, c, ty, sem.arithmetic_shift(xs))
         elif op in ("//", "%"):
             out = _int_divide(op, a, c, ty)
         else:
