@@ -345,9 +345,10 @@ def check_division_signedness(op, a, c):
     if op in ("/", "//", "%") and a.is_int() and c.is_int() and \
             not a.is_bool() and not c.is_bool() and \
             a.is_int_signed() != c.is_int_signed():
-        raise SemanticError("cannot use /, // or %% with %s and %s: they have "
-                            "different signedness; cast them to the same "
-                            "signedness" % (a, c))
+        # Triton's wording, which its tests match.
+        raise SemanticError("Cannot use /, //, or %% with %s and %s because "
+                            "they have different signedness; cast them to "
+                            "the same signedness" % (a, c))
 
 
 def computation_type(a, c, div=False):
