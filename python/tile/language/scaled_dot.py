@@ -108,14 +108,17 @@ def _apply_scale(values, scale, compute, fast_math, which):
         raise SemanticError("dot_scaled: %s_scale must hold e8m0 bytes (uint8), "
                             "got %s" % (which, scale.dtype))
     groups = [rows, k // SCALE_GROUP, SCALE_GROUP]
-    factor = core.broadcast_to(core.expand_dims(_scale_values(scale, compute), 2),
-                               groups)
-    scaled = core.reshape(core.reshape(values, groups) * factor, [rows, k])
+
+    def spread(per_group):
+        """[R, K / 32] -> [R, K], each entry over its 32 elements."""
+        return core.reshape(core.broadcast_to(core.expand_dims(per_group, 2),
+                                              groups), [rows, k])
+
+    scaled = values * spread(_scale_values(scale, compute))
     if fast_math:
         return scaled
-    nan_byte = core.broadcast_to(
-        core.expand_dims(scale.to(d.uint8, bitcast=True) == 0xFF, 2), groups)
-    return core.where(core.reshape(nan_byte, [rows, k]), float("nan"), scaled)
+    nan_byte = spread(scale.to(d.uint8, bitcast=True) == 0xFF)
+    return core.where(nan_byte, float("nan"), scaled)
 
 
 @core.builtin

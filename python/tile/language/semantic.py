@@ -813,9 +813,16 @@ def atomic_rmw(b, kind, ptr, val, mask, sem, scope):
         kind = "fadd"
     if kind in ("max", "min") and elt.is_int_unsigned():
         kind = "u" + kind
+    return _atomic_rmw_op(b, kind, ptr, val, mask, sem, scope)
+
+
+def _atomic_rmw_op(b, kind, ptr, val, mask, sem, scope):
+    """One tile.atomic_rmw of operands already typed and shaped."""
     operands = [ptr.name, val.name] + ([mask.name] if mask is not None else [])
-    return b.op(_like(ptr, elt), "tile.atomic_rmw %s, %s, %s, %s : %s" % (
-        kind, _SEM[sem], _SCOPE[scope], ", ".join(operands), ptr.type.to_ir()))
+    return b.op(_like(ptr, ptr.type.scalar.element_ty),
+                "tile.atomic_rmw %s, %s, %s, %s : %s" % (
+                    kind, _SEM[sem], _SCOPE[scope], ", ".join(operands),
+                    ptr.type.to_ir()))
 
 
 def check_float_atomic_minmax(kind, elt):
@@ -847,12 +854,9 @@ def _float_atomic_minmax(b, kind, ptr, val, mask, sem, scope):
         negative = binary(b, "&", negative, mask)
         positive = binary(b, "&", positive, mask)
     pos_kind, neg_kind = ("max", "umin") if kind == "max" else ("min", "umax")
-    olds = []
-    for lanes, rmw in ((positive, pos_kind), (negative, neg_kind)):
-        olds.append(b.op(_like(iptr, ity), "tile.atomic_rmw %s, %s, %s, %s : %s" % (
-            rmw, _SEM[sem], _SCOPE[scope],
-            ", ".join([iptr.name, ival.name, lanes.name]), iptr.type.to_ir())))
-    return cast(b, where(b, negative, olds[1], olds[0]), elt, bitcast=True)
+    old_pos = _atomic_rmw_op(b, pos_kind, iptr, ival, positive, sem, scope)
+    old_neg = _atomic_rmw_op(b, neg_kind, iptr, ival, negative, sem, scope)
+    return cast(b, where(b, negative, old_neg, old_pos), elt, bitcast=True)
 
 
 def atomic_cas(b, ptr, cmp, val, sem, scope):
