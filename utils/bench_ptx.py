@@ -116,9 +116,9 @@ def launches(m):
 
 
 def main(argv):
-    if len(argv) != 2:
+    if len(argv) != 2 or argv[1].startswith("-"):
         print(__doc__)
-        return 2
+        return 0 if argv[1:] in (["-h"], ["--help"]) else 2
     out_dir = argv[1]
     os.makedirs(out_dir, exist_ok=True)
     m = load_kernels()

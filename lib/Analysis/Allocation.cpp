@@ -146,6 +146,10 @@ int64_t mlir::tile::getScratchBytes(Operation *op) {
       .Case([&](HistogramOp histogram) {
         return tensorBytes(histogram.getType());
       })
+      .Case([&](GatherOp gather) {
+        // The whole source, so that any index reaches any element.
+        return tensorBytes(gather.getSrc().getType());
+      })
       .Case<AtomicRMWOp, AtomicCASOp>([&](Operation *op) -> int64_t {
         // A scalar atomic runs in one thread; the others read its result.
         if (isa<RankedTensorType>(op->getResult(0).getType()) ||

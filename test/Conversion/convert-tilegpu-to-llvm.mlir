@@ -17,6 +17,27 @@
 // CHECK: nvvm.barrier0
 // CHECK: llvm.load
 
+// The gather: the source written row-major, one barrier, then each result
+// register read at its own coordinates with the axis coordinate replaced by
+// its (truncated, wrapped) index.
+// CHECK-LABEL: func.func @gather
+// CHECK: llvm.store
+// CHECK: nvvm.barrier0
+// CHECK: arith.trunci %{{.*}} : i64 to i32
+// CHECK: arith.andi %{{.*}}, %{{.*}} : i32
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK-NOT: nvvm.barrier0
+// CHECK: return
+
+// map_elementwise: the region is cloned once per pack of registers (4
+// registers a thread, pack 2: two copies, each with its own scf.if); the
+// block argument order is the pack of each operand in turn.
+// CHECK-LABEL: func.func @map_pairs
+// CHECK-COUNT-2: scf.if
+// CHECK-NOT: scf.if
+// CHECK-NOT: tile.map_elementwise
+// CHECK: return
+
 // CHECK-LABEL: func.func @debug
 // CHECK: llvm.mlir.addressof @[[FMT]]
 // CHECK: llvm.call @vprintf
@@ -72,7 +93,7 @@
 // CHECK: atom.global.acq_rel.gpu.cas.b32 {{.*}} "=r,b,l,r,r" %[[TRUE2]],
 
 #blocked = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared = 64 : i64, tilegpu.target = "sm_90a"} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared = 512 : i64, tilegpu.target = "sm_90a"} {
   func.func @hist(%arg0: !tile.ptr<i32>, %arg1: !tile.ptr<i32>) attributes {tile.kernel} {
     %0 = tile.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32, #blocked>
     %1 = tile.splat %arg0 : !tile.ptr<i32> -> tensor<128x!tile.ptr<i32>, #blocked>
@@ -83,6 +104,35 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared = 64 : i64, tileg
     %6 = tile.splat %arg1 : !tile.ptr<i32> -> tensor<16x!tile.ptr<i32>, #blocked>
     %7 = tile.addptr %6, %5 : tensor<16x!tile.ptr<i32>, #blocked>, tensor<16xi32, #blocked>
     tile.store %7, %4 : tensor<16x!tile.ptr<i32>, #blocked>
+    return
+  }
+  func.func @gather(%arg0: !tile.ptr<f32>, %arg1: !tile.ptr<i64>) attributes {tile.kernel} {
+    %0 = tile.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32, #blocked>
+    %1 = tile.splat %arg0 : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>, #blocked>
+    %2 = tile.addptr %1, %0 : tensor<128x!tile.ptr<f32>, #blocked>, tensor<128xi32, #blocked>
+    %3 = tile.load %2 : tensor<128x!tile.ptr<f32>, #blocked>
+    %4 = tile.splat %arg1 : !tile.ptr<i64> -> tensor<128x!tile.ptr<i64>, #blocked>
+    %5 = tile.addptr %4, %0 : tensor<128x!tile.ptr<i64>, #blocked>, tensor<128xi32, #blocked>
+    %6 = tile.load %5 : tensor<128x!tile.ptr<i64>, #blocked>
+    %7 = tile.gather %3[%6] axis = 0 {tilegpu.offset = 0 : i64} : (tensor<128xf32, #blocked>, tensor<128xi64, #blocked>) -> tensor<128xf32, #blocked>
+    tile.store %2, %7 : tensor<128x!tile.ptr<f32>, #blocked>
+    return
+  }
+  func.func @map_pairs(%arg0: !tile.ptr<i32>) attributes {tile.kernel} {
+    %0 = tile.make_range {end = 512 : i32, start = 0 : i32} : tensor<512xi32, #blocked>
+    %1 = tile.map_elementwise %0, %0 pack = 2 : (tensor<512xi32, #blocked>, tensor<512xi32, #blocked>) -> tensor<512xi32, #blocked> {
+    ^bb0(%a0: i32, %a1: i32, %b0: i32, %b1: i32):
+      %c = arith.cmpi slt, %a0, %b1 : i32
+      %r = scf.if %c -> (i32) {
+        scf.yield %a1 : i32
+      } else {
+        scf.yield %b0 : i32
+      }
+      tile.map_elementwise.return %r, %a0 : i32, i32
+    }
+    %2 = tile.splat %arg0 : !tile.ptr<i32> -> tensor<512x!tile.ptr<i32>, #blocked>
+    %3 = tile.addptr %2, %0 : tensor<512x!tile.ptr<i32>, #blocked>, tensor<512xi32, #blocked>
+    tile.store %3, %1 : tensor<512x!tile.ptr<i32>, #blocked>
     return
   }
   func.func @debug(%arg0: !tile.ptr<i32>) attributes {tile.kernel} {

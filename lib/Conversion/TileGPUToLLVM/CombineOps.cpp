@@ -1,10 +1,11 @@
-//===- CombineOps.cpp - join, split, cat and histogram --------------------===//
+//===- CombineOps.cpp - join, split, cat, gather and histogram ------------===//
 //
 // These ops gather elements from places no register mapping reaches in
 // general, so each goes through its scratch buffer: the operands are written
 // at their row-major position in the result, the CTA synchronises, and each
-// thread reads its result registers. The histogram counts into its scratch
-// with shared-memory atomics between two barriers.
+// thread reads its result registers. A gather writes its source row-major
+// and reads at the positions its indices name. The histogram counts into its
+// scratch with shared-memory atomics between two barriers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,6 +33,25 @@ FailureOr<Value> scratchBase(OpBuilder &b, Operation *op) {
     return failure();
   return getSharedPointer(b, op->getLoc(), op,
                           i32Constant(b, op->getLoc(), *offset));
+}
+
+/// Writes `src` (its registers `values`) row-major into `op`'s scratch and
+/// synchronises the CTA; the scratch base, from which any thread may then
+/// read any element.
+FailureOr<Value> stageRowMajor(Operation *op, Value src, ValueRange values,
+                               ConversionPatternRewriter &rewriter) {
+  FailureOr<Value> base = scratchBase(rewriter, op);
+  if (failed(base))
+    return failure();
+  Location loc = op->getLoc();
+  RankedTensorType srcType = tensorType(src);
+  auto srcIndex = [&](OpBuilder &b, ArrayRef<Value> coords) {
+    return emitLinearIndex(b, loc, coords, srcType.getShape());
+  };
+  writeToShared(rewriter, loc, op, *base, SmallVector<Value>(values),
+                getLinearLayout(srcType), srcIndex, srcType.getElementType());
+  emitBarrier(rewriter, loc);
+  return base;
 }
 
 /// Join and cat: both operands written at their place in the row-major
@@ -88,19 +108,12 @@ struct SplitPattern : OpConversionPattern<SplitOp> {
   LogicalResult
   matchAndRewrite(SplitOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    FailureOr<Value> base = scratchBase(rewriter, op);
+    FailureOr<Value> base =
+        stageRowMajor(op, op.getSrc(), adaptor.getSrc(), rewriter);
     if (failed(base))
       return failure();
     Location loc = op.getLoc();
-    RankedTensorType srcType = tensorType(op.getSrc());
-    Type element = srcType.getElementType();
-    auto srcIndex = [&](OpBuilder &b, ArrayRef<Value> coords) {
-      return emitLinearIndex(b, loc, coords, srcType.getShape());
-    };
-    writeToShared(rewriter, loc, op, *base,
-                  SmallVector<Value>(adaptor.getSrc()),
-                  getLinearLayout(srcType), srcIndex, element);
-    emitBarrier(rewriter, loc);
+    Type element = tensorType(op.getSrc()).getElementType();
     RankedTensorType dstType = tensorType(op.getOutLHS());
     SmallVector<SmallVector<Value>> results;
     for (int half = 0; half < 2; ++half) {
@@ -131,6 +144,48 @@ struct CatPattern : OpConversionPattern<CatOp> {
       return arith::AddIOp::create(b, loc, i, i32Constant(b, loc, half * size));
     };
     return gatherTwo(op, adaptor.getOperands(), position, rewriter);
+  }
+};
+
+struct GatherPattern : OpConversionPattern<GatherOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GatherOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<Value> base =
+        stageRowMajor(op, op.getSrc(), adaptor.getSrc(), rewriter);
+    if (failed(base))
+      return failure();
+    Location loc = op.getLoc();
+    RankedTensorType srcType = tensorType(op.getSrc());
+    Type element = srcType.getElementType();
+    ArrayRef<int64_t> srcShape = srcType.getShape();
+
+    // The verifier keeps the result in the indices' layout, so index
+    // register i belongs to result register i.
+    ValueRange indices = adaptor.getIndices();
+    int64_t axis = op.getAxis();
+    Type i32 = rewriter.getI32Type();
+    // Extents are powers of two: masking wraps a bad index into the buffer.
+    Value wrap = i32Constant(rewriter, loc, srcShape[axis] - 1);
+    ThreadId tid = getThreadId(rewriter, op);
+    SmallVector<Value> results;
+    for (auto [reg, coords] : llvm::enumerate(
+             emitCoordinates(rewriter, loc, getLinearLayout(op.getType()), tid))) {
+      Value index = indices[reg];
+      unsigned width = index.getType().getIntOrFloatBitWidth();
+      if (width > 32)
+        index = arith::TruncIOp::create(rewriter, loc, i32, index);
+      else if (width < 32)
+        index = arith::ExtUIOp::create(rewriter, loc, i32, index);
+      SmallVector<Value> at(coords);
+      at[axis] = arith::AndIOp::create(rewriter, loc, index, wrap);
+      Value ptr = sharedElementPtr(rewriter, loc, *base, element,
+                                   emitLinearIndex(rewriter, loc, at, srcShape));
+      results.push_back(loadShared(rewriter, loc, ptr, element));
+    }
+    rewriter.replaceOpWithMultiple(op, {results});
+    return success();
   }
 };
 
@@ -207,6 +262,7 @@ struct HistogramPattern : OpConversionPattern<HistogramOp> {
 
 void mlir::tile::populateCombinePatterns(ThreadTypeConverter &converter,
                                          RewritePatternSet &patterns) {
-  patterns.add<JoinPattern, SplitPattern, CatPattern, HistogramPattern>(
+  patterns.add<JoinPattern, SplitPattern, CatPattern, GatherPattern,
+               HistogramPattern>(
       converter, patterns.getContext());
 }

@@ -6,7 +6,8 @@
 // columns; LLVM cannot see that the per-column compares agree). Ops that
 // only rearrange elements (broadcast, expand_dims, trans, convert_layout)
 // pick registers when every thread already holds what it needs, and go
-// through shared memory otherwise.
+// through shared memory otherwise. A map_elementwise region is cloned once
+// per pack of registers, its control flow included.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +20,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/MapVector.h"
 
 using namespace mlir;
@@ -35,7 +37,8 @@ bool hasTensorType(TypeRange types) {
 bool isSpecialOp(Operation *op) {
   return isa<arith::ConstantOp, MakeRangeOp, SplatOp, BroadcastOp, ExpandDimsOp,
              TransOp, ReshapeOp, ConvertLayoutOp, LoadOp, StoreOp, AtomicRMWOp,
-             AtomicCASOp, ReduceOp, ScanOp, DotOp, HistogramOp, JoinOp, SplitOp,
+             AtomicCASOp, ReduceOp, ScanOp, DotOp, HistogramOp, GatherOp, JoinOp,
+             SplitOp,
              CatOp, PrintOp, AssertOp, DebugBarrierOp, ElementwiseInlineAsmOp>(
              op) ||
          op->getNumRegions() != 0 ||
@@ -408,6 +411,40 @@ template <typename OpTy> struct RearrangePattern : OpConversionPattern<OpTy> {
   }
 };
 
+/// The region runs on each thread's registers, `pack` consecutive ones at
+/// a time. A last, partial pack repeats its last register, whose results
+/// are then dropped, so the region never sees an undefined value.
+struct MapElementwisePattern : OpConversionPattern<MapElementwiseOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MapElementwiseOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Block &body = op.getScalarOp().front();
+    auto srcs = adaptor.getSrcs();
+    int64_t pack = op.getPack();
+    int64_t registers = srcs.front().size();
+    size_t numResults = op.getNumResults();
+    SmallVector<SmallVector<Value>> results(numResults);
+    for (int64_t first = 0; first < registers; first += pack) {
+      IRMapping mapping;
+      unsigned arg = 0;
+      for (ValueRange regs : srcs)
+        for (int64_t k = 0; k < pack; ++k)
+          mapping.map(body.getArgument(arg++),
+                      regs[std::min(first + k, registers - 1)]);
+      for (Operation &inner : body.without_terminator())
+        rewriter.clone(inner, mapping);
+      Operation *yield = body.getTerminator();
+      for (size_t r = 0; r < numResults; ++r)
+        for (int64_t k = 0; k < pack && first + k < registers; ++k)
+          results[r].push_back(
+              mapping.lookupOrDefault(yield->getOperand(r * pack + k)));
+    }
+    rewriter.replaceOpWithMultiple(op, results);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tile::populateElementwiseAndShapePatterns(
@@ -418,5 +455,6 @@ void mlir::tile::populateElementwiseAndShapePatterns(
   patterns.add<ConstantPattern, SplatPattern, MakeRangePattern,
                RearrangePattern<BroadcastOp>, RearrangePattern<ExpandDimsOp>,
                RearrangePattern<TransOp>, RearrangePattern<ConvertLayoutOp>,
-               RearrangePattern<ReshapeOp>>(converter, context);
+               RearrangePattern<ReshapeOp>, MapElementwisePattern>(converter,
+                                                                   context);
 }

@@ -17,6 +17,7 @@ from tile.compiler.values import python_value as _py
 from tile.compiler.values import Unavailable
 from tile.language import core as tl
 from tile.language import dtypes as d
+from tile.language import members
 from tile.language import semantic as sem
 
 _UNSUPPORTED = {
@@ -353,6 +354,22 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
             kwargs = dict(kwargs, combine_fn=combine)
         return args, kwargs
 
+    def _bind_scalar_fn(self, node, args):
+        """tl.map_elementwise's @jit function becomes a callable that emits a
+        call to its specialization on the region's scalars."""
+        if not args:
+            raise self.error(node, "map_elementwise needs a scalar function")
+        fn = _py(args[0])
+        if not is_jit_function(fn):
+            raise self.error(node, "map_elementwise's first argument must be "
+                             "a @tile.jit function")
+
+        def scalar_fn(b, params):
+            return self.module.call(self, node, fn,
+                                    [tl.tensor(v) for v in params], {})
+
+        return [scalar_fn] + list(args[1:])
+
     def visit_ListComp(self, node):
         """A list comprehension over compile-time sequences (tuples, ranges),
         unrolled as Triton does; its items may be runtime values."""
@@ -420,9 +437,16 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
                 raise self.error(node, "constexpr function %s needs compile-"
                                  "time arguments" % fn.__name__)
             return tl.constexpr(fn(*plain, **named))
+        owner = getattr(fn, "__self__", None)
+        member = getattr(fn, "tile_member", None)
+        if member is not None and isinstance(owner, tl.tensor):
+            # x.reduce(...), x.sort(...): the tl function with x first, so
+            # that combiners are bound as for the function form.
+            fn, args, owner = members.lookup(member), [owner] + list(args), None
         if fn in (tl.reduce, tl.associative_scan):
             args, kwargs = self._bind_combiner(node, args, kwargs)
-        owner = getattr(fn, "__self__", None)
+        if fn is tl.map_elementwise:
+            args = self._bind_scalar_fn(node, args)
         if fn is tl.constexpr and len(args) == 1 and not kwargs:
             value = _py(args[0])
             if _is_runtime(value):

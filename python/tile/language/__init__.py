@@ -17,14 +17,15 @@ from tile.language.core import (  # noqa: F401
     floor, ceil, erf, abs, sigmoid, fma, fdiv, cdiv, dot, sum, max, min,
     xor_sum, argmax, argmin, cumsum, cumprod, softmax, multiple_of,
     max_contiguous, static_assert, static_print, static_range, range, join,
-    split, cat, histogram, umulhi, device_print, device_assert, debug_barrier,
+    split, cat, gather, histogram, umulhi, device_print, device_assert, debug_barrier,
     reduce,
     associative_scan, div_rn, sqrt_rn, make_tensor_descriptor, ravel,
     interleave, flip, swizzle2d, cast, assume, extern_elementwise,
-    inline_asm_elementwise, to_tensor, add, sub, mul, reduce_or, max_constancy)
+    inline_asm_elementwise, map_elementwise, to_tensor, add, sub, mul, reduce_or, max_constancy)
 from tile.language.block_pointer import (block_ptr, make_block_ptr,  # noqa: F401
                                          advance)
 from tile.language.scaled_dot import dot_scaled  # noqa: F401
+from tile.language.sorting import sort, topk, bitonic_merge  # noqa: F401
 from tile.language.compile_time import tuple  # noqa: F401,A004
 from tile.language import math  # noqa: F401
 from tile.language.random import (randint, randint4x, rand, rand4x,  # noqa: F401
@@ -48,3 +49,8 @@ class PropagateNan(_enum.IntEnum):
 TRITON_MAX_TENSOR_NUMEL = TILE_MAX_TENSOR_NUMEL
 from tile.language.constexpr_function import constexpr_function  # noqa: E402,F401
 from tile.language import extra  # noqa: E402,F401
+import sys as _sys  # noqa: E402
+from tile.language import members as _members  # noqa: E402
+
+_members.set_namespace(_sys.modules[__name__])
+_members.attach(tensor)

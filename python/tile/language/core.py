@@ -912,6 +912,20 @@ def split(a):
 
 
 @builtin
+def gather(src, index, axis):
+    """torch.gather: `src` at `index`'s coordinates, except along `axis`,
+    where the coordinate is `index`'s value. The result has `index`'s
+    shape. An index outside [0, extent) wraps modulo the extent (a power
+    of two) rather than reading outside the block."""
+    b = current_builder()
+    s, i = _tensor(src), _tensor(index)
+    axis = sem.check_gather(s.type, i.type, _unwrap(axis))
+    ty = d.block_type(s.type.scalar, i.type.shape)
+    return tensor(b.op(ty, "tile.gather %s[%s] axis = %d : (%s, %s) -> %s" % (
+        s.name, i.name, axis, s.type.to_ir(), i.type.to_ir(), ty.to_ir())))
+
+
+@builtin
 def cat(input, other, can_reorder=False):
     b, av, cv = _same_type_pair(input, other, "cat")
     shape = list(av.type.shape)
@@ -1143,6 +1157,68 @@ def associative_scan(input, axis, combine_fn, reverse=False):
     results = sem.scan(current_builder(), values, _unwrap(axis), combine_fn,
                        bool(_unwrap(reverse)))
     return _unpack(results, as_tuple)
+
+
+@builtin
+def map_elementwise(scalar_fn, *args, pack=1):
+    """Applies `scalar_fn` (a @tile.jit function of scalars) to each element
+    of the broadcast `args`, `pack` consecutive elements of each at a time:
+    it takes the pack of the first argument, then of the second, ..., and
+    returns the pack of the first result, then of the second, .... Its
+    `if`s branch per element. Returns a tensor, or a tuple when `scalar_fn`
+    returns one. The code generator turns `scalar_fn` into a callable that
+    emits a call to its specialization."""
+    b = current_builder()
+    pack = _unwrap(pack)
+    if isinstance(pack, bool) or not isinstance(pack, int) or pack < 1:
+        raise sem.SemanticError("map_elementwise: pack must be a positive "
+                                "integer, got %r" % (pack,))
+    values = [_tensor(a) for a in args]
+    if not any(v.type.is_block() for v in values):
+        raise sem.SemanticError("map_elementwise needs at least one block "
+                                "argument")
+    shape = None
+    for v in values:
+        if v.type.is_block():
+            shape = list(v.type.shape) if shape is None else \
+                sem.broadcast_shapes(shape, list(v.type.shape))
+    values = [sem.broadcast_to(b, sem._to_rank(b, v, len(shape)), shape)
+              for v in values]
+    params = [b.fresh(v.type.scalar) for v in values for _ in builtins.range(pack)]
+    body = []
+    with b.capture(body):
+        returned = scalar_fn(b, params)
+        several = isinstance(returned, (tuple, list))
+        outs = [sem.lift(b, _raw(r)) for r in (returned if several else [returned])]
+        if len(outs) % pack:
+            raise sem.SemanticError(
+                "map_elementwise: with pack=%d the function must return a "
+                "multiple of %d values, got %d" % (pack, pack, len(outs)))
+        scalars = []
+        for first in builtins.range(0, len(outs), pack):
+            group = outs[first:first + pack]
+            if any(o.type.is_block() for o in group) or \
+                    len({o.type.scalar for o in group}) != 1:
+                raise sem.SemanticError(
+                    "map_elementwise: the function must return scalars, one "
+                    "type per result, got %s" % [o.type for o in group])
+            scalars.append(group[0].type.scalar)
+        b.emit("tile.map_elementwise.return %s : %s" % (
+            ", ".join(o.name for o in outs),
+            ", ".join(o.type.to_ir() for o in outs)))
+    result_types = [d.block_type(t, shape) for t in scalars]
+    decl, results = b.results(result_types)
+    b.emit("%s = tile.map_elementwise %s pack = %d : (%s) -> %s {" % (
+        decl, ", ".join(v.name for v in values), pack,
+        ", ".join(v.type.to_ir() for v in values),
+        result_types[0].to_ir() if len(result_types) == 1 else
+        "(%s)" % ", ".join(t.to_ir() for t in result_types)), with_loc=False)
+    b.emit("^bb0(%s):" % ", ".join("%s: %s" % (p.name, p.type.to_ir())
+                                   for p in params), with_loc=False)
+    b.emit_lines(body)
+    b.emit("}")
+    out = builtins.tuple(tensor(r) for r in results)
+    return out if several else out[0]
 
 
 def _precise(op, args):

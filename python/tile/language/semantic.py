@@ -781,6 +781,34 @@ _SEM = {None: "acq_rel", "acq_rel": "acq_rel", "acquire": "acquire",
 _SCOPE = {None: "gpu", "gpu": "gpu", "cta": "cta", "sys": "sys"}
 
 
+def check_gather(src_type, index_type, axis):
+    """The axis (made non-negative) of tl.gather(src, index, axis), after
+    Triton's checks: blocks of one rank, integer indices, and the same
+    extents as src along every other dimension."""
+    if not src_type.is_block() or not index_type.is_block():
+        raise SemanticError("gather needs blocks, got src %r and index %r"
+                            % (src_type, index_type))
+    if not index_type.scalar.is_int():
+        raise SemanticError("gather: index must be an integer tensor, got %s"
+                            % index_type.scalar)
+    rank = len(src_type.shape)
+    if len(index_type.shape) != rank:
+        raise SemanticError("gather: index (rank %d) and src (rank %d) must "
+                            "have the same rank" % (len(index_type.shape), rank))
+    if isinstance(axis, bool) or not isinstance(axis, int) or \
+            not -rank <= axis < rank:
+        raise SemanticError("gather: axis %r is out of range for rank %d"
+                            % (axis, rank))
+    axis %= rank
+    for dim in range(rank):
+        if dim != axis and index_type.shape[dim] != src_type.shape[dim]:
+            raise SemanticError(
+                "gather: index and src must have the same extent in every "
+                "dimension but the axis (%d); dimension %d has %d and %d"
+                % (axis, dim, index_type.shape[dim], src_type.shape[dim]))
+    return axis
+
+
 def _atomic_shape(b, ptr, val, mask):
     """The operands of an atomic in one shape: the pointer's, or the
     broadcast of all of them when the values or the mask are larger."""

@@ -651,6 +651,117 @@ func.func @histogram_bins_pow2(%x: tensor<16xi32>) {
 
 // -----
 
+func.func @gather_rank(%x: tensor<4x16xf32>, %i: tensor<16xi32>) {
+  // expected-error @+1 {{indices must have the rank of the source (2), got 'tensor<16xi32>'}}
+  %0 = tile.gather %x[%i] axis = 1 : (tensor<4x16xf32>, tensor<16xi32>) -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @gather_axis(%x: tensor<4x16xf32>, %i: tensor<4x16xi32>) {
+  // expected-error @+1 {{axis 2 is out of range for rank 2}}
+  %0 = tile.gather %x[%i] axis = 2 : (tensor<4x16xf32>, tensor<4x16xi32>) -> tensor<4x16xf32>
+  return
+}
+
+// -----
+
+func.func @gather_other_dim(%x: tensor<4x16xf32>, %i: tensor<8x16xi32>) {
+  // expected-error @+1 {{indices and source differ in dimension 0, which is not the gather axis}}
+  %0 = tile.gather %x[%i] axis = 1 : (tensor<4x16xf32>, tensor<8x16xi32>) -> tensor<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @gather_result_shape(%x: tensor<4x16xf32>, %i: tensor<4x8xi32>) {
+  // expected-error @+1 {{result shape [4, 16] must be [4, 8]}}
+  %0 = tile.gather %x[%i] axis = 1 : (tensor<4x16xf32>, tensor<4x8xi32>) -> tensor<4x16xf32>
+  return
+}
+
+// -----
+
+func.func @gather_element_type(%x: tensor<16xf32>, %i: tensor<16xi32>) {
+  // expected-error @+1 {{result element type 'f16' must match the operand element type 'f32'}}
+  %0 = tile.gather %x[%i] axis = 0 : (tensor<16xf32>, tensor<16xi32>) -> tensor<16xf16>
+  return
+}
+
+// -----
+
+func.func @gather_float_indices(%x: tensor<16xf32>, %i: tensor<16xf32>) {
+  // expected-error @+1 {{operand #1 must be ranked tensor of}}
+  %0 = tile.gather %x[%i] axis = 0 : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @map_pack(%x: tensor<16xf32>) {
+  // expected-error @+1 {{pack must be at least 1, got 0}}
+  %0 = tile.map_elementwise %x pack = 0 : (tensor<16xf32>) -> tensor<16xf32> {
+  ^bb0(%a: f32):
+    tile.map_elementwise.return %a : f32
+  }
+  return
+}
+
+// -----
+
+func.func @map_shape(%x: tensor<16xf32>) {
+  // expected-error @+1 {{operands and results must share one shape and layout}}
+  %0 = tile.map_elementwise %x pack = 1 : (tensor<16xf32>) -> tensor<32xf32> {
+  ^bb0(%a: f32):
+    tile.map_elementwise.return %a : f32
+  }
+  return
+}
+
+// -----
+
+func.func @map_arguments(%x: tensor<16xf32>) {
+  // expected-error @+1 {{the region must take 2 scalars (1 x pack 2), got 1}}
+  %0 = tile.map_elementwise %x pack = 2 : (tensor<16xf32>) -> tensor<16xf32> {
+  ^bb0(%a: f32):
+    tile.map_elementwise.return %a, %a : f32, f32
+  }
+  return
+}
+
+// -----
+
+func.func @map_argument_type(%x: tensor<16xf32>) {
+  // expected-error @+1 {{region take scalar 0 must be 'f32', got 'i32'}}
+  %0 = tile.map_elementwise %x pack = 1 : (tensor<16xf32>) -> tensor<16xf32> {
+  ^bb0(%a: i32):
+    %f = arith.sitofp %a : i32 to f32
+    tile.map_elementwise.return %f : f32
+  }
+  return
+}
+
+// -----
+
+func.func @map_yield_count(%x: tensor<16xf32>) {
+  // expected-error @+1 {{the region must yield 2 scalars (2 x pack 1), got 1}}
+  %0:2 = tile.map_elementwise %x pack = 1 : (tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>) {
+  ^bb0(%a: f32):
+    tile.map_elementwise.return %a : f32
+  }
+  return
+}
+
+// -----
+
+func.func @map_return_outside(%x: f32) {
+  // expected-error @+1 {{expects parent op 'tile.map_elementwise'}}
+  tile.map_elementwise.return %x : f32
+}
+
+// -----
+
 func.func @fp_to_fp_shape(%x: tensor<16xf32>) {
   // expected-error @+1 {{operand and result shapes differ}}
   %0 = tile.fp_to_fp %x, rounding = rtne : tensor<16xf32> -> tensor<8xf16>

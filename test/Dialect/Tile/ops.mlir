@@ -190,6 +190,20 @@ func.func @casts_and_math(%x: tensor<64xf32>, %h: tensor<64xf16>, %i: tensor<64x
   %9 = tile.mulhiui %u, %u : i64
   // CHECK: tile.histogram %{{.*}} : tensor<64xi32> -> tensor<16xi32>
   %10 = tile.histogram %i : tensor<64xi32> -> tensor<16xi32>
+  // CHECK: tile.gather %{{.*}}[%{{.*}}] axis = 0 : (tensor<64xf32>, tensor<64xi32>) -> tensor<64xf32>
+  %g = tile.gather %x[%i] axis = 0 : (tensor<64xf32>, tensor<64xi32>) -> tensor<64xf32>
+  // CHECK: tile.map_elementwise %{{.*}}, %{{.*}} pack = 2 : (tensor<64xf32>, tensor<64xi32>) -> tensor<64xf32> {
+  // CHECK: tile.map_elementwise.return %{{.*}}, %{{.*}} : f32, f32
+  %m = tile.map_elementwise %x, %i pack = 2 : (tensor<64xf32>, tensor<64xi32>) -> tensor<64xf32> {
+  ^bb0(%x0: f32, %x1: f32, %i0: i32, %i1: i32):
+    %c = arith.cmpi sgt, %i0, %i1 : i32
+    %r = scf.if %c -> (f32) {
+      scf.yield %x0 : f32
+    } else {
+      scf.yield %x1 : f32
+    }
+    tile.map_elementwise.return %r, %x1 : f32, f32
+  }
   // CHECK: tile.extern_elementwise %{{.*}} {libname = "libdevice", libpath = "", pure = true, symbol = "__nv_erff"} : (tensor<64xf32>) -> tensor<64xf32>
   %11 = tile.extern_elementwise %x {libname = "libdevice", libpath = "", symbol = "__nv_erff", pure = true} : (tensor<64xf32>) -> tensor<64xf32>
   // CHECK: tile.extern_elementwise %{{.*}}, %{{.*}} {{.*}}symbol = "__nv_powf"} : (f32, f32) -> f32

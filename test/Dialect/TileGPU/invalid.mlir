@@ -340,3 +340,14 @@ func.func @not_in_kernel_body() {
 module attributes {tilegpu.extra_warps = 3 : i32} {
 }
 // expected-error @-2 {{'tilegpu.extra_warps' must be a positive multiple of 4 on a module}}
+
+// -----
+
+#row = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#col = #tilegpu.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
+func.func @gather_layout(%x: tensor<16x32xf32, #row>, %i: tensor<16x32xi32, #col>) {
+  // The lowering reads index register i for result register i.
+  // expected-error @+1 {{the result must have the layout of the indices}}
+  %0 = tile.gather %x[%i] axis = 1 : (tensor<16x32xf32, #row>, tensor<16x32xi32, #col>) -> tensor<16x32xf32, #row>
+  return
+}

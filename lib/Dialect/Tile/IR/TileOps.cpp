@@ -540,6 +540,74 @@ LogicalResult ScanOp::verifyRegions() {
   return verifyCombiner(*this, getCombineOp(), getSrcs());
 }
 
+LogicalResult GatherOp::verify() {
+  auto srcType = cast<RankedTensorType>(getSrc().getType());
+  auto indexType = cast<RankedTensorType>(getIndices().getType());
+  auto resultType = cast<RankedTensorType>(getType());
+  if (failed(verifyElementTypesMatch(*this, srcType, resultType)))
+    return failure();
+  int64_t rank = srcType.getRank();
+  if (indexType.getRank() != rank)
+    return emitOpError("indices must have the rank of the source (")
+           << rank << "), got " << indexType;
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= rank)
+    return emitOpError("axis ") << axis << " is out of range for rank " << rank;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis && indexType.getShape()[d] != srcType.getShape()[d])
+      return emitOpError("indices and source differ in dimension ")
+             << d << ", which is not the gather axis: " << indexType << " vs "
+             << srcType;
+  if (failed(verifyResultShape(*this, resultType, indexType.getShape())))
+    return failure();
+  // The lowering reads index register i for result register i.
+  if (resultType.getEncoding() != indexType.getEncoding())
+    return emitOpError("the result must have the layout of the indices");
+  return success();
+}
+
+LogicalResult MapElementwiseOp::verify() {
+  if (getPack() < 1)
+    return emitOpError("pack must be at least 1, got ") << getPack();
+  if (getSrcs().empty() || getResult().empty())
+    return emitOpError("needs at least one operand and one result");
+  auto shapeType = cast<RankedTensorType>(getSrcs().front().getType());
+  auto sameShape = [&](Type t) {
+    auto tensor = cast<RankedTensorType>(t);
+    return tensor.getShape() == shapeType.getShape() &&
+           tensor.getEncoding() == shapeType.getEncoding();
+  };
+  if (!llvm::all_of(getSrcs().getTypes(), sameShape) ||
+      !llvm::all_of(getResult().getTypes(), sameShape))
+    return emitOpError("operands and results must share one shape and layout");
+  return success();
+}
+
+LogicalResult MapElementwiseOp::verifyRegions() {
+  Block &block = getScalarOp().front();
+  int64_t pack = getPack();
+  auto expect = [&](TypeRange tensors, TypeRange scalars,
+                    StringRef what) -> LogicalResult {
+    if (scalars.size() != tensors.size() * pack)
+      return emitOpError("the region must ")
+             << what << " " << tensors.size() * pack << " scalars ("
+             << tensors.size() << " x pack " << pack << "), got "
+             << scalars.size();
+    for (auto [i, scalar] : llvm::enumerate(scalars)) {
+      Type element = getElementTypeOrSelf(tensors[i / pack]);
+      if (scalar != element)
+        return emitOpError("region ")
+               << what << " scalar " << i << " must be " << element << ", got "
+               << scalar;
+    }
+    return success();
+  };
+  if (failed(expect(getSrcs().getTypes(), block.getArgumentTypes(), "take")))
+    return failure();
+  return expect(getResult().getTypes(),
+                block.getTerminator()->getOperandTypes(), "yield");
+}
+
 LogicalResult HistogramOp::verify() {
   auto srcType = cast<RankedTensorType>(getSrc().getType());
   auto resultType = cast<RankedTensorType>(getType());

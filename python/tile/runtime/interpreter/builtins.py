@@ -25,7 +25,8 @@ COMPOSITES = {"sigmoid", "fdiv", "cdiv", "clamp", "softmax", "zeros",
               "zeros_like", "full_like", "view", "multiple_of",
               "max_contiguous", "max_constancy", "ravel", "interleave",
               "flip", "swizzle2d", "cast", "assume", "add", "sub", "mul",
-              "make_block_ptr", "advance", "dot_scaled",
+              "make_block_ptr", "advance", "dot_scaled", "sort", "topk",
+              "bitonic_merge",
               # tile.language.random, all of it
               "philox_impl", "philox", "randint4x", "randint",
               "uint_to_uniform_float", "rand", "rand4x",
@@ -162,6 +163,52 @@ def split(a):
     shape = shape_of(x)[:-1]
     return (make(x.data[..., 0], x.type.scalar, shape),
             make(x.data[..., 1], x.type.scalar, shape))
+
+
+@builtin
+def gather(src, index, axis):
+    s, i = lift(src), lift(index)
+    axis = sem.check_gather(s.type, i.type, unwrap(axis))
+    wrapped = i.data.astype(np.int64) % s.type.shape[axis]
+    return make(np.take_along_axis(s.data, wrapped, axis), s.type.scalar,
+                shape_of(i))
+
+
+@builtin
+def map_elementwise(scalar_fn, *args, pack=1):
+    """Calls `scalar_fn` once per pack of elements, on scalars, so that its
+    `if`s branch per element as they do on the GPU."""
+    pack = unwrap(pack)
+    if isinstance(pack, bool) or not isinstance(pack, int) or pack < 1:
+        raise SemanticError("map_elementwise: pack must be a positive "
+                            "integer, got %r" % (pack,))
+    values = [lift(a) for a in args]
+    if not any(v.type.is_block() for v in values):
+        raise SemanticError("map_elementwise needs at least one block argument")
+    shape = np.broadcast_shapes(*(shape_of(v) for v in values))
+    flat = [T.broadcast_to(v, shape).data.reshape(-1) for v in values]
+    n = int(np.prod(shape))
+    columns, types, several = None, None, False
+    for first in builtins.range(0, n, pack):
+        picks = [builtins.min(first + k, n - 1) for k in builtins.range(pack)]
+        returned = scalar_fn(*[make(f[i], v.type.scalar)
+                               for v, f in zip(values, flat) for i in picks])
+        several = isinstance(returned, (tuple, list))
+        outs = [lift(r) for r in (returned if several else [returned])]
+        if len(outs) % pack:
+            raise SemanticError(
+                "map_elementwise: with pack=%d the function must return a "
+                "multiple of %d values, got %d" % (pack, pack, len(outs)))
+        if columns is None:
+            types = [outs[r].type.scalar for r in builtins.range(0, len(outs), pack)]
+            columns = [[None] * n for _ in types]
+        for r in builtins.range(len(types)):
+            for k in builtins.range(pack):
+                if first + k < n:
+                    columns[r][first + k] = cast(outs[r * pack + k], types[r]).data
+    results = tuple(make(np.array(c).reshape(shape), t, shape)
+                    for c, t in zip(columns, types))
+    return results if several else results[0]
 
 
 @builtin

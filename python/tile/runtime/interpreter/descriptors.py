@@ -6,6 +6,7 @@ import builtins
 import numpy as np
 
 from tile.language import dtypes as d
+from tile.language import members
 from tile.runtime.interpreter import numbers
 from tile.runtime.interpreter import tensor as T
 from tile.runtime.interpreter.builtins import (_pointer, _program,
@@ -159,3 +160,6 @@ Tensor.T = property(lambda self: trans(self))
 Tensor.sum = lambda self, axis=None, keep_dims=False: sum(self, axis, keep_dims)
 Tensor.max = lambda self, axis=None, keep_dims=False: max(self, axis, keep_dims=keep_dims)
 Tensor.min = lambda self, axis=None, keep_dims=False: min(self, axis, keep_dims=keep_dims)
+# The rest of Triton's member functions (x.exp(), x.sort(), ...), as the
+# compiler's tl.tensor has them.
+members.attach(Tensor)

@@ -446,6 +446,69 @@ def Tile_ScanReturnOp : Tile_Op<"scan.return", [
   let assemblyFormat = "attr-dict ($result^ `:` type($result))?";
 }
 
+def Tile_GatherOp : Tile_Op<"gather", [Pure]> {
+  let summary = "Pick elements of a tensor along one axis by index";
+  let description = [{
+    `result[i0, ..., in]` is `src` at the same coordinates except along
+    `axis`, where it takes `indices[i0, ..., in]`: torch.gather. `indices`
+    and the result share a shape, which equals `src`'s except along
+    `axis`. An index outside `[0, src extent)` reads the element at that
+    index modulo the extent (a power of two): defined, never a fault.
+    Once layouts are assigned, the result has the layout of `indices`.
+
+    ```mlir
+    %g = tile.gather %src[%idx] axis = 0
+        : (tensor<128x64xf32>, tensor<256x64xi64>) -> tensor<256x64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src, Tile_IntTensor:$indices,
+                   I32Attr:$axis);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $src `[` $indices `]` `axis` `=` $axis attr-dict `:`
+    functional-type(operands, $result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_MapElementwiseOp : Tile_Op<"map_elementwise", [
+    SingleBlock, RecursiveMemoryEffects]> {
+  let summary = "Apply a scalar region to each element (or pack of elements)";
+  let description = [{
+    The region runs once per `pack` elements of each thread. It takes, for
+    each operand in turn, `pack` scalars (consecutive elements), and yields,
+    for each result in turn, `pack` scalars. Its control flow is per element,
+    which `select` cannot express: only the branch taken runs. Operands and
+    results share one shape (and, with layouts, one layout); their element
+    types may differ.
+
+    ```mlir
+    %q, %r = tile.map_elementwise %a, %b pack = 2
+        : (tensor<128xi32>, tensor<128xi32>) -> (tensor<128xi32>, tensor<128xi32>) {
+    ^bb0(%a0: i32, %a1: i32, %b0: i32, %b1: i32):
+      ...
+      tile.map_elementwise.return %q0, %q1, %r0, %r1 : i32, i32, i32, i32
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Tile_Tensor>:$srcs, I32Attr:$pack);
+  let results = (outs Variadic<Tile_Tensor>:$result);
+  let regions = (region SizedRegion<1>:$scalarOp);
+  let assemblyFormat = [{
+    $srcs `pack` `=` $pack attr-dict `:` functional-type($srcs, $result)
+    $scalarOp
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+def Tile_MapElementwiseReturnOp : Tile_Op<"map_elementwise.return", [
+    HasParent<"MapElementwiseOp">, Pure, Terminator, ReturnLike]> {
+  let summary = "Yields the scalars one tile.map_elementwise step computes";
+  let arguments = (ins Variadic<AnyType>:$result);
+  let assemblyFormat = "attr-dict ($result^ `:` type($result))?";
+}
+
 def Tile_HistogramOp : Tile_Op<"histogram", [Pure]> {
   let summary = "Count the values of a 1-D integer tensor into bins";
   let description = [{
