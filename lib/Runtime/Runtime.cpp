@@ -189,8 +189,22 @@ bool loadKernel(const std::string &cubin, const std::string &name,
     error = d.error;
     return false;
   }
+  // Loading on another device than the current one must not change which
+  // device the caller (torch) sees as current afterwards.
+  CUcontext saved = nullptr;
+  if (d.cuCtxGetCurrent(&saved) != 0)
+    saved = nullptr;
   if (!ensureContext(d, device, error))
     return false;
+  struct Restore {
+    Driver &d;
+    CUcontext saved;
+    ~Restore() {
+      CUcontext now = nullptr;
+      if (saved && d.cuCtxGetCurrent(&now) == 0 && now != saved)
+        d.cuCtxSetCurrent(saved);
+    }
+  } restore{d, saved};
   CUmodule module;
   CUresult rc = d.cuModuleLoadData(&module, cubin.data());
   if (rc != 0) {
@@ -221,8 +235,20 @@ bool loadKernel(const std::string &cubin, const std::string &name,
 
 bool launchKernel(const LoadedKernel &kernel, unsigned gridX, unsigned gridY,
                   unsigned gridZ, void *stream, void **params,
-                  std::string &error) {
+                  std::string &error, bool onItsDevice) {
   Driver &d = driver();
+  if (onItsDevice) {
+    CUcontext saved = nullptr;
+    if (d.cuCtxGetCurrent(&saved) != 0)
+      saved = nullptr;
+    if (!ensureContext(d, kernel.device, error))
+      return false;
+    bool ok = launchKernel(kernel, gridX, gridY, gridZ, stream, params, error);
+    // Put back what the caller (torch) had current, even after a failure.
+    if (saved)
+      d.cuCtxSetCurrent(saved);
+    return ok;
+  }
   CUresult rc = launchOnce(d, kernel, gridX, gridY, gridZ, stream, params);
   // A thread that never touched CUDA has no current context (torch makes
   // one current only where it runs): make the kernel's device's primary

@@ -68,6 +68,7 @@ struct DispatcherObject {
   PyObject *launcherModule; // tile.runtime.launcher
   PyObject *cudaLauncherType;
   PyObject *getDevice, *getStream; // torch's, fetched on first CUDA launch
+  int deviceCount; // the GPUs torch sees; -1 until the first CUDA launch
   std::vector<bool> *isConstexpr;
   std::vector<bool> *specialize;
   std::vector<bool> *alignment; // false: do_not_specialize_on_alignment
@@ -85,7 +86,8 @@ struct BoundLaunchObject {
 PyObject *str_dtype, *str_active, *str_launch, *str_prepare, *str_run,
     *str_num_warps, *str_num_stages, *str_target, *str_load, *str_signature,
     *str_stream_functions, *str_active_fn, *str_launch_form, *str_metadata,
-    *str_host_descriptors, *str_used_globals, *str_check_globals;
+    *str_host_descriptors, *str_used_globals, *str_check_globals,
+    *str_get_device, *str_device_count, *str_name;
 
 /// Launch options that pick a compilation (Triton's names). Python checks
 /// their values (jit._resolve_options) before anything is keyed by them.
@@ -501,8 +503,66 @@ bool evalGrid(DispatcherObject *self, PyObject *grid, const Call &call,
   return true;
 }
 
-PyObject *launchThroughPython(PyObject *launcher, const Entry &entry,
-                              const Call &call, const unsigned dims[3]) {
+/// The device the launch's tensors live on (-1 for none), or false with a
+/// ValueError naming two tensor arguments on different devices. The CUDA
+/// launch checks only where several GPUs are visible: with one, the tensors
+/// cannot disagree and the launch pays nothing; other launchers (`always`)
+/// are checked wherever they run.
+bool tensorDevice(DispatcherObject *self, const Entry &entry,
+                  const Call &call, int *found, bool always = false) {
+  *found = -1;
+  if (!always && self->deviceCount < 0) {
+    PyObject *count =
+        PyObject_CallMethodNoArgs(self->launcherModule, str_device_count);
+    if (!count)
+      return false;
+    self->deviceCount = static_cast<int>(PyLong_AsLong(count));
+    Py_DECREF(count);
+    if (PyErr_Occurred())
+      return false;
+  }
+  if (!always && self->deviceCount < 2)
+    return true;
+  int firstParam = -1;
+  for (size_t i = 0; i < entry.runtimeParams.size(); ++i) {
+    int p = entry.runtimeParams[i];
+    if (entry.signature[i] != 'p' || !call.isPointer[p])
+      continue;
+    PyObject *ordinal = PyObject_CallMethodNoArgs(call.values[p], str_get_device);
+    if (!ordinal) { // a tensor-like that cannot say: the current device
+      PyErr_Clear();
+      continue;
+    }
+    long device = PyLong_AsLong(ordinal);
+    Py_DECREF(ordinal);
+    if (device < 0) {
+      PyErr_Clear();
+      continue;
+    }
+    if (*found < 0) {
+      *found = static_cast<int>(device);
+      firstParam = p;
+    } else if (device != *found) {
+      PyObject *name = PyObject_GetAttr(entry.kernel, str_name);
+      PyErr_Format(PyExc_ValueError,
+                   "%S: argument '%U' is on cuda:%d but argument '%U' is on "
+                   "cuda:%ld; one launch's tensors must share a device",
+                   name ? name : Py_None,
+                   PyTuple_GET_ITEM(self->argNames, firstParam), *found,
+                   PyTuple_GET_ITEM(self->argNames, p), device);
+      Py_XDECREF(name);
+      return false;
+    }
+  }
+  return true;
+}
+
+PyObject *launchThroughPython(DispatcherObject *self, PyObject *launcher,
+                              const Entry &entry, const Call &call,
+                              const unsigned dims[3]) {
+  int device;
+  if (!tensorDevice(self, entry, call, &device, /*always=*/true))
+    return nullptr;
   PyObject *list = PyList_New(entry.runtimeParams.size());
   if (!list)
     return nullptr;
@@ -600,6 +660,25 @@ bool launchCuda(DispatcherObject *self, Entry &entry, const Call &call,
   void *stream;
   if (!currentStream(self, &device, &stream))
     return false;
+  // As a torch op does: run where the tensors are, on that device's
+  // current stream, with its context current for the launch only.
+  int onDevice;
+  if (!tensorDevice(self, entry, call, &onDevice))
+    return false;
+  bool switchDevice = onDevice >= 0 && onDevice != device;
+  if (switchDevice) {
+    device = onDevice;
+    PyObject *ordinal = PyLong_FromLong(device);
+    PyObject *raw =
+        ordinal ? PyObject_CallOneArg(self->getStream, ordinal) : nullptr;
+    Py_XDECREF(ordinal);
+    if (!raw)
+      return false;
+    stream = reinterpret_cast<void *>(PyLong_AsUnsignedLongLong(raw));
+    Py_DECREF(raw);
+    if (PyErr_Occurred())
+      return false;
+  }
   const tile::LoadedKernel *kernel = loadedOn(self, entry, device);
   if (!kernel)
     return false;
@@ -666,7 +745,7 @@ bool launchCuda(DispatcherObject *self, Entry &entry, const Call &call,
   }
   std::string error;
   if (!tile::launchKernel(*kernel, dims[0], dims[1], dims[2], stream, params,
-                          error)) {
+                          error, switchDevice)) {
     PyErr_SetString(PyExc_RuntimeError, error.c_str());
     return false;
   }
@@ -716,7 +795,7 @@ PyObject *boundLaunchCall(PyObject *callable, PyObject *const *args,
   if (reinterpret_cast<PyObject *>(Py_TYPE(active)) != self->cudaLauncherType) {
     // Other launchers get the descriptors a kernel makes as Python objects.
     PyObject *result = entry->madeDescriptors.empty()
-                           ? launchThroughPython(active, *entry, call, dims)
+                           ? launchThroughPython(self, active, *entry, call, dims)
                            : pythonRun(self, bound->grid, args, nargs, kwnames);
     Py_DECREF(active);
     return result;
@@ -797,6 +876,7 @@ int dispatcherInit(PyObject *obj, PyObject *args, PyObject *) {
   for (PyObject *o : {fn, names, defaults, missing, module})
     Py_INCREF(o);
   self->getDevice = self->getStream = nullptr;
+  self->deviceCount = -1;
   self->numParams = static_cast<int>(n);
   self->isConstexpr = new std::vector<bool>(n);
   self->specialize = new std::vector<bool>(n);
@@ -870,7 +950,10 @@ void tile::python::registerDispatcher(py::module_ &m) {
            {&str_metadata, "metadata"},
            {&str_host_descriptors, "host_descriptors"},
            {&str_used_globals, "used_globals"},
-           {&str_check_globals, "_check_globals"}})
+           {&str_check_globals, "_check_globals"},
+           {&str_get_device, "get_device"},
+           {&str_device_count, "device_count"},
+           {&str_name, "name"}})
     *slot = PyUnicode_InternFromString(text);
 
   BoundLaunchType.tp_name = "tile._C.BoundLaunch";

@@ -232,7 +232,7 @@ PYBIND11_MODULE(_C, m) {
 
   m.def("launch", [](const tile::LoadedKernel &kernel, unsigned gx, unsigned gy,
                      unsigned gz, uintptr_t stream, const std::string &sig,
-                     py::sequence args) {
+                     py::sequence args, bool on_its_device) {
     size_t n = sig.size();
     if (py::len(args) != n)
       throw std::invalid_argument("launch: argument count does not match "
@@ -290,7 +290,10 @@ PYBIND11_MODULE(_C, m) {
     }
     std::string error;
     if (!tile::launchKernel(kernel, gx, gy, gz,
-                            reinterpret_cast<void *>(stream), params, error))
+                            reinterpret_cast<void *>(stream), params, error,
+                            on_its_device))
       throw std::runtime_error(error);
-  });
+  }, py::arg("kernel"), py::arg("gx"), py::arg("gy"), py::arg("gz"),
+     py::arg("stream"), py::arg("sig"), py::arg("args"),
+     py::arg("on_its_device") = false);
 }

@@ -74,9 +74,14 @@ TILE_API bool getDeviceProperties(int ordinal, DeviceProperties &properties,
 /// Launches `gridX * ctasPerProgram` by `gridY` by `gridZ` CTAs with `params`
 /// (one pointer per kernel parameter): cuLaunchKernel, or cuLaunchKernelEx
 /// for cooperative and dependent launches.
+/// With `onItsDevice`, the kernel's device's primary context is made current
+/// for the launch and the caller's context restored after it: a launch on a
+/// device other than the current one (tensors on cuda:1 while torch's
+/// current device is cuda:0), as a torch device guard would do.
 TILE_API bool launchKernel(const LoadedKernel &kernel, unsigned gridX,
                            unsigned gridY, unsigned gridZ, void *stream,
-                           void **params, std::string &error);
+                           void **params, std::string &error,
+                           bool onItsDevice = false);
 
 /// Encodes the 128-byte CUtensorMap of a tensor at `address` with `shape`
 /// and `strides` (in elements, outermost first, the last stride 1) read in

@@ -40,7 +40,11 @@ class CUDALauncher:
 
     def launch(self, kernel, grid, args):
         fns = stream_functions()
-        device = fns[0]() if fns else 0
+        current = fns[0]() if fns else 0
+        # The tensors' device (launch_bound checked they agree), as a torch
+        # op runs where its tensors are; the current one without tensors.
+        device = next((dev for dev in map(tensor_device, args)
+                       if dev is not None), current)
         stream = fns[1](device) if fns else 0
         # Objects with only __cuda_array_interface__ travel as addresses.
         args = [a if hasattr(a, "data_ptr") or not hasattr(
@@ -50,7 +54,7 @@ class CUDALauncher:
         args = [a.encode() if sig == "d" else a
                 for a, sig in zip(args, kernel.signature)]
         _C.launch(load(kernel, device), grid[0], grid[1], grid[2], stream,
-                  kernel.signature, args)
+                  kernel.signature, args, device != current)
 
 
 def load(kernel, device=0):
@@ -76,6 +80,58 @@ def load(kernel, device=0):
             runtime.kernel_load_end_hook(handle.module, handle.function,
                                          kernel.name, metadata, kernel.hash)
     return handle
+
+
+def tensor_device(value):
+    """The CUDA device ordinal a tensor-like argument lives on; None for
+    anything else (numbers, CPU tensors, objects that do not say)."""
+    get_device = getattr(value, "get_device", None)
+    if get_device is not None and hasattr(value, "data_ptr"):
+        try:
+            ordinal = get_device()
+        except (RuntimeError, TypeError):
+            return None
+        return ordinal if isinstance(ordinal, int) and ordinal >= 0 else None
+    device = getattr(value, "device", None)
+    if getattr(device, "type", None) == "cuda" and \
+            isinstance(getattr(device, "index", None), int):
+        return device.index
+    return None
+
+
+def check_devices(kernel, bound):
+    """Raises a ValueError naming two tensor arguments of one launch that
+    live on different GPUs: a kernel runs on one device, and the other's
+    memory would be read through a pointer that device cannot use."""
+    first = None
+    for i in kernel.runtime_params:
+        name = kernel.arg_names[i]
+        device = tensor_device(bound[name])
+        if device is None:
+            continue
+        if first is None:
+            first = (name, device)
+        elif device != first[1]:
+            raise ValueError(
+                "%s: argument '%s' is on cuda:%d but argument '%s' is on "
+                "cuda:%d; one launch's tensors must share a device"
+                % (kernel.name, first[0], first[1], name, device))
+
+
+_device_count = None
+
+
+def device_count():
+    """How many CUDA devices torch sees (0 without torch), asked once: the
+    C++ dispatcher checks tensor devices only where there are several."""
+    global _device_count
+    if _device_count is None:
+        try:
+            import torch
+            _device_count = torch.cuda.device_count()
+        except (ImportError, AttributeError, RuntimeError):
+            _device_count = 0
+    return _device_count
 
 
 def current_device():
@@ -166,6 +222,7 @@ def launch_bound(kernel, dims, bound):
                 args.append(value)
     else:
         args = [bound[kernel.arg_names[i]] for i in kernel.runtime_params]
+    check_devices(kernel, bound)
     recipes = kernel.metadata.get("host_descriptors")
     if recipes:
         args += host_values.descriptors(recipes, bound)
