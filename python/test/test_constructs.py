@@ -344,3 +344,32 @@ def test_split_precisions_are_several_tensor_core_products(precision, products, 
                      {"P": precision})
     assert k.asm["tile"].count("tile.dot") == products
     assert ptx in k.asm["ptx"]
+
+
+@tile.jit
+def assigned_numbers(out_ptr, x_ptr, N: tl.constexpr):
+    a = -7
+    q = a // 2          # a runtime int32: truncates, as Triton computes it
+    r = a % 2
+    kept: tl.constexpr = -7
+    folded = kept // 2  # a constexpr: Python's floor, folded
+    two = 2
+    x = tl.load(x_ptr + tl.arange(0, N))
+    tl.store(out_ptr + tl.arange(0, N), x * two)   # int8 * int32 -> int32
+    tl.store(out_ptr + N, q + r + folded)
+
+
+def test_assigned_numbers_become_runtime_scalars_as_in_triton():
+    # Triton's assignment rule: `a = -7` makes an int32 scalar (so // and %
+    # truncate and promotion sees int32), `a: tl.constexpr = -7` stays
+    # compile-time. Before, tile kept both compile-time and computed
+    # -7 // 2 = -4 and an int8 product where Triton computes -3 and int32.
+    ir = ir_of(assigned_numbers, {"out_ptr": "*i32", "x_ptr": "*i8"}, {"N": 16})
+    filecheck(ir, r"""
+CHECK: %[[A:.*]] = arith.constant -7 : i32
+CHECK: arith.divsi %[[A]]
+CHECK: arith.remsi %[[A]]
+CHECK: arith.constant -4 : i32
+CHECK: arith.extsi %{{.*}} : tensor<16xi8> to tensor<16xi32>
+CHECK: arith.muli %{{.*}} : tensor<16xi32>
+""")

@@ -82,6 +82,19 @@ def _python_binop(op, a, b):
             "**": lambda: a ** b}[op]()
 
 
+def _lift_assigned(value):
+    """Triton's assignment rule: a number (or a constexpr holding one)
+    assigned to a name without a `tl.constexpr` annotation becomes a
+    runtime scalar (int32, int64 or uint64 by value; float32; int1), so
+    that `a = -7; a // 2` truncates and `a = 2; x_i8 * a` is int32, as in
+    Triton. Other values (tuples, dtypes, functions, strings, None) stay
+    what they are."""
+    plain = value.value if isinstance(value, tl.constexpr) else value
+    if isinstance(plain, (bool, int, float)):
+        return tl.to_tensor(plain)
+    return value
+
+
 class CodeGenerator(ControlFlow, ast.NodeVisitor):
     def __init__(self, fn, builder, scope, module):
         self.fn = fn                # the JITFunction being compiled
@@ -165,16 +178,16 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
         values = list(value) if type(value) is tuple else [value]
         self.returns = values
 
-    def _assign(self, target, value):
+    def _assign(self, target, value, lift=False):
         if isinstance(target, ast.Name):
-            self.scope[target.id] = value
+            self.scope[target.id] = _lift_assigned(value) if lift else value
         elif isinstance(target, (ast.Tuple, ast.List)):
             value = _py(value)
             if not isinstance(value, (tuple, list)) or len(value) != len(target.elts):
                 raise self.error(target, "cannot unpack %r into %d names" %
                                  (value, len(target.elts)))
             for t, v in zip(target.elts, value):
-                self._assign(t, v)
+                self._assign(t, v, lift)
         else:
             raise self.error(target, "only names and tuples of names can be "
                              "assigned to")
@@ -182,22 +195,24 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
     def visit_Assign(self, node):
         value = self.visit(node.value)
         for target in node.targets:
-            self._assign(target, value)
+            self._assign(target, value, lift=True)
 
     def visit_AnnAssign(self, node):
         if node.value is not None:
             value = self.visit(node.value)
             annotation = self.visit(node.annotation)
-            if annotation is tl.constexpr and not isinstance(value, tl.constexpr):
+            constant = annotation is tl.constexpr
+            if constant and not isinstance(value, tl.constexpr):
                 value = tl.constexpr(value)
-            self._assign(node.target, value)
+            self._assign(node.target, value, lift=not constant)
 
     def visit_AugAssign(self, node):
         if not isinstance(node.target, ast.Name):
             raise self.error(node.target, "only names can be assigned to")
         lhs = self.visit(ast.copy_location(ast.Name(node.target.id, ast.Load()), node))
         rhs = self.visit(node.value)
-        self.scope[node.target.id] = self.binop(node, type(node.op), lhs, rhs)
+        self.scope[node.target.id] = _lift_assigned(
+            self.binop(node, type(node.op), lhs, rhs))
 
     def visit_Assert(self, node):
         cond = self.visit(node.test)
