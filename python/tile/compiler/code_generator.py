@@ -167,6 +167,14 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
         pass
 
     def visit_Expr(self, node):
+        if isinstance(node.value, ast.Call) and \
+                isinstance(node.value.func, (ast.Name, ast.Attribute)):
+            fn = _py(self.visit(node.value.func))
+            why = getattr(fn, "tile_must_use_result", None)
+            if why:
+                raise self.error(node, "the result of %s is not used%s" % (
+                    getattr(fn, "__name__", "this call"),
+                    ": " + why if isinstance(why, str) else ""))
         self.visit(node.value)
 
     def visit_Return(self, node):
@@ -250,7 +258,10 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
     visit_List = visit_Tuple
 
     def visit_Attribute(self, node):
-        value = _py(self.visit(node.value))
+        raw = self.visit(node.value)
+        if node.attr == "type" and isinstance(raw, tl.constexpr):
+            return raw.type   # Triton's constexpr_type of the value
+        value = _py(raw)
         attr = getattr(value, node.attr)
         if isinstance(value, tl.tensor) and isinstance(attr, (int, float)):
             return tl.constexpr(attr)
@@ -469,6 +480,8 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
             return tl.constexpr(value)
         if isinstance(owner, d.dtype):
             return tl.constexpr(fn(*[_py(a) for a in args]))
+        if fn is tl.constexpr_type:
+            return tl.constexpr_type(*[_py(a) for a in args])
         if getattr(fn, "__tile_builtin__", False) or isinstance(owner, tl.tensor) \
                 or fn in (tl.static_range, tl.range):
             result = fn(*args, **kwargs)

@@ -7,7 +7,7 @@ from tile.language.dtypes import (dtype, pointer_type, block_type, int1, int8,
                                   uint64, float8e5, float8e4nv, float8e4b15,
                                   float8e4b8, float8e5b16, float16,
                                   bfloat16, float32, float64,
-                                  TILE_MAX_TENSOR_NUMEL, str_to_ty)
+                                  TILE_MAX_TENSOR_NUMEL, str_to_ty, void)
 from tile.language.core import (  # noqa: F401
     constexpr, tensor, program_id, num_programs, arange, full, zeros,
     zeros_like, full_like, broadcast_to, broadcast, expand_dims, reshape, view,
@@ -21,12 +21,15 @@ from tile.language.core import (  # noqa: F401
     reduce,
     associative_scan, div_rn, sqrt_rn, make_tensor_descriptor, ravel,
     interleave, flip, swizzle2d, cast, assume, extern_elementwise,
-    inline_asm_elementwise, map_elementwise, to_tensor, add, sub, mul, reduce_or, max_constancy)
+    inline_asm_elementwise, map_elementwise, to_tensor,
+    load_tensor_descriptor, store_tensor_descriptor, must_use_result,
+    tensor_descriptor, add, sub, mul, reduce_or, max_constancy)
 from tile.language.block_pointer import (block_ptr, make_block_ptr,  # noqa: F401
                                          advance)
 from tile.language.scaled_dot import dot_scaled  # noqa: F401
 from tile.language.sorting import sort, topk, bitonic_merge  # noqa: F401
 from tile.language.compile_time import tuple  # noqa: F401,A004
+from tile.language.compile_time import constexpr_type  # noqa: F401
 from tile.language import math  # noqa: F401
 from tile.language.random import (randint, randint4x, rand, rand4x,  # noqa: F401
                                   randn, randn4x, philox, philox_impl,
@@ -49,6 +52,7 @@ class PropagateNan(_enum.IntEnum):
 TRITON_MAX_TENSOR_NUMEL = TILE_MAX_TENSOR_NUMEL
 from tile.language.constexpr_function import constexpr_function  # noqa: E402,F401
 from tile.language import extra  # noqa: E402,F401
+from tile.language import target_info  # noqa: E402,F401
 import sys as _sys  # noqa: E402
 from tile.language import members as _members  # noqa: E402
 

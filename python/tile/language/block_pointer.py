@@ -205,6 +205,9 @@ def make_block_ptr(base, shape, strides, offsets, block_shape, order):
     return block_ptr(base, shape, strides, offsets, block_shape, order)
 
 
+@core.must_use_result("tl.advance returns the moved block pointer and changes "
+                      "nothing in place: assign its result (p = tl.advance(p, "
+                      "offsets))")
 @builtin
 def advance(base, offsets):
     """`base` moved by `offsets` (elements, one per dimension)."""

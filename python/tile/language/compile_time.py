@@ -33,6 +33,48 @@ class constexpr:
     def __hash__(self):
         return hash(self.value)
 
+    @property
+    def type(self):
+        """Triton's `constexpr_type` of this value: equal for equal values."""
+        return constexpr_type(self.value)
+
+
+class constexpr_type:
+    """The type of a compile-time value (Triton's): two are equal when their
+    values are. It is no tensor type: not a block, a pointer or a number
+    type, so code that inspects `.type` sees a constant."""
+
+    def __init__(self, value):
+        self.value = _unwrap(value)
+
+    def __eq__(self, other):
+        return type(other) is constexpr_type and other.value == self.value
+
+    def __hash__(self):
+        return hash(("constexpr_type", self.value))
+
+    def __repr__(self):
+        return "constexpr_type[%r]" % (self.value,)
+
+    @property
+    def scalar(self):
+        return self
+
+    def is_block(self):
+        return False
+
+    def is_ptr(self):
+        return False
+
+    def is_int(self):
+        return False
+
+    def is_bool(self):
+        return False
+
+    def is_floating(self):
+        return False
+
 
 def _unwrap(x):
     return x.value if isinstance(x, constexpr) else x

@@ -15,7 +15,7 @@ import contextlib
 import functools
 import threading
 
-from tile.language.compile_time import constexpr, tuple as _tuple
+from tile.language.compile_time import constexpr, constexpr_type, tuple as _tuple  # noqa: F401
 from tile.language.ir_builder import Value, quote
 from tile.language import dtypes as d
 from tile.language import semantic as sem
@@ -287,6 +287,28 @@ class tensor_descriptor(tensor):
         tensor are dropped."""
         sem.descriptor_store(current_builder(), self.handle,
                              [_raw(o) for o in _unwrap(offsets)], _raw(value))
+
+
+@builtin
+def load_tensor_descriptor(desc, offsets):
+    """`desc.load(offsets)` as a function (Triton's free form)."""
+    return desc.load(offsets)
+
+
+@builtin
+def store_tensor_descriptor(desc, offsets, value):
+    """`desc.store(offsets, value)` as a function (Triton's free form)."""
+    return desc.store(offsets, value)
+
+
+def must_use_result(fn, message=True):
+    """Marks a builtin whose result a kernel must use: calling it as a
+    statement is a compile error at that line (`tl.advance(p, ...)` alone
+    moves nothing). Also `@must_use_result("why")`."""
+    if isinstance(fn, str):
+        return lambda f: must_use_result(f, fn)
+    fn.tile_must_use_result = message
+    return fn
 
 
 def _wrap_param(value):

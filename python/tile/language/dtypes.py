@@ -20,7 +20,7 @@ class dtype:
              "uint8": 8, "uint16": 16, "uint32": 32, "uint64": 64,
              "float8e5": 8, "float8e4nv": 8, "float16": 16, "bfloat16": 16,
              "float32": 32, "float64": 64, "float8e4b15": 8, "float8e4b8": 8,
-             "float8e5b16": 8}
+             "float8e5b16": 8, "void": 0}
     _MLIR = {"float8e5": "f8E5M2", "float8e4nv": "f8E4M3FN", "float16": "f16",
              "bfloat16": "bf16", "float32": "f32", "float64": "f64"}
     # Triton's signature spellings: '*fp16', 'i32', 'u8', ...
@@ -29,7 +29,8 @@ class dtype:
               "uint64": "u64", "float8e5": "fp8e5", "float8e4nv": "fp8e4nv",
               "float16": "fp16", "bfloat16": "bf16", "float32": "fp32",
               "float64": "fp64", "float8e4b15": "fp8e4b15",
-              "float8e4b8": "fp8e4b8", "float8e5b16": "fp8e5b16"}
+              "float8e4b8": "fp8e4b8", "float8e5b16": "fp8e5b16",
+              "void": "void"}
 
     # Triton's name lists (its spellings, which the constructor accepts).
     SINT_TYPES = ("int8", "int16", "int32", "int64")
@@ -65,6 +66,9 @@ class dtype:
     def is_bool(self):
         return self.name == "int1"
 
+    def is_void(self):
+        return self.name == "void"
+
     def is_fp8(self):
         return self.name.startswith("float8")
 
@@ -84,6 +88,9 @@ class dtype:
 
     def to_ir(self):
         """The MLIR type. Integers are signless: signedness lives in the ops."""
+        if self.is_void():
+            raise ValueError("tl.void is the type of no value; nothing can "
+                             "be computed with it")
         if self.is_int():
             return "i%d" % self.primitive_bitwidth
         if self.name in self.UNSUPPORTED:
@@ -264,8 +271,8 @@ float16 = dtype("float16")
 bfloat16 = dtype("bfloat16")
 float32 = dtype("float32")
 float64 = dtype("float64")
-# Triton's aliases.
-void = None
+# The type of no value (what Triton's store returns); named, never computed.
+void = dtype("void")
 
 _BY_SHORT = {d.short_name: d for d in (int1, int8, int16, int32, int64, uint8,
                                         uint16, uint32, uint64, float8e5,

@@ -9,6 +9,7 @@ import collections
 
 from tile import _C
 from tile.backends.driver import GPUDriver
+from tile.language import target_info
 from tile.runtime import benchmarking
 
 GPUTarget = collections.namedtuple("GPUTarget", ["backend", "arch",
@@ -121,5 +122,7 @@ class DriverConfig:
 
 
 driver = DriverConfig()
+# tl.target_info's compile-time tests ask the active driver.
+target_info.set_target_query(lambda: driver.active.get_current_target())
 
 __all__ = ["driver", "CudaDriver", "DriverConfig", "GPUTarget"]

@@ -26,6 +26,7 @@ COMPOSITES = {"sigmoid", "fdiv", "cdiv", "clamp", "softmax", "zeros",
               "max_contiguous", "max_constancy", "ravel", "interleave",
               "flip", "swizzle2d", "cast", "assume", "add", "sub", "mul",
               "make_block_ptr", "advance", "dot_scaled", "sort", "topk",
+              "load_tensor_descriptor", "store_tensor_descriptor",
               "bitonic_merge",
               # tile.language.random, all of it
               "philox_impl", "philox", "randint4x", "randint",
