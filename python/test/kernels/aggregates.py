@@ -106,3 +106,19 @@ def tuple_arguments(out_ptr, ptrs, values, shape: tl.constexpr):
         tl.store(out_ptr + i, tl.load(ptrs[i]) + values[i] * shape[i])
     bumped = tl.tuple([v + 1 for v in values])
     tl.store(out_ptr + len(ptrs), bumped[0] + bumped[len(values) - 1])
+
+
+@tile.jit
+def block_copy_2d(src, dst, M, N, stride_src, stride_dst, BM: tl.constexpr,
+                  BN: tl.constexpr):
+    """dst[:M, :N] = src[:M, :N] + 1 in BM x BN windows, both checked: on
+    sm_90 with aligned bases and strides the window goes through TMA (what
+    lies past M or N reads as 0 and is not written)."""
+    a = tl.make_block_ptr(src, (M, N), (stride_src, 1),
+                          (tl.program_id(0) * BM, tl.program_id(1) * BN),
+                          (BM, BN), (1, 0))
+    b = tl.make_block_ptr(dst, (M, N), (stride_dst, 1),
+                          (tl.program_id(0) * BM, tl.program_id(1) * BN),
+                          (BM, BN), (1, 0))
+    x = tl.load(a, boundary_check=(0, 1), padding_option="zero")
+    tl.store(b, x + 1, boundary_check=(0, 1))

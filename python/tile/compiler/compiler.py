@@ -373,11 +373,17 @@ def _dump_ir(fn, params, stage, text):
         f.write(text)
 
 
-def lower_to_tile_ir(fn, params, arg_attrs=None, debug=False):
+def lower_to_tile_ir(fn, params, arg_attrs=None, debug=False, target=None):
     """The verified Tile IR of kernel `fn` specialised on `params`; without
-    `debug`, tl.device_assert compiles to nothing (as in Triton)."""
+    `debug`, tl.device_assert compiles to nothing (as in Triton). `target`
+    (e.g. "sm_90a") lets the front end choose target-specific forms, such
+    as TMA copies for block pointers on sm_90 and later."""
     builder = IRBuilder(fn.filename)
     builder.debug = debug
+    builder.target = target
+    # Pointer and integer parameters specialised as multiples of 16.
+    builder.divisible_args = {name for name, attr in (arg_attrs or {}).items()
+                              if isinstance(attr, str) and "divisibility" in attr}
     module = Module(builder)
     module.generate(fn, fn.__name__, params, kernel=True, arg_attrs=arg_attrs)
     text = builder.module_text()
@@ -481,7 +487,7 @@ def compile(fn=None, signature=None, constexprs=None, num_warps=4,
                          num_ctas=num_ctas, maxnreg=maxnreg,
                          enable_fp_fusion=enable_fp_fusion, debug=debug,
                          target=target)
-    ir = lower_to_tile_ir(fn, params, arg_attrs, debug=debug)
+    ir = lower_to_tile_ir(fn, params, arg_attrs, debug=debug, target=target)
     kernel = compile_to_gpu(fn, params, ir, num_warps, num_stages, target,
                             fp_fusion=enable_fp_fusion, num_ctas=num_ctas,
                             maxnreg=maxnreg or 0)

@@ -93,6 +93,15 @@ def _reject_return_in_loop(self_, body):
                                   "and return after it")
 
 
+def _holds(tree, part):
+    """Whether `part` (a list) is, by identity, inside the recipe `tree`."""
+    if tree is part:
+        return True
+    if isinstance(tree, dict):
+        tree = list(tree.values())
+    return isinstance(tree, list) and any(_holds(t, part) for t in tree)
+
+
 class ControlFlow:
     # ----------------------------------------------------------------- if
     def _lift_for_merge(self, a, b_):
@@ -335,17 +344,39 @@ class ControlFlow:
         carried = self._carried(node.body)
         inits = [leaf for _, s in carried for leaf in s.leaves]
         iv = b.fresh(ty)
-        args = [b.fresh(v.type) for v in inits]
         before = dict(self.scope)
-        self.scope[node.target.id] = tl.tensor(iv)
-        entries = self._enter_loop_body(carried, args)
-        lines = []
-        with b.capture(lines):
-            self.visit_block(node.body)
-            yields = self._loop_yields(node, carried, entries, before)
-            if yields:
-                b.emit("scf.yield %s : %s" % (", ".join(y.name for y in yields),
-                                              ", ".join(y.type.to_ir() for y in yields)))
+        # First assume that carried values with host recipes (a block
+        # pointer's base, shape and strides, which tl.advance passes through)
+        # keep them: descriptors made in the body can then be encoded at
+        # launch. If a value whose recipe a descriptor used does change, the
+        # body is emitted again without the assumption. (Each block argument
+        # gets its own copy of the recipe, found again by identity.)
+        for assume in (True, False):
+            args = [b.fresh(v.type) for v in inits]
+            if assume:
+                for a, v in zip(args, inits):
+                    if v.handle.host is not None:
+                        a.host = list(v.handle.host)
+            used, made = len(b.host_recipes), len(b.host_descriptors)
+            self.scope = dict(before)
+            self.scope[node.target.id] = tl.tensor(iv)
+            entries = self._enter_loop_body(carried, args)
+            lines = []
+            with b.capture(lines):
+                self.visit_block(node.body)
+                yields = self._loop_yields(node, carried, entries, before)
+                if yields:
+                    b.emit("scf.yield %s : %s" % (
+                        ", ".join(y.name for y in yields),
+                        ", ".join(y.type.to_ir() for y in yields)))
+            changed = [a.host for a, y in zip(args, yields)
+                       if a.host is not None and y is not a]
+            if not (assume and changed and any(
+                    _holds(recipe, host) for recipe in b.host_recipes[used:]
+                    for host in changed)):
+                break
+            del b.host_descriptors[made:]
+            del b.host_recipes[used:]
         self.scope = before
         decl, results = b.results([v.type for v in inits])
         head = "scf.for %s = %s to %s step %s" % (iv.name, lb.name, ub.name, step.name)

@@ -21,6 +21,21 @@ from tile.language import semantic as sem
 from tile.language.core import builtin, _unwrap
 
 _PADDINGS = ("", None, "zero", "nan")
+# Element types TMA copies (tile.runtime.tensor_map encodes them).
+_TMA_ELEMENTS = ("i8", "u8", "fp8e4nv", "fp8e5", "i16", "u16", "fp16", "bf16",
+                 "i32", "u32", "fp32", "i64", "u64", "fp64")
+
+
+def supports_tma(element):
+    return element.short_name in _TMA_ELEMENTS
+
+
+def _divisible_argument(b, value):
+    """Whether `value` is a kernel parameter specialised as a multiple of
+    16 (a 16-byte aligned pointer, an integer divisible by 16)."""
+    host = getattr(getattr(value, "handle", None), "host", None)
+    return isinstance(host, list) and len(host) == 2 and host[0] == "arg" \
+        and host[1] in b.divisible_args
 
 
 def _sequence(value, what):
@@ -108,6 +123,47 @@ class block_ptr:
             mask = core.broadcast_to(mask, self.block_shape)
         return pointers, mask
 
+    def _descriptor(self):
+        """A TMA descriptor of this window's tensor where a TMA copy does
+        what the masked pointer access would, else None. It needs sm_90 or
+        later, a 2-D row-major block (order (1, 0), last stride a compile-time
+        1), at least 16 bytes a row and at most 256 elements a side, a base
+        specialised as 16-byte aligned and a row stride known to be a
+        multiple of 16 bytes, and base, shape and strides the launcher can
+        compute from the arguments (the descriptor is encoded at launch).
+        TMA reads outside the tensor as zero and drops writes outside it,
+        which is what every checked dimension does; an unchecked one
+        outside the tensor is undefined in Triton either way."""
+        if core.interpreter() is not None:
+            return None
+        b = core.current_builder()
+        target = getattr(b, "target", None) or ""
+        digits = "".join(ch for ch in target[3:5] if ch.isdigit())
+        if not target.startswith("sm_") or not digits or int(digits) < 90:
+            return None
+        if len(self.block_shape) != 2 or self.order != [1, 0]:
+            return None
+        element = self.element_ty
+        size = element.primitive_bitwidth // 8
+        inner = self.strides[1]
+        if element.is_bool() or size == 0 or not supports_tma(element) or \
+                not (isinstance(inner, int) and inner == 1):
+            return None
+        rows, cols = self.block_shape
+        if cols * size < 16 or (cols * size) % 16 or max(rows, cols) > 256:
+            return None
+        if not _divisible_argument(b, self.base):
+            return None
+        outer = self.strides[0]
+        if not (isinstance(outer, int) and (outer * size) % 16 == 0 or
+                _divisible_argument(b, outer)):
+            return None
+        try:
+            return core.make_tensor_descriptor(self.base, self.shape,
+                                               self.strides, self.block_shape)
+        except sem.SemanticError:
+            return None   # not computable on the host, or not in the kernel
+
     def load(self, boundary_check, padding_option, cache_modifier,
              eviction_policy, volatile):
         padding = _unwrap(padding_option)
@@ -118,6 +174,11 @@ class block_ptr:
         if padding == "nan" and not element.is_floating():
             raise sem.SemanticError("padding_option='nan' needs a floating-"
                                     "point block pointer, not %r" % (element,))
+        _boundary_dims(boundary_check, len(self.block_shape))
+        if padding != "nan" and not _unwrap(volatile):
+            descriptor = self._descriptor()
+            if descriptor is not None:
+                return descriptor.load(self.offsets)
         pointers, mask = self._window(boundary_check)
         other = None
         if mask is not None:
@@ -126,7 +187,7 @@ class block_ptr:
                          eviction_policy=eviction_policy, volatile=volatile)
 
     def store(self, value, boundary_check, cache_modifier, eviction_policy):
-        pointers, mask = self._window(boundary_check)
+        _boundary_dims(boundary_check, len(self.block_shape))
         ty = getattr(_unwrap(value), "type", None)
         shape = [int(_unwrap(s)) for s in ty.shape] if ty is not None and \
             ty.is_block() else []
@@ -137,6 +198,11 @@ class block_ptr:
             raise sem.SemanticError(
                 "cannot store a %s block through a block pointer of "
                 "block_shape %s" % (shape, self.block_shape))
+        descriptor = self._descriptor()
+        if descriptor is not None:
+            descriptor.store(self.offsets, value)
+            return
+        pointers, mask = self._window(boundary_check)
         core.store(pointers, value, mask, cache_modifier=cache_modifier,
                    eviction_policy=eviction_policy)
 

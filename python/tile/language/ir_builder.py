@@ -55,6 +55,13 @@ class IRBuilder:
         # (parameter Value, recipe) of each tensor descriptor the kernel
         # makes from host-computable values: extra kernel parameters.
         self.host_descriptors = []
+        # Every recipe a descriptor was made from, in order (a loop that
+        # assumed its carried values keep their recipes checks them).
+        self.host_recipes = []
+        # The target ("sm_90a") and the parameters known to be multiples of
+        # 16, where the compile says (tile.compiler.lower_to_tile_ir).
+        self.target = None
+        self.divisible_args = set()
 
     # Locations and names.
     def set_location(self, line, col):

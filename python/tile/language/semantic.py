@@ -1138,6 +1138,7 @@ def make_tensor_descriptor(b, base, shape, strides, block_shape, padding):
                           for i, s in enumerate(strides)],
               "block_shape": list(block_shape),
               "dtype": element.short_name}
+    b.host_recipes.append(recipe)
     if not b.in_kernel:
         raise SemanticError("make_tensor_descriptor can only be called in the "
                             "kernel itself, not in a function it calls")

@@ -388,7 +388,8 @@ class JITFunction:
         kernel = None if _knobs.compilation.always_compile else \
             cache.load(disk_key)
         if kernel is None:
-            ir = lower_to_tile_ir(self, params, attrs, debug=options.debug)
+            ir = lower_to_tile_ir(self, params, attrs, debug=options.debug,
+                                  target=options.target)
             kernel = compile_to_gpu(self, params, ir, options.num_warps,
                                     options.num_stages, options.target,
                                     fp_fusion=options.enable_fp_fusion,
