@@ -146,6 +146,8 @@ bool HostDescriptorRecipe::parse(PyObject *recipe, PyObject *argNames) {
     return false;
   if ((base = parseNode(baseExpr, argNames)) < 0)
     return false;
+  PyObject *storedFlag = PyDict_GetItemString(recipe, "stored");
+  stored = storedFlag && PyObject_IsTrue(storedFlag) == 1;
   for (Py_ssize_t i = 0; i < rank; ++i) {
     long long dim;
     int s = parseNode(PyList_GET_ITEM(shapeList, i), argNames);
@@ -280,6 +282,8 @@ bool HostDescriptorRecipe::evaluate(const RecipeArguments &args,
     if (i + 1 < rank && steps[i] * elementBytes % 16)
       return false;
   }
+  if (stored && dims[rank - 1] * elementBytes % 16)
+    return false; // Python names the argument and says why
   return steps[rank - 1] == 1;
 }
 

@@ -74,6 +74,9 @@ private:
 
   std::vector<Node> nodes;
   int base = -1;
+  /// The kernel stores through it: rows must be whole 16-byte units (a TMA
+  /// store writes up to the next 16 bytes past a row's end).
+  bool stored = false;
   std::vector<int> shape, strides;
   std::vector<int64_t> blockShape;
   int dataType = 0;

@@ -12,7 +12,7 @@ from kernels import aggregates as ag
 
 COPY = {"src": "*fp16", "dst": "*fp16", "M": "i32", "N": "i32",
         "stride_src": "i32", "stride_dst": "i32"}
-ALIGNED = ["src", "dst", "stride_src", "stride_dst"]
+ALIGNED = ["src", "dst", "stride_src", "stride_dst", "N"]
 
 
 def ptx(fn, signature, constexprs, **options):
@@ -31,6 +31,8 @@ def test_aligned_window_on_sm90_is_a_tma_load_and_store():
 
 @pytest.mark.parametrize("why,constexprs,options", [
     ("no alignment known", {"BM": 32, "BN": 64}, {}),
+    ("row length not known to be 16-byte whole", {"BM": 32, "BN": 64},
+     {"divisibility": ["src", "dst", "stride_src", "stride_dst"]}),
     ("sm_80 has no TMA", {"BM": 32, "BN": 64},
      {"divisibility": ALIGNED, "target": "sm_80"}),
     ("rows of 8 bytes", {"BM": 32, "BN": 4}, {"divisibility": ALIGNED}),
@@ -50,7 +52,7 @@ def test_advance_in_a_loop_keeps_the_tma_path():
     text = ptx(ag.block_matmul, MATMUL,
                dict(UNIT, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, STAGES=3),
                divisibility=["a_ptr", "b_ptr", "c_ptr", "stride_am",
-                             "stride_bk", "stride_cm"], num_warps=8)
+                             "stride_bk", "stride_cm", "N", "K"], num_warps=8)
     loads, stores = copies(text)
     assert loads >= 2 and stores >= 1
     assert "wgmma.mma_async" in text
@@ -77,8 +79,59 @@ def test_a_changing_base_falls_back_to_pointers():
     compiled = tile.compile(moving_base, {"x_ptr": "*fp32", "out_ptr": "*fp32",
                                           "N": "i32", "stride": "i32"},
                             {"ROWS": 16, "COLS": 32},
-                            divisibility=["x_ptr", "out_ptr", "stride"])
+                            divisibility=["x_ptr", "out_ptr", "stride", "N"])
     loads, stores = copies(compiled.asm["ptx"])
     assert (loads, stores) == (0, 1)
     # One descriptor, for the store; none from the loop's assumed recipe.
     assert len(compiled.metadata["host_descriptors"]) == 1
+
+
+@tile.jit
+def made_descriptor_store(x_ptr, out_ptr, M, N, stride, BM: tl.constexpr,
+                          BN: tl.constexpr):
+    src = tl.make_tensor_descriptor(x_ptr, [M, N], [stride, 1], [BM, BN])
+    dst = tl.make_tensor_descriptor(out_ptr, [M, N], [stride, 1], [BM, BN])
+    dst.store([0, 0], src.load([0, 0]))
+
+
+def test_a_stored_descriptor_is_flagged_for_the_launch_check():
+    compiled = tile.compile(made_descriptor_store, {"x_ptr": "*fp16", "out_ptr": "*fp16",
+                                                    "M": "i32", "N": "i32", "stride": "i32"},
+                            {"BM": 64, "BN": 64},
+                            divisibility=["x_ptr", "out_ptr", "N", "stride"])
+    loaded, stored = compiled.metadata["host_descriptors"]
+    assert not loaded.get("stored") and stored["stored"]
+
+
+def test_a_store_through_ragged_rows_is_refused_at_launch():
+    # TMA stores write up to 16 bytes past a row's end (measured on the
+    # H100), so a row of 75 fp16 (150 bytes) cannot be stored through.
+    from launch_helpers import FakeTensor, Recorder
+    from tile.runtime.launcher import use_launcher
+    with use_launcher(Recorder()) as recorder:
+        with pytest.raises(ValueError, match="rows \\(75 elements of 2 bytes\\)"):
+            made_descriptor_store[(1,)](FakeTensor(1 << 20, "torch.float16"),
+                                        FakeTensor(1 << 21, "torch.float16"),
+                                        64, 75, 128, BM=64, BN=64)
+        made_descriptor_store[(1,)](FakeTensor(1 << 20, "torch.float16"),
+                                    FakeTensor(1 << 21, "torch.float16"),
+                                    64, 80, 128, BM=64, BN=64)
+    assert len(recorder.launches) == 1
+
+
+@tile.jit
+def host_descriptor_copy(src_desc, dst_desc, BM: tl.constexpr, BN: tl.constexpr):
+    dst_desc.store([0, 0], src_desc.load([0, 0]))
+
+
+def test_a_host_descriptor_with_ragged_rows_cannot_be_stored_through():
+    ragged = {"src_desc": "tensordesc<fp16[64,64]>",
+              "dst_desc": "tensordesc<fp16[64,64],ragged>"}
+    with pytest.raises(tile.CompilationError) as info:
+        tile.compile(host_descriptor_copy, ragged, {"BM": 64, "BN": 64})
+    assert "rows are not a multiple of 16 bytes" in str(info.value)
+    assert "^" in str(info.value)
+    # Loading from ragged rows is exact, and allowed.
+    tile.compile(host_descriptor_copy, {"src_desc": "tensordesc<fp16[64,64],ragged>",
+                                        "dst_desc": "tensordesc<fp16[64,64]>"},
+                 {"BM": 64, "BN": 64})

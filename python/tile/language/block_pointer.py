@@ -128,9 +128,9 @@ class block_ptr:
         what the masked pointer access would, else None. It needs sm_90 or
         later, a 2-D row-major block (order (1, 0), last stride a compile-time
         1), at least 16 bytes a row and at most 256 elements a side, a base
-        specialised as 16-byte aligned and a row stride known to be a
-        multiple of 16 bytes, and base, shape and strides the launcher can
-        compute from the arguments (the descriptor is encoded at launch).
+        specialised as 16-byte aligned, a row stride and a row length known
+        to be multiples of 16 bytes, and base, shape and strides the
+        launcher can compute from the arguments (encoded at launch).
         TMA reads outside the tensor as zero and drops writes outside it,
         which is what every checked dimension does; an unchecked one
         outside the tensor is undefined in Triton either way."""
@@ -153,6 +153,13 @@ class block_ptr:
         if cols * size < 16 or (cols * size) % 16 or max(rows, cols) > 256:
             return None
         if not _divisible_argument(b, self.base):
+            return None
+        # TMA bounds the innermost dimension in 16-byte steps (measured on
+        # the H100: a store wrote up to the next 16 bytes past the edge), so
+        # the row length must be a known multiple of 16 bytes.
+        extent = self.shape[1]
+        if not (isinstance(extent, int) and (extent * size) % 16 == 0 or
+                _divisible_argument(b, extent)):
             return None
         outer = self.strides[0]
         if not (isinstance(outer, int) and (outer * size) % 16 == 0 or

@@ -213,10 +213,16 @@ class block_type(dtype):
 
 
 class tensor_descriptor_type(dtype):
-    """A TMA tensor descriptor whose blocks are ``block_type``s."""
+    """A TMA tensor descriptor whose blocks are ``block_type``s.
+    `ragged_rows`: the tensor's rows are not a whole number of 16 bytes
+    (a host descriptor says so in its signature, 'tensordesc<fp16[64,64],
+    ragged>'): TMA loads from it are exact, but a TMA store would write up
+    to the next 16 bytes past each row's end (measured on the H100), so
+    stores through it are refused."""
 
-    def __init__(self, block_type):
+    def __init__(self, block_type, ragged_rows=False):
         self.block_type = block_type
+        self.ragged_rows = bool(ragged_rows)
         self.name = "tensordesc"
 
     @property
@@ -239,15 +245,17 @@ class tensor_descriptor_type(dtype):
 
     @property
     def short_name(self):
-        return "tensordesc<%s%s>" % (self.element_ty.short_name,
-                                     list(self.block_type.shape))
+        return "tensordesc<%s%s%s>" % (self.element_ty.short_name,
+                                       list(self.block_type.shape),
+                                       ",ragged" if self.ragged_rows else "")
 
     def __eq__(self, other):
         return (isinstance(other, tensor_descriptor_type) and
-                other.block_type == self.block_type)
+                other.block_type == self.block_type and
+                other.ragged_rows == self.ragged_rows)
 
     def __hash__(self):
-        return hash(("tensordesc", self.block_type))
+        return hash(("tensordesc", self.block_type, self.ragged_rows))
 
     def __repr__(self):
         return "tensor_descriptor<%r>" % (self.block_type,)
@@ -301,6 +309,9 @@ def parse_signature_type(text):
     if text.startswith("tensordesc<") and text.endswith(">"):
         # 'tensordesc<fp16[64, 64]>', Triton's spelling.
         inner = text[len("tensordesc<"):-1]
+        ragged = inner.replace(" ", "").endswith(",ragged")
+        if ragged:
+            inner = inner[:inner.rindex(",")]
         element, _, shape = inner.partition("[")
         element = _BY_SHORT.get(element.strip())
         try:
@@ -309,7 +320,7 @@ def parse_signature_type(text):
             return None
         if element is None or not shape.endswith("]") or not dims:
             return None
-        return tensor_descriptor_type(block_type(element, dims))
+        return tensor_descriptor_type(block_type(element, dims), ragged)
     if text.startswith("*"):
         inner = parse_signature_type(text[1:])
         return pointer_type(inner) if inner is not None else None

@@ -765,6 +765,15 @@ def descriptor_load(b, desc, offsets):
 
 def descriptor_store(b, desc, offsets, value):
     block = desc.type.block_type
+    if desc.type.ragged_rows:
+        raise SemanticError(
+            "cannot store through this descriptor: its tensor's rows are not "
+            "a multiple of 16 bytes, and a TMA store writes up to the next "
+            "16 bytes past a row's end; pad the rows or store with pointers")
+    for param, recipe in b.host_descriptors:
+        if param is desc:
+            # Checked at launch, when the row length is known.
+            recipe["stored"] = True
     indices = _descriptor_indices(b, desc, offsets)
     value = lift(b, value, block.element_ty)
     if value.type.is_block() and tuple(value.type.shape) != block.shape:
@@ -1143,7 +1152,7 @@ def make_tensor_descriptor(b, base, shape, strides, block_shape, padding):
         raise SemanticError("make_tensor_descriptor can only be called in the "
                             "kernel itself, not in a function it calls")
     for param, known in b.host_descriptors:
-        if {k: v for k, v in known.items() if k != "site"} == recipe:
+        if {k: v for k, v in known.items() if k not in ("site", "stored")} == recipe:
             return param
     param = b.fresh(d.tensor_descriptor_type(d.block_type(element, list(block_shape))))
     recipe["site"] = "%s:%d" % (b.filename, b.location[0])

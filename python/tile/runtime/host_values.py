@@ -128,6 +128,12 @@ class KernelDescriptor:
                 raise ValueError("%s: %s has strides %s; they must be positive "
                                  "multiples of 16 bytes (elements of %d bytes)"
                                  % (where, site, self.strides, size))
+        if recipe.get("stored") and self.shape[-1] * size % 16:
+            raise ValueError(
+                "%s: the kernel stores through %s, whose rows (%d elements of "
+                "%d bytes) are not a multiple of 16 bytes: a TMA store would "
+                "write past each row's end; pad the rows or store with "
+                "pointers" % (where, site, self.shape[-1], size))
 
     def encode(self):
         return encode_tensor_map(self.dtype, self.address, self.shape,

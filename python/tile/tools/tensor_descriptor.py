@@ -71,7 +71,11 @@ class TensorDescriptor:
                 raise ValueError("argument '%s': descriptor strides must be "
                                  "multiples of 16 bytes, got %s (elements of %d "
                                  "bytes)" % (name, self.strides, size))
-        return "tensordesc<%s%s>" % (dtype, str(self.block_shape).replace(" ", ""))
+        # Rows that are not a whole number of 16 bytes: loads are exact,
+        # but a TMA store would write past them (the kernel refuses one).
+        ragged = ",ragged" if self.shape[-1] * size % 16 else ""
+        return "tensordesc<%s%s%s>" % (dtype, str(self.block_shape).replace(" ", ""),
+                                       ragged)
 
     def encode(self):
         """The 128-byte CUtensorMap (bytes) the kernel receives."""
