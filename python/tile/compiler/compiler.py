@@ -147,6 +147,9 @@ class Module:
                         b.loc()))
                 scope[name] = value.build(leaves)
                 continue
+            if isinstance(value, d.pointer_type) and _annotation(fn, name) is tl.const:
+                value = d.pointer_type(value.element_ty, value.address_space,
+                                       const=True)
             v = b.fresh(value)
             if kernel:
                 v.host = ["arg", name]
@@ -371,6 +374,18 @@ def _dump_ir(fn, params, stage, text):
     path = os.path.join(directory, "%s.%s.%s.mlir" % (fn.__name__, key, stage))
     with open(path, "w") as f:
         f.write(text)
+
+
+def _annotation(fn, name):
+    """The annotation of `fn`'s parameter `name` (None without one), read
+    as the kernel's module would: `tl.const` names tile.language's."""
+    for param in fn.params:
+        if param.name == name:
+            annotation = param.annotation
+            if annotation in ("tl.const", "triton.language.const"):
+                return tl.const
+            return None if annotation is param.empty else annotation
+    return None
 
 
 def lower_to_tile_ir(fn, params, arg_attrs=None, debug=False, target=None):

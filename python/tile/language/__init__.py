@@ -23,7 +23,7 @@ from tile.language.core import (  # noqa: F401
     interleave, flip, swizzle2d, cast, assume, extern_elementwise,
     inline_asm_elementwise, map_elementwise, to_tensor,
     load_tensor_descriptor, store_tensor_descriptor, must_use_result,
-    tensor_descriptor, add, sub, mul, reduce_or, max_constancy)
+    tensor_descriptor, const, add, sub, mul, reduce_or, max_constancy)
 from tile.language.block_pointer import (block_ptr, make_block_ptr,  # noqa: F401
                                          advance)
 from tile.language.scaled_dot import dot_scaled  # noqa: F401

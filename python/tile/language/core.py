@@ -311,6 +311,13 @@ def must_use_result(fn, message=True):
     return fn
 
 
+class const:
+    """Annotates a pointer parameter whose data the function does not write
+    (`x_ptr: tl.const`): stores and atomics through it, or through pointers
+    computed from it, are errors at their line, and the constness is part
+    of its type, as in Triton."""
+
+
 def _wrap_param(value):
     """A kernel or function parameter of IR value `value`."""
     if isinstance(value.type, d.tensor_descriptor_type):

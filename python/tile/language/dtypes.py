@@ -75,6 +75,9 @@ class dtype:
     def is_ptr(self):
         return False
 
+    def is_const(self):
+        return False
+
     def is_block(self):
         return False
 
@@ -118,14 +121,20 @@ class dtype:
 class pointer_type(dtype):
     """A pointer to elements of ``element_ty`` (address space 1: global)."""
 
-    def __init__(self, element_ty, address_space=1):
+    def __init__(self, element_ty, address_space=1, const=False):
         self.element_ty = element_ty
         self.address_space = address_space
+        # A pointer to constant data (a parameter annotated `tl.const`):
+        # nothing may be stored through it. Part of the type, as in Triton.
+        self.const = bool(const)
         self.name = "pointer<%s>" % element_ty.name
 
     # The other is_*() answer False: "pointer<...>" names no scalar kind.
     def is_ptr(self):
         return True
+
+    def is_const(self):
+        return self.const
 
     @property
     def primitive_bitwidth(self):
@@ -143,13 +152,14 @@ class pointer_type(dtype):
     def __eq__(self, other):
         return (isinstance(other, pointer_type) and
                 other.element_ty == self.element_ty and
-                other.address_space == self.address_space)
+                other.address_space == self.address_space and
+                other.const == self.const)
 
     def __hash__(self):
-        return hash(("ptr", self.element_ty, self.address_space))
+        return hash(("ptr", self.element_ty, self.address_space, self.const))
 
     def __repr__(self):
-        return "pointer<%r>" % (self.element_ty,)
+        return "pointer<%s%r>" % ("const " if self.const else "", self.element_ty)
 
 
 # The most elements one block may hold (Triton's TRITON_MAX_TENSOR_NUMEL):

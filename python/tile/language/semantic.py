@@ -723,6 +723,7 @@ def load(b, ptr, mask, other, cache, evict, volatile):
 
 def store(b, ptr, value, mask, cache, evict):
     _pointer_operand(ptr, "store")
+    _writable(ptr)
     elt = ptr.type.scalar.element_ty
     value = lift(b, value, elt)
     if value.type.is_block() and not ptr.type.is_block():
@@ -818,6 +819,12 @@ def check_gather(src_type, index_type, axis):
     return axis
 
 
+def _writable(ptr):
+    if ptr.type.scalar.is_const():
+        # Triton's wording.
+        raise SemanticError("Cannot store to a constant pointer")
+
+
 def _atomic_shape(b, ptr, val, mask):
     """The operands of an atomic in one shape: the pointer's, or the
     broadcast of all of them when the values or the mask are larger."""
@@ -833,6 +840,7 @@ def _atomic_shape(b, ptr, val, mask):
 
 def atomic_rmw(b, kind, ptr, val, mask, sem, scope):
     _pointer_operand(ptr, "atomic_" + kind)
+    _writable(ptr)
     elt = ptr.type.scalar.element_ty
     if sem not in _SEM:
         raise SemanticError("unknown memory semantic %r" % (sem,))
@@ -898,6 +906,7 @@ def _float_atomic_minmax(b, kind, ptr, val, mask, sem, scope):
 
 def atomic_cas(b, ptr, cmp, val, sem, scope):
     _pointer_operand(ptr, "atomic_cas")
+    _writable(ptr)
     elt = ptr.type.scalar.element_ty
     cmp = cast(b, lift(b, cmp, elt), elt)
     val = cast(b, lift(b, val, elt), elt)
