@@ -255,7 +255,8 @@ void compileInSession(CompileSession &session, CompiledKernel &kernel,
     return;
 
   FailureOr<mlir::tile::PTXOutput> ptx =
-      mlir::tile::translateToPTX(*module, options.target, options.fpFusion);
+      mlir::tile::translateToPTX(*module, options.target, options.fpFusion,
+                                 options.reflectFtz);
   if (failed(ptx))
     return;
   kernel.llir = std::move(ptx->llvmIR);

@@ -117,7 +117,8 @@ static void initializeNVPTX() {
 }
 
 FailureOr<PTXOutput> mlir::tile::translateToPTX(ModuleOp module, StringRef chip,
-                                                bool fpFusion) {
+                                                bool fpFusion,
+                                                bool reflectFtz) {
   initializeNVPTX();
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
@@ -165,10 +166,11 @@ FailureOr<PTXOutput> mlir::tile::translateToPTX(ModuleOp module, StringRef chip,
       return module.emitError("linking libdevice failed");
   }
   // NVVMReflect reads this flag: libdevice's fast paths (exp2 as
-  // ex2.approx.ftz, ...) flush denormals, as Triton's do. Ordinary
-  // arithmetic keeps them.
-  llvmModule->addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz",
-                            uint32_t(1));
+  // ex2.approx.ftz, ...) flush denormals, as Triton's do by default; off,
+  // they keep them (Triton's enable_reflect_ftz=False). Ordinary
+  // arithmetic keeps them either way.
+  llvmModule->setModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz",
+                            uint32_t(reflectFtz ? 1 : 0));
 
   {
     llvm::LoopAnalysisManager lam;

@@ -91,7 +91,7 @@ PyObject *str_dtype, *str_active, *str_launch, *str_prepare, *str_run,
 
 /// Launch options that pick a compilation (Triton's names). Python checks
 /// their values (jit._resolve_options) before anything is keyed by them.
-constexpr int kNumOptions = 9;
+constexpr int kNumOptions = 10;
 const char *kOptionNames[kNumOptions] = {"num_warps",
                                          "num_stages",
                                          "target",
@@ -100,7 +100,8 @@ const char *kOptionNames[kNumOptions] = {"num_warps",
                                          "maxnreg",
                                          "launch_cooperative_grid",
                                          "launch_pdl",
-                                         "debug"};
+                                         "debug",
+                                         "enable_reflect_ftz"};
 
 //===----------------------------------------------------------------------===//
 // Binding and keying

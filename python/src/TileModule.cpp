@@ -74,6 +74,7 @@ PYBIND11_MODULE(_C, m) {
       .def_readwrite("num_warps", &tile::CompileOptions::numWarps)
       .def_readwrite("num_stages", &tile::CompileOptions::numStages)
       .def_readwrite("enable_fp_fusion", &tile::CompileOptions::fpFusion)
+      .def_readwrite("enable_reflect_ftz", &tile::CompileOptions::reflectFtz)
       .def_readwrite("target", &tile::CompileOptions::target)
       .def_readwrite("emit_cubin", &tile::CompileOptions::emitCubin)
       .def_readwrite("num_ctas", &tile::CompileOptions::numCtas)

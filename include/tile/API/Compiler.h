@@ -67,6 +67,9 @@ struct CompileOptions {
   std::string target = "sm_90a";
   /// Contract a multiply and an add into an fma (Triton's default).
   bool fpFusion = true;
+  /// libdevice flushes denormals (__CUDA_FTZ = 1 for NVVMReflect), as
+  /// Triton's `enable_reflect_ftz` (on by default there too).
+  bool reflectFtz = true;
   /// Stop after PTX (no ptxas): for machines without the CUDA toolkit.
   bool emitCubin = true;
   /// CTAs per program, launched as a thread-block cluster along x (1: no

@@ -23,9 +23,12 @@ void registerTileTranslations(DialectRegistry &registry);
 /// libdevice functions it calls, runs NVVMReflect and O3, and emits PTX for
 /// `chip` (e.g. "sm_90a"). With `fpFusion`, a multiply feeding an add may
 /// become one fma (Triton's `enable_fp_fusion`, on by default there too).
-/// Errors are emitted on the module.
+/// With `reflectFtz`, libdevice's functions flush denormals (Triton's
+/// `enable_reflect_ftz`, also on by default). Errors are emitted on the
+/// module.
 FailureOr<PTXOutput> translateToPTX(ModuleOp module, StringRef chip,
-                                    bool fpFusion = true);
+                                    bool fpFusion = true,
+                                    bool reflectFtz = true);
 
 /// What ptxas reported about the kernel it assembled.
 struct CubinInfo {

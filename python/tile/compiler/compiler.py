@@ -45,7 +45,8 @@ MIN_MAXNREG, MAX_MAXNREG = 16, 255
 
 def check_launch_options(num_warps=4, num_stages=3, num_ctas=1, maxnreg=None,
                          enable_fp_fusion=True, launch_cooperative_grid=False,
-                         launch_pdl=False, debug=False, target="sm_90a"):
+                         launch_pdl=False, debug=False, target="sm_90a",
+                         enable_reflect_ftz=True):
     """Every launch option (Triton's names): ValueError (TypeError for a
     wrong type) naming the option and its allowed values."""
     check_options(num_warps, num_stages, enable_fp_fusion, target)
@@ -63,7 +64,8 @@ def check_launch_options(num_warps=4, num_stages=3, num_ctas=1, maxnreg=None,
                          "(registers per thread), got %r"
                          % (MIN_MAXNREG, MAX_MAXNREG, maxnreg))
     for name, value in (("launch_cooperative_grid", launch_cooperative_grid),
-                        ("launch_pdl", launch_pdl), ("debug", debug)):
+                        ("launch_pdl", launch_pdl), ("debug", debug),
+                        ("enable_reflect_ftz", enable_reflect_ftz)):
         if not isinstance(value, bool):
             raise TypeError("%s must be True or False, got %r" % (name, value))
     if launch_cooperative_grid and num_ctas > 1:
@@ -72,7 +74,8 @@ def check_launch_options(num_warps=4, num_stages=3, num_ctas=1, maxnreg=None,
 
 
 def compile_to_gpu(fn, params, ir, num_warps, num_stages, target,
-                   emit_cubin=True, fp_fusion=True, num_ctas=1, maxnreg=0):
+                   emit_cubin=True, fp_fusion=True, num_ctas=1, maxnreg=0,
+                   reflect_ftz=True):
     """Tile IR to TileGPU, LLVM IR, PTX and a cubin, in libtile."""
     check_options(num_warps, num_stages, fp_fusion, target)
     options = _C.CompileOptions()
@@ -82,6 +85,7 @@ def compile_to_gpu(fn, params, ir, num_warps, num_stages, target,
     options.num_stages = num_stages
     options.target = target
     options.enable_fp_fusion = fp_fusion
+    options.enable_reflect_ftz = reflect_ftz
     options.emit_cubin = emit_cubin
     result = _C.compile_kernel(ir, "<tile-ir:%s>" % fn.__name__, options)
     if not result.ok and result.shared > _C.MAX_SHARED_BYTES:
@@ -100,6 +104,7 @@ def compile_to_gpu(fn, params, ir, num_warps, num_stages, target,
     metadata = {"name": result.name, "num_warps": result.num_warps,
                 "num_stages": num_stages, "target": target,
                 "enable_fp_fusion": fp_fusion,
+                "enable_reflect_ftz": reflect_ftz,
                 "shared": result.shared,
                 "num_regs": result.num_regs,
                 "maxnreg": maxnreg or result.maxnreg, "num_ctas": num_ctas,
@@ -448,7 +453,7 @@ def _target_name(target):
 def compile(fn=None, signature=None, constexprs=None, num_warps=4,
             num_stages=3, target="sm_90a", divisibility=None,
             enable_fp_fusion=True, num_ctas=1, maxnreg=None, debug=False,
-            src=None, options=None):
+            src=None, options=None, enable_reflect_ftz=True):
     """Compiles `fn` ahead of time, without a GPU.
 
     `signature` maps each non-constexpr parameter to a Triton signature string
@@ -501,11 +506,12 @@ def compile(fn=None, signature=None, constexprs=None, num_warps=4,
     check_launch_options(num_warps=num_warps, num_stages=num_stages,
                          num_ctas=num_ctas, maxnreg=maxnreg,
                          enable_fp_fusion=enable_fp_fusion, debug=debug,
-                         target=target)
+                         target=target, enable_reflect_ftz=enable_reflect_ftz)
     ir = lower_to_tile_ir(fn, params, arg_attrs, debug=debug, target=target)
     kernel = compile_to_gpu(fn, params, ir, num_warps, num_stages, target,
                             fp_fusion=enable_fp_fusion, num_ctas=num_ctas,
-                            maxnreg=maxnreg or 0)
+                            maxnreg=maxnreg or 0,
+                            reflect_ftz=enable_reflect_ftz)
     kernel.arg_names = list(fn.arg_names)
     kernel.runtime_params = [i for i, name in enumerate(fn.arg_names)
                              if not isinstance(params[name], tl.constexpr)]

@@ -394,7 +394,8 @@ class JITFunction:
                                     options.num_stages, options.target,
                                     fp_fusion=options.enable_fp_fusion,
                                     num_ctas=options.num_ctas,
-                                    maxnreg=options.maxnreg or 0)
+                                    maxnreg=options.maxnreg or 0,
+                                    reflect_ftz=options.enable_reflect_ftz)
             cache.store(disk_key, kernel)
         kernel.metadata.update(
             launch_cooperative_grid=options.launch_cooperative_grid,

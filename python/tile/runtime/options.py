@@ -11,7 +11,8 @@ from tile.compiler.compiler import check_launch_options
 LAUNCH_OPTIONS = {"num_warps": 4, "num_stages": 3, "num_ctas": 1,
                   "maxnreg": None, "enable_fp_fusion": True,
                   "launch_cooperative_grid": False, "launch_pdl": False,
-                  "debug": None, "target": "sm_90a"}
+                  "debug": None, "target": "sm_90a",
+                  "enable_reflect_ftz": True}
 
 # Triton options tile has no way to honour, and why.
 UNSUPPORTED_OPTIONS = {
