@@ -84,21 +84,26 @@ sys.stdout.buffer.write(kernel.asm["cubin"])
 """
 
 
-def _start(script, cache_dir, count):
-    env = dict(os.environ, TILE_CACHE_DIR=str(cache_dir))
-    return [subprocess.Popen([sys.executable, "-c", script], env=env,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-            for _ in range(count)]
-
-
-def test_sixteen_processes_compile_one_kernel_into_one_entry(tmp_path):
+def _race(template, tmp_path, count=16):
+    """Runs `count` processes of `template` (formatted with this directory
+    and a start gate) on one cache directory, released together; the cache
+    directory and each process's stdout. Every process must succeed."""
     cache_dir, gate = tmp_path / "cache", tmp_path / "go"
-    procs = _start(COMPILER.format(here=HERE, gate=str(gate)), cache_dir, 16)
+    script = template.format(here=HERE, gate=str(gate))
+    env = dict(os.environ, TILE_CACHE_DIR=str(cache_dir))
+    procs = [subprocess.Popen([sys.executable, "-c", script], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+             for _ in range(count)]
     gate.write_text("go")
     results = [p.communicate(timeout=300) for p in procs]
     assert all(p.returncode == 0 for p in procs), \
         [err.decode()[-800:] for _, err in results if err]
-    cubins = {out for out, _ in results}
+    return cache_dir, [out for out, _ in results]
+
+
+def test_sixteen_processes_compile_one_kernel_into_one_entry(tmp_path):
+    cache_dir, outputs = _race(COMPILER, tmp_path)
+    cubins = set(outputs)
     assert len(cubins) == 1 and next(iter(cubins))[:4] == b"\x7fELF"
     entries = [os.path.join(root, d) for root, dirs, _ in os.walk(cache_dir)
                for d in dirs if os.path.exists(os.path.join(root, d, cache._MANIFEST))]
@@ -135,13 +140,8 @@ print(tuned.best_config.kwargs["BLOCK"])
 
 
 def test_sixteen_autotuners_persist_one_whole_choice(tmp_path):
-    cache_dir, gate = tmp_path / "cache", tmp_path / "go"
-    procs = _start(TUNER.format(here=HERE, gate=str(gate)), cache_dir, 16)
-    gate.write_text("go")
-    results = [p.communicate(timeout=300) for p in procs]
-    assert all(p.returncode == 0 for p in procs), \
-        [err.decode()[-800:] for _, err in results if err]
-    choices = {out.decode().strip() for out, _ in results}
+    cache_dir, outputs = _race(TUNER, tmp_path)
+    choices = {out.decode().strip() for out in outputs}
     assert choices == {"128"}
     files = list((cache_dir / "autotune").glob("*"))
     assert len(files) == 1 and files[0].suffix == ".json", files
