@@ -373,3 +373,33 @@ CHECK: arith.constant -4 : i32
 CHECK: arith.extsi %{{.*}} : tensor<16xi8> to tensor<16xi32>
 CHECK: arith.muli %{{.*}} : tensor<16xi32>
 """)
+
+
+def test_the_interpreter_lifts_assigned_numbers_too():
+    # The interpreter runs the kernel's source with the same assignment
+    # rule: -7 // 2 truncates to -3, -7 % 2 is -1, and the int8 product
+    # is int32; the annotated constexpr still floors (-4).
+    import numpy as np
+    out = np.zeros(17, np.int32)
+    x = np.arange(16, dtype=np.int8) * 20          # 20 * 15 overflows int8
+    tile.jit(assigned_numbers.fn, interpret=True)[(1,)](out, x, 16)
+    np.testing.assert_array_equal(out[:16], x.astype(np.int32) * 2)
+    assert out[16] == -3 + -1 + -4
+
+
+def test_the_interpreter_keeps_closures_and_constexpr_annotations():
+    import numpy as np
+    scale = 3       # a closure variable of the kernel
+
+    @tile.jit(interpret=True)
+    def k(out_ptr, N: tl.constexpr):
+        block: tl.constexpr = N          # stays compile-time: arange takes it
+        offs = tl.arange(0, block)
+        total = 0
+        for i in range(2):
+            total += i                   # a runtime counter, lifted
+        tl.store(out_ptr + offs, offs * scale + total)
+
+    out = np.zeros(8, np.int32)
+    k[(1,)](out, 8)
+    np.testing.assert_array_equal(out, np.arange(8) * 3 + 1)

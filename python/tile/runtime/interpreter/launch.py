@@ -1,8 +1,9 @@
 """Running a @tile.jit kernel in the interpreter: one program at a time, in
 order, as plain Python.
 
-The kernel's own function runs (so `print`, breakpoints and Python's
-`return` semantics work as written) over rebound globals: tile.language's
+The kernel's own source runs (so `print`, breakpoints and Python's
+`return` semantics work as written), with assignments of numbers lifted as
+the compiler lifts them (interpreter/assignments.py), over rebound globals: tile.language's
 builtins, while a launch runs, send their calls to
 tile.runtime.interpreter.builtins (core.builtin checks for an interpreter
 first); `range` yields typed loop counters as the compiled scf.for does;
@@ -19,7 +20,7 @@ from tile.language import core
 from tile.language import dtypes as d
 from tile.runtime.reinterpret import TensorWrapper
 from tile.language import semantic as sem
-from tile.runtime.interpreter import builtins, state
+from tile.runtime.interpreter import assignments, builtins, state
 from tile.runtime.interpreter import descriptors, reductions  # noqa: F401 (they register builtins)
 from tile.runtime.interpreter.memory import InterpreterError, Memory
 from tile.runtime.interpreter.tensor import (SemanticError, Tensor, cast, lift,
@@ -91,9 +92,11 @@ def _rebound(fn):
             scope[name] = value.value
     if "range" not in raw.__globals__:
         scope["range"] = _loop
-    made = types.FunctionType(raw.__code__, scope, raw.__name__,
-                              raw.__defaults__, raw.__closure__)
-    made.__kwdefaults__ = raw.__kwdefaults__
+    made = assignments.build(fn, raw, scope)
+    if made is None:
+        made = types.FunctionType(raw.__code__, scope, raw.__name__,
+                                  raw.__defaults__, raw.__closure__)
+        made.__kwdefaults__ = raw.__kwdefaults__
     program.functions[fn] = made
     return made
 
