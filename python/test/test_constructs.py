@@ -403,3 +403,26 @@ def test_the_interpreter_keeps_closures_and_constexpr_annotations():
     out = np.zeros(8, np.int32)
     k[(1,)](out, 8)
     np.testing.assert_array_equal(out, np.arange(8) * 3 + 1)
+
+
+def test_a_rank_4_dot_folds_its_batch_dimensions():
+    # Triton's test_dot_multidim: batch dimensions beyond one fold into one
+    # (a reshape), the batched dot runs, the result unfolds.
+    import numpy as np
+    from kernels.multidim_dot import dot4
+    sig = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32", "out_ptr": "*fp32"}
+    dims = {"B1": 2, "B2": 4, "M": 16, "N": 32, "K": 16}
+    ir = tile.compile(dot4, sig, dims).asm["tile"]
+    filecheck(ir, r"""
+CHECK: tile.reshape {{.*}} : tensor<2x4x16x16xf16> -> tensor<8x16x16xf16>
+CHECK: tile.dot {{.*}} : tensor<8x16x16xf16> * tensor<8x16x32xf16> -> tensor<8x16x32xf32>
+CHECK: tile.reshape {{.*}} : tensor<8x16x32xf32> -> tensor<2x4x16x32xf32>
+""")
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((2, 4, 16, 16)).astype(np.float16)
+    b = rng.standard_normal((2, 4, 16, 32)).astype(np.float16)
+    c = rng.standard_normal((2, 4, 16, 32)).astype(np.float32)
+    out = np.full((2, 4, 16, 32), np.nan, np.float32)
+    tile.jit(dot4.fn, interpret=True)[(1,)](a, b, c, out, **dims)
+    want = a.astype(np.float64) @ b.astype(np.float64) + c
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-4)

@@ -151,7 +151,7 @@ def bad_dot(a_ptr):
 
 def test_dot_rank_error():
     check_error(bad_dot, {"a_ptr": "*fp16"}, {},
-                "dot needs 2-D (or batched 3-D) operands", "tl.dot(a, b)")
+                "dot needs 2-D (or batched) operands of equal rank", "tl.dot(a, b)")
 
 
 @tile.jit

@@ -76,3 +76,17 @@ def test_batched_dot_result_types(dtype, out_dtype, num_warps):
                       OUT=out_dtype, num_warps=num_warps)
     ref = torch.bmm(a.double(), b.double())
     assert rel_err(out, ref) < (1e-3 if dtype == torch.float16 else 1e-12)
+
+
+@pytest.mark.parametrize("dims", [(2, 4, 16, 32, 16), (1, 2, 32, 32, 64),
+                                  (4, 2, 16, 16, 32)])
+def test_rank_4_dot_matches_matmul(dims):
+    from kernels.multidim_dot import dot4
+    b1, b2, m, n, k = dims
+    a = torch.randn(b1, b2, m, k, device="cuda", dtype=torch.float16)
+    b = torch.randn(b1, b2, k, n, device="cuda", dtype=torch.float16)
+    c = torch.randn(b1, b2, m, n, device="cuda")
+    out = torch.full((b1, b2, m, n), float("nan"), device="cuda")
+    dot4[(1,)](a, b, c, out, B1=b1, B2=b2, M=m, N=n, K=k)
+    want = a.double() @ b.double() + c.double()
+    assert rel_err(out, want) < 1e-5

@@ -929,10 +929,10 @@ def dot_types(a, c, input_precision, out_dtype):
     operand types `a` and `c`, after its checks."""
     if not (a.is_block() and c.is_block()):
         raise SemanticError("dot needs two tensors")
-    if len(a.shape) not in (2, 3) or len(c.shape) != len(a.shape):
-        raise SemanticError("dot needs 2-D (or batched 3-D) operands of equal rank,"
+    if len(a.shape) < 2 or len(c.shape) != len(a.shape):
+        raise SemanticError("dot needs 2-D (or batched) operands of equal rank,"
                             " got %s and %s" % (list(a.shape), list(c.shape)))
-    if len(a.shape) == 3 and a.shape[0] != c.shape[0]:
+    if list(a.shape[:-2]) != list(c.shape[:-2]):
         raise SemanticError("dot's batch dimensions differ: %s and %s" %
                             (list(a.shape), list(c.shape)))
     if a.shape[-1] != c.shape[-2]:
@@ -971,6 +971,20 @@ def dot_types(a, c, input_precision, out_dtype):
 def dot(b, a, c, acc, input_precision, out_dtype):
     input_precision, out, shape = dot_types(a.type, c.type, input_precision,
                                             out_dtype)
+    if len(shape) > 3:
+        # Several batch dimensions fold into one (a row-major reshape), the
+        # batched 3-D dot runs, and the result unfolds.
+        batch = 1
+        for n in shape[:-2]:
+            batch *= n
+        fold = lambda v, rows, cols: reshape(b, v, (batch, rows, cols))  # noqa: E731
+        a3 = fold(a, a.type.shape[-2], a.type.shape[-1])
+        c3 = fold(c, c.type.shape[-2], c.type.shape[-1])
+        if acc is not None and isinstance(acc, Value) and acc.type.is_block():
+            acc = fold(broadcast_to(b, _to_rank(b, acc, len(shape)), shape),
+                       shape[-2], shape[-1])
+        product = dot(b, a3, c3, acc, input_precision, out_dtype)
+        return reshape(b, product, shape)
     if acc is None:
         acc = full(b, shape, 0, out)
     else:
