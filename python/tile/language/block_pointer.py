@@ -21,13 +21,6 @@ from tile.language import semantic as sem
 from tile.language.core import builtin, _unwrap
 
 _PADDINGS = ("", None, "zero", "nan")
-# Element types TMA copies (tile.runtime.tensor_map encodes them).
-_TMA_ELEMENTS = ("i8", "u8", "fp8e4nv", "fp8e5", "i16", "u16", "fp16", "bf16",
-                 "i32", "u32", "fp32", "i64", "u64", "fp64")
-
-
-def supports_tma(element):
-    return element.short_name in _TMA_ELEMENTS
 
 
 def _divisible_argument(b, value):
@@ -137,16 +130,14 @@ class block_ptr:
         if core.interpreter() is not None:
             return None
         b = core.current_builder()
-        target = getattr(b, "target", None) or ""
-        digits = "".join(ch for ch in target[3:5] if ch.isdigit())
-        if not target.startswith("sm_") or not digits or int(digits) < 90:
+        if not (b.target or "").startswith("sm_90"):
             return None
         if len(self.block_shape) != 2 or self.order != [1, 0]:
             return None
         element = self.element_ty
         size = element.primitive_bitwidth // 8
         inner = self.strides[1]
-        if element.is_bool() or size == 0 or not supports_tma(element) or \
+        if element.is_bool() or element.short_name not in d.TMA_DATA_TYPES or \
                 not (isinstance(inner, int) and inner == 1):
             return None
         rows, cols = self.block_shape

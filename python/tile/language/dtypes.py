@@ -162,6 +162,17 @@ class pointer_type(dtype):
         return "pointer<%s%r>" % ("const " if self.const else "", self.element_ty)
 
 
+# Element size in bytes and CUtensorMapDataType of each dtype TMA copies, by
+# short name (the front end picks TMA copies by it; the runtime encodes
+# descriptors with it).
+TMA_DATA_TYPES = {
+    "u8": (1, 0), "i8": (1, 0), "fp8e4nv": (1, 0), "fp8e5": (1, 0),
+    "i1": (1, 0), "i16": (2, 1), "u16": (2, 1), "fp16": (2, 6), "bf16": (2, 9),
+    "i32": (4, 3), "u32": (4, 2), "fp32": (4, 7), "i64": (8, 5), "u64": (8, 4),
+    "fp64": (8, 8),
+}
+
+
 # The most elements one block may hold (Triton's TRITON_MAX_TENSOR_NUMEL):
 # a block lives in the registers of one CTA, and larger ones would only
 # compile for minutes before failing for lack of registers.

@@ -3,14 +3,7 @@ each tensor descriptor (host TensorDescriptors and descriptors a kernel
 makes from its arguments)."""
 
 from tile import _C
-
-# Element size in bytes and CUtensorMapDataType of each tile dtype.
-_TMA_TYPES = {
-    "u8": (1, 0), "i8": (1, 0), "fp8e4nv": (1, 0), "fp8e5": (1, 0),
-    "i1": (1, 0), "i16": (2, 1), "u16": (2, 1), "fp16": (2, 6), "bf16": (2, 9),
-    "i32": (4, 3), "u32": (4, 2), "fp32": (4, 7), "i64": (8, 5), "u64": (8, 4),
-    "fp64": (8, 8),
-}
+from tile.language.dtypes import TMA_DATA_TYPES as _TMA_TYPES
 
 
 def tma_element(dtype):
