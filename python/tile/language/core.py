@@ -1199,13 +1199,8 @@ def map_elementwise(scalar_fn, *args, pack=1):
     emits a call to its specialization."""
     b = current_builder()
     pack = _unwrap(pack)
-    if isinstance(pack, bool) or not isinstance(pack, int) or pack < 1:
-        raise sem.SemanticError("map_elementwise: pack must be a positive "
-                                "integer, got %r" % (pack,))
     values = [_tensor(a) for a in args]
-    if not any(v.type.is_block() for v in values):
-        raise sem.SemanticError("map_elementwise needs at least one block "
-                                "argument")
+    sem.check_map_arguments(pack, [v.type for v in values])
     shape = None
     for v in values:
         if v.type.is_block():
@@ -1219,10 +1214,7 @@ def map_elementwise(scalar_fn, *args, pack=1):
         returned = scalar_fn(b, params)
         several = isinstance(returned, (tuple, list))
         outs = [sem.lift(b, _raw(r)) for r in (returned if several else [returned])]
-        if len(outs) % pack:
-            raise sem.SemanticError(
-                "map_elementwise: with pack=%d the function must return a "
-                "multiple of %d values, got %d" % (pack, pack, len(outs)))
+        sem.check_map_results(pack, len(outs))
         scalars = []
         for first in builtins.range(0, len(outs), pack):
             group = outs[first:first + pack]

@@ -819,6 +819,23 @@ def check_gather(src_type, index_type, axis):
     return axis
 
 
+def check_map_arguments(pack, types):
+    """tl.map_elementwise's pack (a positive int) and argument types (at
+    least one block), as the compiler and the interpreter check them."""
+    if isinstance(pack, bool) or not isinstance(pack, int) or pack < 1:
+        raise SemanticError("map_elementwise: pack must be a positive "
+                            "integer, got %r" % (pack,))
+    if not any(t.is_block() for t in types):
+        raise SemanticError("map_elementwise needs at least one block argument")
+
+
+def check_map_results(pack, count):
+    if count % pack:
+        raise SemanticError(
+            "map_elementwise: with pack=%d the function must return a "
+            "multiple of %d values, got %d" % (pack, pack, count))
+
+
 def _writable(ptr):
     if ptr.type.scalar.is_const():
         # Triton's wording.

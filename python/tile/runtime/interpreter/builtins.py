@@ -180,12 +180,8 @@ def map_elementwise(scalar_fn, *args, pack=1):
     """Calls `scalar_fn` once per pack of elements, on scalars, so that its
     `if`s branch per element as they do on the GPU."""
     pack = unwrap(pack)
-    if isinstance(pack, bool) or not isinstance(pack, int) or pack < 1:
-        raise SemanticError("map_elementwise: pack must be a positive "
-                            "integer, got %r" % (pack,))
     values = [lift(a) for a in args]
-    if not any(v.type.is_block() for v in values):
-        raise SemanticError("map_elementwise needs at least one block argument")
+    sem.check_map_arguments(pack, [v.type for v in values])
     shape = np.broadcast_shapes(*(shape_of(v) for v in values))
     flat = [T.broadcast_to(v, shape).data.reshape(-1) for v in values]
     n = int(np.prod(shape))
@@ -196,10 +192,7 @@ def map_elementwise(scalar_fn, *args, pack=1):
                                for v, f in zip(values, flat) for i in picks])
         several = isinstance(returned, (tuple, list))
         outs = [lift(r) for r in (returned if several else [returned])]
-        if len(outs) % pack:
-            raise SemanticError(
-                "map_elementwise: with pack=%d the function must return a "
-                "multiple of %d values, got %d" % (pack, pack, len(outs)))
+        sem.check_map_results(pack, len(outs))
         if columns is None:
             types = [outs[r].type.scalar for r in builtins.range(0, len(outs), pack)]
             columns = [[None] * n for _ in types]
