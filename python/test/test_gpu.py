@@ -44,7 +44,7 @@ def test_softmax():
 @pytest.mark.parametrize("activation", ["", "leaky_relu"])
 @pytest.mark.parametrize("block_m,num_warps", [(64, 4), (32, 4), (128, 8)])
 def test_matmul(activation, block_m, num_warps):
-    # 64 and 128 rows run on wgmma; 32 rows stay on the FMA path.
+    # 64 and 128 rows run on wgmma; 32 rows on mma.sync.
     M, N, K = 200, 136, 100
     a = torch.randn(M, K, device="cuda", dtype=torch.float16)
     b = torch.randn(K, N, device="cuda", dtype=torch.float16)

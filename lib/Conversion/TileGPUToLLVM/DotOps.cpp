@@ -4,7 +4,7 @@
 // order, then each thread walks K for the accumulator elements it holds,
 // loading each A row and B column element once per k and reusing it across
 // its registers. Dots that accelerate-matmul put on mma.sync (version-2 mma
-// layouts) become mma.sync.m16n8k16 instead.
+// layouts) become mma.sync instructions instead (f16/bf16, tf32, int8).
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <map>
 
@@ -172,11 +173,51 @@ struct DotPattern : OpConversionPattern<DotOp> {
   }
 };
 
+/// One mma.sync shape: its PTX spelling and how its operands travel.
+struct MmaSyncKind {
+  std::string ptx;      // the instruction, up to the operand list
+  int64_t instrK;       // K depth of one instruction
+  unsigned kWidth;      // operand elements a 32-bit register packs
+  unsigned accWords;    // accumulator registers (f16 pairs share one)
+  const char *accConstraint;
+};
+
+FailureOr<MmaSyncKind> getMmaSyncKind(Type element, Type acc) {
+  if ((element.isF16() || element.isBF16()) && acc.isF32()) {
+    std::string t = element.isBF16() ? "bf16" : "f16";
+    return MmaSyncKind{"mma.sync.aligned.m16n8k16.row.col.f32." + t + "." + t +
+                           ".f32",
+                       16, 2, 4, "f"};
+  }
+  if (element.isF16() && acc.isF16())
+    return MmaSyncKind{"mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16", 16,
+                       2, 2, "r"};
+  if (element.isF32() && acc.isF32())
+    return MmaSyncKind{"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", 8,
+                       1, 4, "f"};
+  if (element.isInteger(8) && acc.isInteger(32))
+    return MmaSyncKind{
+        "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32", 32, 4, 4,
+        "r"};
+  return failure();
+}
+
+/// `kWidth` consecutive fragment elements as one i32 register.
+Value packRegister(OpBuilder &b, Location loc, ValueRange elements) {
+  Value word = packIntoWord(b, loc, SmallVector<Value>(elements));
+  if (word.getType() != b.getI32Type())
+    word = LLVM::BitcastOp::create(b, loc, b.getI32Type(), word);
+  return word;
+}
+
 /// A dot whose accumulator has a version-2 mma layout and whose operands
-/// hold the matching register fragments: one mma.sync.m16n8k16 per
-/// (16-row, 8-column, 16-deep) block. The fragments' register orders are
-/// the linear layouts' (LinearLayout::mmaOperand / mmaAccumulator): A
-/// repeats K then M, B repeats K then N, the accumulator N then M.
+/// hold the matching register fragments: one mma.sync per (16-row,
+/// 8-column, instrK-deep) block. The fragments' register orders are the
+/// linear layouts' (LinearLayout::mmaOperand / mmaAccumulator): A repeats
+/// K then M, B repeats K then N, the accumulator N then M. Each of A's four
+/// registers and B's two packs kWidth consecutive K elements; the
+/// accumulator's four elements are four registers, or two for f16 (c0 c1
+/// and c2 c3 share one).
 struct MmaSyncDotPattern : OpConversionPattern<DotOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -188,43 +229,83 @@ struct MmaSyncDotPattern : OpConversionPattern<DotOp> {
     if (!mma || mma.getVersion() != 2)
       return failure();
     Location loc = op.getLoc();
-    Type element = cast<RankedTensorType>(op.getA().getType()).getElementType();
-    if (!(element.isF16() || element.isBF16()) ||
-        !cType.getElementType().isF32())
-      return op->emitError("mma.sync lowering takes f16/bf16 into f32");
+    auto aType = cast<RankedTensorType>(op.getA().getType());
+    Type element = aType.getElementType();
+    Type accType = cType.getElementType();
+    FailureOr<MmaSyncKind> kind = getMmaSyncKind(element, accType);
+    if (failed(kind))
+      return op->emitError() << "mma.sync takes no " << element
+                             << " operands with a " << accType
+                             << " accumulator";
     int64_t M = cType.getShape()[0], N = cType.getShape()[1];
-    int64_t K = cast<RankedTensorType>(op.getA().getType()).getShape()[1];
+    int64_t K = aType.getShape()[1];
     ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
     int64_t repsM = M / (16 * warps[0]), repsN = N / (8 * warps[1]);
-    int64_t repsK = K / 16;
+    int64_t repsK = K / kind->instrK;
+    unsigned kw = kind->kWidth, words = kind->accWords;
 
-    ValueRange aHalves = adaptor.getA(), bHalves = adaptor.getB();
+    ValueRange aElements = adaptor.getA(), bElements = adaptor.getB();
     SmallVector<Value> acc(adaptor.getC().begin(), adaptor.getC().end());
-    std::string type = element.isBF16() ? "bf16" : "f16";
-    std::string ptx = "mma.sync.aligned.m16n8k16.row.col.f32." + type + "." +
-                      type +
-                      ".f32 {$0,$1,$2,$3}, {$8,$9,$10,$11}, "
-                      "{$12,$13}, {$4,$5,$6,$7};";
+    // {$0..}: accumulator out; then the accumulator in (tied), A, B.
+    std::string ptx = kind->ptx + " {";
+    std::string constraints;
+    for (unsigned i = 0; i < words; ++i) {
+      ptx += llvm::formatv("{0}${1}", i ? "," : "", i).str();
+      constraints += std::string(i ? "," : "") + "=" + kind->accConstraint;
+    }
+    auto operandList = [&](unsigned first, unsigned count) {
+      std::string list = "{";
+      for (unsigned i = 0; i < count; ++i)
+        list += llvm::formatv("{0}${1}", i ? "," : "", first + i).str();
+      return list + "}";
+    };
+    ptx += "}, " + operandList(2 * words, 4) + ", " +
+           operandList(2 * words + 4, 2) + ", " + operandList(words, words) +
+           ";";
+    for (unsigned i = 0; i < words; ++i)
+      constraints += "," + std::to_string(i);
+    constraints += ",r,r,r,r,r,r";
+    Type wordType = accType.isF16() ? Type(rewriter.getI32Type()) : accType;
     auto resultType = LLVM::LLVMStructType::getLiteral(
-        getContext(), SmallVector<Type>(4, rewriter.getF32Type()));
+        getContext(), SmallVector<Type>(words, wordType));
+    auto f16x2 = VectorType::get({2}, rewriter.getF16Type());
+
     for (int64_t m = 0; m < repsM; ++m)
       for (int64_t n = 0; n < repsN; ++n) {
         int64_t c = (m * repsN + n) * 4;
-        for (int64_t k = 0; k < repsK; ++k) {
-          int64_t a = (m * repsK + k) * 8, b = (n * repsK + k) * 4;
-          SmallVector<Value> operands(acc.begin() + c, acc.begin() + c + 4);
-          for (int i = 0; i < 4; ++i)
-            operands.push_back(packHalves(rewriter, loc, aHalves[a + 2 * i],
-                                          aHalves[a + 2 * i + 1]));
+        SmallVector<Value> accWords;
+        if (accType.isF16()) {
           for (int i = 0; i < 2; ++i)
-            operands.push_back(packHalves(rewriter, loc, bHalves[b + 2 * i],
-                                          bHalves[b + 2 * i + 1]));
-          auto asmOp = emitInlineAsm(rewriter, loc, resultType, operands, ptx,
-                                     "=f,=f,=f,=f,0,1,2,3,r,r,r,r,r,r",
-                                     /*hasSideEffects=*/false);
+            accWords.push_back(
+                packHalves(rewriter, loc, acc[c + 2 * i], acc[c + 2 * i + 1]));
+        } else {
+          accWords.assign(acc.begin() + c, acc.begin() + c + 4);
+        }
+        for (int64_t k = 0; k < repsK; ++k) {
+          int64_t a = (m * repsK + k) * 4 * kw, b = (n * repsK + k) * 2 * kw;
+          SmallVector<Value> operands(accWords);
           for (int i = 0; i < 4; ++i)
-            acc[c + i] = LLVM::ExtractValueOp::create(rewriter, loc,
-                                                      asmOp.getResult(0), i);
+            operands.push_back(packRegister(
+                rewriter, loc, aElements.slice(a + i * kw, kw)));
+          for (int i = 0; i < 2; ++i)
+            operands.push_back(packRegister(
+                rewriter, loc, bElements.slice(b + i * kw, kw)));
+          auto asmOp = emitInlineAsm(rewriter, loc, resultType, operands, ptx,
+                                     constraints, /*hasSideEffects=*/false);
+          for (unsigned i = 0; i < words; ++i)
+            accWords[i] = LLVM::ExtractValueOp::create(rewriter, loc,
+                                                       asmOp.getResult(0), i);
+        }
+        if (accType.isF16()) {
+          for (int i = 0; i < 2; ++i) {
+            Value pair =
+                LLVM::BitcastOp::create(rewriter, loc, f16x2, accWords[i]);
+            for (int j = 0; j < 2; ++j)
+              acc[c + 2 * i + j] = LLVM::ExtractElementOp::create(
+                  rewriter, loc, pair, i32Constant(rewriter, loc, j));
+          }
+        } else {
+          std::copy(accWords.begin(), accWords.end(), acc.begin() + c);
         }
       }
     rewriter.replaceOpWithMultiple(op, {acc});

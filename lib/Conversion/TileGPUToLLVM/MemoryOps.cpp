@@ -31,6 +31,10 @@ struct WordKind {
 
 WordKind wordKindFor(MLIRContext *context, Type element, unsigned totalBits) {
   Builder b(context);
+  // 64-bit elements travel as 64-bit words (ld.global.v2.b64, as Triton
+  // emits them), not as pairs of 32-bit halves.
+  if (getElementBitWidth(element) == 64)
+    return {64, "b64", "l", b.getI64Type()};
   if (totalBits >= 32) {
     if (element.isF32())
       return {32, "f32", "f", b.getF32Type()};
@@ -119,6 +123,18 @@ std::string cacheSuffix(CacheModifier cache) {
   return "." + stringifyCacheModifier(cache).str();
 }
 
+/// The L1 eviction-priority qualifier of a load or store.
+std::string evictSuffix(EvictionPolicy evict) {
+  switch (evict) {
+  case EvictionPolicy::First:
+    return ".L1::evict_first";
+  case EvictionPolicy::Last:
+    return ".L1::evict_last";
+  default:
+    return "";
+  }
+}
+
 struct LoadPattern : OpConversionPattern<LoadOp> {
   LoadPattern(const TypeConverter &converter, MLIRContext *context,
               const AxisInfoAnalysis &axisInfo)
@@ -141,10 +157,7 @@ struct LoadPattern : OpConversionPattern<LoadOp> {
     if (op.getIsVolatile())
       modifiers = ".volatile";
     std::string cache = op.getIsVolatile() ? "" : cacheSuffix(op.getCache());
-    std::string evict;
-    if (!op.getIsVolatile() && op.getEvict() != EvictionPolicy::Normal)
-      evict = op.getEvict() == EvictionPolicy::First ? ".L1::evict_first"
-                                                     : ".L1::evict_last";
+    std::string evict = op.getIsVolatile() ? "" : evictSuffix(op.getEvict());
 
     SmallVector<Value> results;
     for (size_t start = 0; start < ptrs.size(); start += vec) {
@@ -173,7 +186,9 @@ struct LoadPattern : OpConversionPattern<LoadOp> {
           fill = packWords(rewriter, loc, elements, word);
         }
         const char *movType =
-            word.bits == 32 ? (word.type.isF32() ? "f32" : "b32") : "b16";
+            word.bits == 64   ? "b64"
+            : word.bits == 32 ? (word.type.isF32() ? "f32" : "b32")
+                              : "b16";
         for (unsigned i = 0; i < numWords; ++i) {
           if (fill.empty()) {
             // PTX float immediates are spelled in hex.
@@ -260,7 +275,7 @@ struct StorePattern : OpConversionPattern<StoreOp> {
     auto [elementBits, vec, numWords, word] =
         accessShapeFor(context, op.getPtr(), op.getMask(), memType, axisInfo);
     Value writer = writerPredicate(rewriter, loc, op, op.getPtr().getType());
-    std::string cache = cacheSuffix(op.getCache());
+    std::string cache = cacheSuffix(op.getCache()) + evictSuffix(op.getEvict());
 
     for (size_t start = 0; start < ptrs.size(); start += vec) {
       Value pred = andPredicates(rewriter, loc, writer,

@@ -969,6 +969,12 @@ def dot_types(a, c, input_precision, out_dtype):
                             (", ".join(_PRECISIONS), input_precision))
     if at != d.float32:
         input_precision = "ieee"
+    if at.is_int_unsigned():
+        # The tensor cores multiply 8-bit integers as signed (.s8), and the
+        # other lowerings sign-extend: an unsigned product would be wrong
+        # for values with the top bit set. Triton refuses these too.
+        raise SemanticError("dot of unsigned integers (%s) is not supported; "
+                            "only signed integer dots are" % (at,))
     if at.is_int():
         # As in Triton, an integer dot is an int32 product whatever
         # out_dtype says (an integer type there is accepted and has no
@@ -1154,16 +1160,12 @@ def _host_operand(b, x, what):
     return x.host
 
 
-def make_tensor_descriptor(b, base, shape, strides, block_shape, padding):
-    """A descriptor the launcher encodes: a hidden kernel parameter whose
-    recipe (how to compute base, shape and strides from the launch
-    arguments) travels in the kernel's metadata."""
+def check_tensor_descriptor(base, shape, strides, block_shape, padding):
+    """Triton's rules for tl.make_tensor_descriptor's arguments, whichever
+    way the descriptor is then carried out."""
     if not isinstance(base, Value) or base.type.is_block() or not base.type.is_ptr():
         raise SemanticError("make_tensor_descriptor: base must be a scalar "
                             "pointer, got %r" % (getattr(base, "type", base),))
-    if base.host is None:
-        raise SemanticError("make_tensor_descriptor: base is computed in the "
-                            "kernel; %s" % _HOST_ONLY)
     rank = len(block_shape)
     if not 1 <= rank <= 5 or len(shape) != rank or len(strides) != rank:
         raise SemanticError("make_tensor_descriptor: shape, strides and "
@@ -1179,6 +1181,23 @@ def make_tensor_descriptor(b, base, shape, strides, block_shape, padding):
     if isinstance(strides[-1], int) and strides[-1] != 1:
         raise SemanticError("make_tensor_descriptor: the last dimension must "
                             "be contiguous (stride 1), got %r" % (strides[-1],))
+    for i, x in enumerate(list(shape) + list(strides)):
+        what = "shape[%d]" % i if i < rank else "strides[%d]" % (i - rank)
+        if isinstance(x, bool) or not isinstance(x, (int, Value)) or \
+                isinstance(x, Value) and (x.type.is_block() or
+                                          not x.type.is_int() or x.type.is_bool()):
+            raise SemanticError("make_tensor_descriptor: %s must be an integer "
+                                "scalar, got %r" % (what, getattr(x, "type", x)))
+
+
+def make_tensor_descriptor(b, base, shape, strides, block_shape, padding):
+    """A descriptor the launcher encodes: a hidden kernel parameter whose
+    recipe (how to compute base, shape and strides from the launch
+    arguments) travels in the kernel's metadata."""
+    check_tensor_descriptor(base, shape, strides, block_shape, padding)
+    if base.host is None:
+        raise SemanticError("make_tensor_descriptor: base is computed in the "
+                            "kernel; %s" % _HOST_ONLY)
     element = base.type.element_ty
     recipe = {"base": base.host,
               "shape": [_host_operand(b, s, "shape[%d]" % i)

@@ -63,7 +63,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 
 // Before sm_90a: mma.sync (version 2, m16n8k16), warps along M first. The
 // operands move into the register fragments of the mma; the dot keeps its
-// op. fp32 operands stay on FMA.
+// op. IEEE fp32 operands stay on FMA.
 // CHECK-DAG: #mma = #tilegpu.mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8, 16]}>
 // CHECK-DAG: #[[OA:.*]] = #tilegpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
 // CHECK-DAG: #[[OB:.*]] = #tilegpu.dot_op<{opIdx = 1, parent = #mma, kWidth = 2}>
@@ -239,5 +239,35 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
       scf.yield %next : tensor<64x64xf32, #blocked>
     }
     return %r : tensor<64x64xf32, #blocked>
+  }
+}
+
+// -----
+
+// Dots wgmma cannot take on sm_90a go to mma.sync with the instruction K
+// and kWidth (K elements a 32-bit register packs) of their type: tf32 with
+// too few rows for a warpgroup (m16n8k8, kWidth 1), int8 over two warps
+// (m16n8k32, kWidth 4), and an f16 accumulator (m16n8k16, kWidth 2).
+// CHECK-DAG: #[[TF:.*]] = #tilegpu.mma<{version = 2, warpsPerCTA = [2, 1], instrShape = [16, 8, 8]}>
+// CHECK-DAG: #[[I8:.*]] = #tilegpu.mma<{version = 2, warpsPerCTA = [2, 1], instrShape = [16, 8, 32]}>
+// CHECK-DAG: #[[H:.*]] = #tilegpu.mma<{version = 2, warpsPerCTA = [2, 1], instrShape = [16, 8, 16]}>
+// CHECK-DAG: #[[TFA:.*]] = #tilegpu.dot_op<{opIdx = 0, parent = #[[TF]], kWidth = 1}>
+// CHECK-DAG: #[[I8B:.*]] = #tilegpu.dot_op<{opIdx = 1, parent = #[[I8]], kWidth = 4}>
+// CHECK-DAG: #[[HA:.*]] = #tilegpu.dot_op<{opIdx = 0, parent = #[[H]], kWidth = 2}>
+// CHECK-LABEL: func.func @mma_sync_types
+// CHECK: tile.dot {{.*}} : tensor<32x32xf32, #[[TFA]]> * {{.*}} -> tensor<32x32xf32, #[[TF]]>
+// CHECK: tile.dot {{.*}} * tensor<64x64xi8, #[[I8B]]> -> tensor<64x64xi32, #[[I8]]>
+// CHECK: tile.dot {{.*}} : tensor<64x64xf16, #[[HA]]> * {{.*}} -> tensor<64x64xf16, #[[H]]>
+// CHECK: tile.dot {{.*}} : tensor<32x32xf32, #blocked> * tensor<32x32xf32, #blocked> -> tensor<32x32xf32, #blocked>
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [2, 1], order = [1, 0]}>
+module attributes {tilegpu.num_warps = 2 : i32, tilegpu.target = "sm_90a"} {
+  func.func @mma_sync_types(%f: tensor<32x32xf32, #blocked>, %i: tensor<64x64xi8, #blocked>, %ic: tensor<64x64xi32, #blocked>,
+                            %h: tensor<64x64xf16, #blocked>) -> (tensor<32x32xf32, #blocked>, tensor<64x64xi32, #blocked>, tensor<64x64xf16, #blocked>, tensor<32x32xf32, #blocked>) {
+    %0 = tile.dot %f, %f, %f inputPrecision = tf32 : tensor<32x32xf32, #blocked> * tensor<32x32xf32, #blocked> -> tensor<32x32xf32, #blocked>
+    %1 = tile.dot %i, %i, %ic : tensor<64x64xi8, #blocked> * tensor<64x64xi8, #blocked> -> tensor<64x64xi32, #blocked>
+    %2 = tile.dot %h, %h, %h : tensor<64x64xf16, #blocked> * tensor<64x64xf16, #blocked> -> tensor<64x64xf16, #blocked>
+    // IEEE fp32 has no tensor-core instruction: FMA.
+    %3 = tile.dot %f, %f, %f : tensor<32x32xf32, #blocked> * tensor<32x32xf32, #blocked> -> tensor<32x32xf32, #blocked>
+    return %0, %1, %2, %3 : tensor<32x32xf32, #blocked>, tensor<64x64xi32, #blocked>, tensor<64x64xf16, #blocked>, tensor<32x32xf32, #blocked>
   }
 }

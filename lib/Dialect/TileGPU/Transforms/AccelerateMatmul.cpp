@@ -13,8 +13,10 @@
 //    registers stays there (a dot_op layout of the accumulator's mma).
 //    Copies of operands that do not change inside a loop are made before
 //    it.
-//  * sm_80 and later (and sm_90a dots too small for a warpgroup): f16/bf16
-//    into f32 on mma.sync m16n8k16 (mma version 2).
+//  * sm_80 and later (and sm_90a dots that wgmma cannot take: too few rows
+//    or warps for a warpgroup, or an f16 accumulator): mma.sync (mma
+//    version 2), m16n8k16 for f16/bf16 into f32 and f16 into f16, m16n8k8
+//    for tf32, m16n8k32 for int8 into int32.
 //  * anything else: the dot stays on the CUDA cores (FMA).
 //
 // The accumulator is converted into the mma layout and the result back;
@@ -53,19 +55,35 @@ bool hasMmaSync(StringRef target) {
          version >= 80;
 }
 
+/// The K depth of one mma.sync for these operand and accumulator types, or
+/// 0 where mma.sync has no shape: m16n8k16 for f16/bf16 into f32 (and f16
+/// into f16), m16n8k8 for tf32 into f32, m16n8k32 for int8 into int32.
+int64_t mmaSyncInstrK(Type operand, Type acc, InputPrecision precision) {
+  if ((operand.isF16() || operand.isBF16()) && acc.isF32())
+    return 16;
+  if (operand.isF16() && acc.isF16())
+    return 16;
+  if (operand.isF32() && acc.isF32() && precision == InputPrecision::TF32)
+    return 8;
+  if (operand.isInteger(8) && acc.isInteger(32))
+    return 32;
+  return 0;
+}
+
 /// The mma.sync (version 2) accumulator layout for an MxN dot, if any:
-/// 16-bit operands into fp32, warps along M as far as M allows, then N.
+/// warps along M as far as M allows, then N.
 MmaEncodingAttr pickMmaSyncLayout(MLIRContext *context, int64_t M, int64_t N,
                                   int64_t K, Type operand, Type acc,
-                                  int numWarps) {
-  if (!(operand.isF16() || operand.isBF16()) || !acc.isF32() || K % 16 != 0)
+                                  InputPrecision precision, int numWarps) {
+  int64_t instrK = mmaSyncInstrK(operand, acc, precision);
+  if (instrK == 0 || K % instrK != 0)
     return {};
   int64_t warpsM = std::min<int64_t>(numWarps, std::max<int64_t>(1, M / 16));
   int64_t warpsN = numWarps / warpsM;
   if (M % (16 * warpsM) != 0 || N % (8 * warpsN) != 0)
     return {};
   return MmaEncodingAttr::get(context, 2, {unsigned(warpsM), unsigned(warpsN)},
-                              {16, 8, 16});
+                              {16, 8, unsigned(instrK)});
 }
 
 /// A dot on mma.sync: the operands move into the mma's register fragments
@@ -80,10 +98,14 @@ void rewriteForMmaSync(DotOp dot, MmaEncodingAttr mma) {
     return ConvertLayoutOp::create(b, loc, type.cloneWithEncoding(encoding),
                                    value);
   };
+  // Each 32-bit register of a fragment packs consecutive K elements.
+  unsigned kWidth =
+      32 / getElementBitWidth(
+               cast<RankedTensorType>(dot.getA().getType()).getElementType());
   Value a =
-      convert(dot.getA(), DotOperandEncodingAttr::get(context, 0, mma, 2));
-  Value bOperand =
-      convert(dot.getB(), DotOperandEncodingAttr::get(context, 1, mma, 2));
+      convert(dot.getA(), DotOperandEncodingAttr::get(context, 0, mma, kWidth));
+  Value bOperand = convert(dot.getB(),
+                           DotOperandEncodingAttr::get(context, 1, mma, kWidth));
   Value c = convert(dot.getC(), mma);
   auto mmaDot =
       DotOp::create(b, loc, c.getType(), a, bOperand, c,
@@ -251,7 +273,8 @@ struct AccelerateMatmulPass
         // No wgmma here, too few rows for a warpgroup (M < 64), or warps
         // that do not form warpgroups: mma.sync still beats the CUDA cores.
         if (MmaEncodingAttr v2 = pickMmaSyncLayout(
-                context, M, N, K, element, cType.getElementType(), numWarps))
+                context, M, N, K, element, cType.getElementType(),
+                dot.getInputPrecision(), numWarps))
           rewriteForMmaSync(dot, v2);
         continue;
       }
