@@ -37,6 +37,12 @@ def test_aligned_window_on_sm90_is_a_tma_load_and_store():
      {"divisibility": ALIGNED, "target": "sm_80"}),
     ("rows of 8 bytes", {"BM": 32, "BN": 4}, {"divisibility": ALIGNED}),
     ("a side above 256", {"BM": 512, "BN": 64}, {"divisibility": ALIGNED}),
+    # Shapes TMA copies cannot stage (these failed to compile before the
+    # block pointer asked dtypes.tma_block_supported).
+    ("rows of 16 bytes, under the 32-byte swizzle", {"BM": 64, "BN": 8},
+     {"divisibility": ALIGNED}),
+    ("4 rows, not a multiple of 8", {"BM": 4, "BN": 64},
+     {"divisibility": ALIGNED}),
 ])
 def test_other_windows_use_pointer_arithmetic(why, constexprs, options):
     assert copies(ptx(ag.block_copy_2d, COPY, constexprs, **options)) == (0, 0), why

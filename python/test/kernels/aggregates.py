@@ -122,3 +122,33 @@ def block_copy_2d(src, dst, M, N, stride_src, stride_dst, BM: tl.constexpr,
                           (BM, BN), (1, 0))
     x = tl.load(a, boundary_check=(0, 1), padding_option="zero")
     tl.store(b, x + 1, boundary_check=(0, 1))
+
+
+@tile.jit
+def descriptor_permute_4d(src, dst, S0: tl.constexpr, S1: tl.constexpr,
+                          S2: tl.constexpr, S3: tl.constexpr, P0: tl.constexpr,
+                          P1: tl.constexpr, P2: tl.constexpr, P3: tl.constexpr):
+    """dst (flat) = src (S0 x S1 x S2 x S3) permuted by (P0, P1, P2, P3):
+    a 4-D descriptor loads, a 1-D one stores (test_core's test_trans_4d)."""
+    a = tl.make_tensor_descriptor(src, [S0, S1, S2, S3],
+                                  [S1 * S2 * S3, S2 * S3, S3, 1],
+                                  [S0, S1, S2, S3])
+    b = tl.make_tensor_descriptor(dst, [S0 * S1 * S2 * S3], [1],
+                                  [S0 * S1 * S2 * S3])
+    x = a.load([0, 0, 0, 0]).permute((P0, P1, P2, P3))
+    b.store([0], x.reshape(b.block_shape))
+
+
+@tile.jit
+def descriptor_copy_3d(src, dst, B, M, N, stride_b, stride_m,
+                       BB: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr):
+    """dst = src * 2 over a B x M x N tensor in BB x BM x BN blocks of 3-D
+    descriptors: blocks at the edges read zeros past them and drop the
+    writes there."""
+    a = tl.make_tensor_descriptor(src, [B, M, N], [stride_b, stride_m, 1],
+                                  [BB, BM, BN])
+    b = tl.make_tensor_descriptor(dst, [B, M, N], [stride_b, stride_m, 1],
+                                  [BB, BM, BN])
+    offsets = [tl.program_id(0) * BB, tl.program_id(1) * BM,
+               tl.program_id(2) * BN]
+    b.store(offsets, a.load(offsets) * 2)

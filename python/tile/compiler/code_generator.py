@@ -497,6 +497,12 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
             for other in args[1:]:
                 result = pick(result, other)
             return result
+        if fn is builtins.print and any(_is_runtime(_py(a)) for a in args):
+            # As in Triton: print of runtime values is tl.device_print (the
+            # first argument, a string, is its prefix).
+            if not args or not isinstance(_py(args[0]), str):
+                args = [""] + list(args)
+            return tl.device_print(*args, **kwargs)
         if fn in _PY_BUILTINS.values() or isinstance(fn, type) and issubclass(fn, d.dtype):
             plain = [_py(a) for a in args]
             if any(_is_runtime(a) for a in plain):

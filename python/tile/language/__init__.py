@@ -19,13 +19,14 @@ from tile.language.core import (  # noqa: F401
     max_contiguous, static_assert, static_print, static_range, range, join,
     split, cat, gather, histogram, umulhi, device_print, device_assert, debug_barrier,
     reduce,
-    associative_scan, div_rn, sqrt_rn, make_tensor_descriptor, ravel,
+    associative_scan, div_rn, sqrt_rn, ravel,
     interleave, flip, swizzle2d, cast, assume, extern_elementwise,
     inline_asm_elementwise, map_elementwise, to_tensor,
     load_tensor_descriptor, store_tensor_descriptor, must_use_result,
     tensor_descriptor, const, add, sub, mul, reduce_or, max_constancy)
 from tile.language.block_pointer import (block_ptr, make_block_ptr,  # noqa: F401
                                          advance)
+from tile.language.descriptors import make_tensor_descriptor  # noqa: F401
 from tile.language.scaled_dot import dot_scaled  # noqa: F401
 from tile.language.sorting import sort, topk, bitonic_merge  # noqa: F401
 from tile.language.compile_time import tuple  # noqa: F401,A004

@@ -120,7 +120,8 @@ class block_ptr:
         """A TMA descriptor of this window's tensor where a TMA copy does
         what the masked pointer access would, else None. It needs sm_90 or
         later, a 2-D row-major block (order (1, 0), last stride a compile-time
-        1), at least 16 bytes a row and at most 256 elements a side, a base
+        1) of a shape TMA copies take (dtypes.tma_block_supported) with at
+        most 256 elements a side, a base
         specialised as 16-byte aligned, a row stride and a row length known
         to be multiples of 16 bytes, and base, shape and strides the
         launcher can compute from the arguments (encoded at launch).
@@ -137,11 +138,9 @@ class block_ptr:
         element = self.element_ty
         size = element.primitive_bitwidth // 8
         inner = self.strides[1]
-        if element.is_bool() or element.short_name not in d.TMA_DATA_TYPES or \
-                not (isinstance(inner, int) and inner == 1):
-            return None
-        rows, cols = self.block_shape
-        if cols * size < 16 or (cols * size) % 16 or max(rows, cols) > 256:
+        if not d.tma_block_supported(element, self.block_shape) or \
+                not (isinstance(inner, int) and inner == 1) or \
+                self.block_shape[1] > 256:
             return None
         if not _divisible_argument(b, self.base):
             return None
@@ -157,7 +156,7 @@ class block_ptr:
                 _divisible_argument(b, outer)):
             return None
         try:
-            return core.make_tensor_descriptor(self.base, self.shape,
+            return core.tma_tensor_descriptor(self.base, self.shape,
                                                self.strides, self.block_shape)
         except sem.SemanticError:
             return None   # not computable on the host, or not in the kernel

@@ -513,11 +513,12 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="",
 
 
 @builtin
-def make_tensor_descriptor(base, shape, strides, block_shape,
-                           padding_option="zero"):
+def tma_tensor_descriptor(base, shape, strides, block_shape,
+                          padding_option="zero"):
     """A descriptor of the tensor at `base` with `shape` and `strides` (in
     elements, the last one 1), read and written in `block_shape` blocks by
-    the TMA unit (sm_90).
+    the TMA unit (sm_90). `tl.make_tensor_descriptor` (descriptors.py) takes
+    this where TMA copies can serve the block.
 
     tile encodes the CUtensorMap on the host at launch (no device scratch,
     no tensormap fences): base, shape and strides must be kernel parameters,
@@ -965,13 +966,26 @@ def cat(input, other, can_reorder=False):
 
 
 @builtin
-def histogram(input, num_bins):
+def histogram(input, num_bins, mask=None):
+    """Bin i counts the elements equal to i; out-of-range values and, with
+    `mask`, the elements it turns off are not counted."""
     b = current_builder()
     v = _tensor(input)
     bins = int(_unwrap(num_bins))
     _check_shape([bins])
     if not v.type.is_block() or len(v.type.shape) != 1 or not v.type.scalar.is_int():
         raise sem.SemanticError("histogram needs a 1-D integer tensor")
+    if _unwrap(mask) is not None:
+        # The op skips values outside [0, bins): a masked-off element becomes
+        # -1, after widening to 32 bits so that no narrow unsigned value
+        # (255 of a uint8) can alias a real bin.
+        shape = list(v.type.shape)
+        if v.type.scalar.primitive_bitwidth < 32:
+            v = sem.cast(b, v, d.int32)
+        v = sem.where(b, _raw(mask), v, sem.full(b, [], -1, v.type.scalar))
+        if list(v.type.shape) != shape:
+            raise sem.SemanticError("histogram's mask must have the input's "
+                                    "shape %s" % (shape,))
     ty = d.block_type(d.int32, (bins,))
     return tensor(b.op(ty, "tile.histogram %s : %s -> %s" % (
         v.name, v.type.to_ir(), ty.to_ir())))

@@ -173,6 +173,20 @@ TMA_DATA_TYPES = {
 }
 
 
+def tma_block_supported(element, block_shape):
+    """Whether the compiler stages `block_shape` blocks of `element` through
+    TMA copies: its rule (getTMASharedEncoding in TileGPUAttrs.cpp and the
+    256-row TMA box): two dimensions, rows a multiple of 8 and at most 256,
+    each row a multiple of 32 bytes (the narrowest swizzle), and an element
+    type the TMA unit knows."""
+    if element.short_name not in TMA_DATA_TYPES or element.is_bool() or \
+            len(block_shape) != 2:
+        return False
+    rows, cols = (int(s) for s in block_shape)
+    row_bytes = cols * element.primitive_bitwidth // 8
+    return rows % 8 == 0 and rows <= 256 and row_bytes % 32 == 0
+
+
 # The most elements one block may hold (Triton's TRITON_MAX_TENSOR_NUMEL):
 # a block lives in the registers of one CTA, and larger ones would only
 # compile for minutes before failing for lack of registers.

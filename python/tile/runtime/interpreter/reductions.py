@@ -235,14 +235,21 @@ def associative_scan(input, axis, combine_fn, reverse=False):
 
 
 @builtin
-def histogram(input, num_bins):
+def histogram(input, num_bins, mask=None):
     x = lift(input)
     bins = int(unwrap(num_bins))
     _check_shape([bins])
     if not x.type.is_block() or len(x.type.shape) != 1 or not x.type.scalar.is_int():
         raise SemanticError("histogram needs a 1-D integer tensor")
     values = x.data.astype(np.int64)
-    values = values[(values >= 0) & (values < bins)]
+    keep = (values >= 0) & (values < bins)
+    if unwrap(mask) is not None:
+        m = lift(mask)
+        if m.type.is_block() and list(m.type.shape) != list(x.type.shape):
+            raise SemanticError("histogram's mask must have the input's "
+                                "shape %s" % (list(x.type.shape),))
+        keep &= np.broadcast_to(m.data.astype(bool), values.shape)
+    values = values[keep]
     return make(np.bincount(values, minlength=bins).astype(np.int32), d.int32, (bins,))
 
 
