@@ -167,6 +167,28 @@ CHECK: tile.atomic_rmw add, acq_rel, gpu, {{.*}} : tensor<1024x!tile.ptr<i32>>
 """)
 
 
+def test_masked_histogram_skips_the_masked_elements():
+    ir = compile_ir(k.masked_histogram_kernel, {"x_ptr": "*u8", "hist_ptr": "*i32",
+                                                "n": "i32"}, {"BLOCK": 512, "BINS": 256})
+    # Widened to 32 bits, masked-off elements become -1 (outside every bin).
+    filecheck(ir, r"""
+CHECK: arith.extui {{.*}} : tensor<512xi8> to tensor<512xi32>
+CHECK: arith.select {{.*}} : tensor<512xi1>, tensor<512xi32>
+CHECK: tile.histogram {{.*}} : tensor<512xi32> -> tensor<256xi32>
+""")
+
+
+def test_print_of_runtime_values_is_device_print():
+    # Triton maps the builtin print to device_print; tl.range's None options
+    # leave no attribute behind (test_core's test_tl_range_option_none).
+    ir = compile_ir(k.print_in_loop, {"n": "i32"}, {})
+    filecheck(ir, r"""
+CHECK: scf.for
+CHECK: tile.print "i" {{.*}} : i32
+""")
+    assert "num_stages" not in ir and "loop_unroll_factor" not in ir
+
+
 def test_join_split_cat_histogram_debug():
     from tile.language import dtypes as d
     ir = lower_to_tile_ir(k.misc_ops_kernel, {"x_ptr": d.parse_signature_type("*i32"),

@@ -238,6 +238,15 @@ def test_histogram_atomics():
     assert torch.equal(hist.long(), torch.bincount(inside, minlength=bins))
 
 
+def test_masked_histogram():
+    n = 300
+    x = torch.randint(0, 256, (512,), dtype=torch.uint8, device="cuda")
+    hist = torch.zeros(256, dtype=torch.int32, device="cuda")
+    k.masked_histogram_kernel[(1,)](x, hist, n, BLOCK=512, BINS=256)
+    torch.cuda.synchronize()
+    assert torch.equal(hist.long(), torch.bincount(x[:n].long(), minlength=256))
+
+
 def test_transpose():
     M, N = 301, 179
     x = torch.randn(M, N, device="cuda")

@@ -355,6 +355,14 @@ def test_classic_layer_norm_forward_and_backward():
     assert (lock[:groups] == 0).all()
 
 
+def test_masked_histogram():
+    x = rng.integers(0, 256, 300).astype(np.uint8)
+    x[:40] = 255
+    hist = np.zeros(256, np.int32)
+    k.masked_histogram_kernel[(1,)](x, hist, 200, BLOCK=512, BINS=256)
+    np.testing.assert_array_equal(hist, np.bincount(x[:200], minlength=256))
+
+
 def test_classic_cumsum_argmax_transpose_histogram():
     x = rng.standard_normal((5, 100)).astype(np.float32)
     cum, arg = poisoned(x.shape), poisoned(5, np.int32)

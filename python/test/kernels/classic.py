@@ -197,6 +197,23 @@ def histogram_kernel(x_ptr, hist_ptr, n, BLOCK: tl.constexpr, BINS: tl.constexpr
 
 
 @tile.jit
+def masked_histogram_kernel(x_ptr, hist_ptr, n, BLOCK: tl.constexpr,
+                            BINS: tl.constexpr):
+    """One program's histogram of x[:n] (a uint8 tensor, so a masked-off
+    255 must not land in bin 255), added into hist."""
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=255)
+    h = tl.histogram(x, BINS, mask=offs < n)
+    tl.atomic_add(hist_ptr + tl.arange(0, BINS), h)
+
+
+@tile.jit
+def print_in_loop(n):
+    for i in tl.range(0, n, num_stages=None, loop_unroll_factor=None):
+        print("i", i)
+
+
+@tile.jit
 def misc_ops_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offs)

@@ -242,11 +242,12 @@ class Module:
                 # parts are part of the specialization.
                 params[name] = structure
                 operands.extend(leaf.handle for leaf in structure.leaves)
-            elif i in fn.constexprs or not isinstance(raw, (tl.tensor, int, float, bool)):
+            elif i in fn.constexprs or not isinstance(raw, tl.tensor):
+                # As in Triton, a compile-time argument (a literal, a
+                # constexpr) is compile-time in the callee too, annotated or
+                # not: `if flag:` there folds, and the call specialises on it.
                 params[name] = tl.constexpr(raw)
             else:
-                if not isinstance(raw, tl.tensor):
-                    raw = tl.tensor(sem.lift(b, raw))
                 params[name] = raw.type
                 operands.append(raw.handle)
         key = (fn.cache_key, tuple((n, params[n].key() if isinstance(

@@ -169,9 +169,12 @@ class ControlFlow:
                 with b.capture(else_lines):
                     _, ev2 = self._lift_for_merge(tv, ev)
                 if tv2.type != ev2.type:
-                    raise self.error(node, "%s has type %r in one branch and "
-                                     "%r in the other" % (_describe(n), tv2.type,
-                                                          ev2.type))
+                    # Triton's wording leads (its tests match on it).
+                    lead = "Return type mismatch: " if n.startswith(
+                        "return value ") else "Mismatched type for %s: " % n
+                    raise self.error(node, "%s%s has type %r in one branch and "
+                                     "%r in the other" % (lead, _describe(n),
+                                                          tv2.type, ev2.type))
                 then_vals.append(tv2)
                 else_vals.append(ev2)
             merged.append((n, build, len(pairs)))
@@ -223,7 +226,17 @@ class ControlFlow:
             raise self.error(node.test, "a conditional expression needs a scalar "
                              "condition, got a %s tensor; use tl.where for blocks"
                              % list(cond.type.shape))
-        return tl.where(cond, self.visit(node.body), self.visit(node.orelse))
+        then, other = self.visit(node.body), self.visit(node.orelse)
+        then_ty = getattr(_py(then), "type", None)
+        other_ty = getattr(_py(other), "type", None)
+        if then_ty is not None and other_ty is not None and \
+                then_ty.scalar.is_ptr() and then_ty != other_ty:
+            # A select cannot merge pointers of different types (a const
+            # and a mutable one); numbers promote as tl.where does.
+            raise self.error(node, "Ternary expression with dynamic condition "
+                             "has inconsistent type: %r and %r"
+                             % (then_ty, other_ty))
+        return tl.where(cond, then, other)
 
     # ---------------------------------------------------------------- loops
     def _carried(self, body):
