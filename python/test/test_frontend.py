@@ -326,3 +326,31 @@ def test_compile_takes_constexpr_defaults():
 def specialized_loop_default(x_ptr, n, WS: tl.constexpr = True):
     for i in tl.range(0, n, warp_specialize=WS):
         tl.store(x_ptr + i, i)
+
+
+@tile.jit
+def bf16_scans(x_ptr, s_ptr, p_ptr, i_ptr, BLOCK: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    s = tl.cumsum(x, 0)
+    p = tl.cumprod(x, 0)
+    tl.static_assert(s.dtype == tl.float32 and p.dtype == tl.float32)
+    i = tl.cumsum(x.to(tl.int8), 0, dtype=tl.int64)
+    tl.static_assert(i.dtype == tl.int64)
+    tl.store(s_ptr + tl.arange(0, BLOCK), s)
+    tl.store(p_ptr + tl.arange(0, BLOCK), p)
+    tl.store(i_ptr + tl.arange(0, BLOCK), i)
+
+
+def test_scans_widen_bfloat16_as_triton_does():
+    # Triton's standard library scans bfloat16 in float32 (test_scan2d
+    # compares a bf16 cumsum against a float32 one); cumsum takes dtype=.
+    ir = compile_ir(bf16_scans, {"x_ptr": "*bf16", "s_ptr": "*fp32",
+                                 "p_ptr": "*fp32", "i_ptr": "*i64"}, {"BLOCK": 128})
+    filecheck(ir, r"""
+CHECK: arith.extf {{.*}} : tensor<128xbf16> to tensor<128xf32>
+CHECK: tile.scan
+CHECK: arith.extf {{.*}} : tensor<128xbf16> to tensor<128xf32>
+CHECK: tile.scan
+CHECK: arith.extsi {{.*}} : tensor<128xi8> to tensor<128xi64>
+CHECK: tile.scan
+""")

@@ -99,3 +99,16 @@ def test_f16_accumulator(block, num_warps):
     assert rel_err(c, ref) < 5e-3
     assert mma_kinds(ptx) == {"mma.sync.aligned.m16n8k16"}
     assert ".f16.f16.f16.f16" in ptx
+
+
+@pytest.mark.parametrize("dtype", [torch.float8_e5m2, torch.float8_e4m3fn])
+@pytest.mark.parametrize("block,num_warps", SHAPES)
+def test_fp8_widened_to_f16(dtype, block, num_warps):
+    M, N, K = 97, 75, 96
+    a = torch.randn(M, K, device="cuda").to(dtype)
+    b = torch.randn(K, N, device="cuda").to(dtype)
+    c, ptx = run(a, b, torch.float32, tl.float32, block, num_warps)
+    # The widening is exact and the products accumulate in f32.
+    assert rel_err(c, a.double() @ b.double()) < 1e-5
+    assert mma_kinds(ptx) == {"mma.sync.aligned.m16n8k16"}
+    assert ".f32.f16.f16.f32" in ptx

@@ -767,18 +767,20 @@ def argmin(input, axis, tie_break_left=True, keep_dims=False):
 
 
 @builtin
-def cumsum(input, axis=0, reverse=False):
+def cumsum(input, axis=0, reverse=False, dtype=None):
     b = current_builder()
     v = _tensor(input)
-    v = sem.cast(b, v, sem.sum_dtype(v.type.scalar))
+    v = sem.cast(b, v, sem.scan_dtype(v.type.scalar, _unwrap(dtype)))
     (out,) = sem.scan(b, [v], _unwrap(axis), _combine_add, bool(_unwrap(reverse)))
     return tensor(out)
 
 
 @builtin
 def cumprod(input, axis=0, reverse=False):
-    (out,) = sem.scan(current_builder(), [_tensor(input)], _unwrap(axis),
-                      _combine_mul, bool(_unwrap(reverse)))
+    b = current_builder()
+    v = _tensor(input)
+    v = sem.cast(b, v, sem.scan_dtype(v.type.scalar, summing=False))
+    (out,) = sem.scan(b, [v], _unwrap(axis), _combine_mul, bool(_unwrap(reverse)))
     return tensor(out)
 
 

@@ -1138,6 +1138,15 @@ def sum_dtype(ty, dtype=None):
     return ty
 
 
+def scan_dtype(ty, dtype=None, summing=True):
+    """The type tl.cumsum (`summing`) or tl.cumprod scans in, as Triton's
+    standard library picks it: bfloat16 widens to float32, and a sum's
+    narrow integers widen as tl.sum's do (or `dtype`, where given)."""
+    if ty == d.bfloat16:
+        ty = d.float32
+    return sum_dtype(ty, dtype) if summing else ty
+
+
 _HOST_ONLY = ("tile encodes descriptors made in a kernel at launch, so base, "
               "shape and strides must be kernel parameters, constants or "
               "integer arithmetic on them (not program ids, loads or loop "

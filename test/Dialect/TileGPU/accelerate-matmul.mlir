@@ -271,3 +271,23 @@ module attributes {tilegpu.num_warps = 2 : i32, tilegpu.target = "sm_90a"} {
     return %0, %1, %2, %3 : tensor<32x32xf32, #blocked>, tensor<64x64xi32, #blocked>, tensor<64x64xf16, #blocked>, tensor<32x32xf32, #blocked>
   }
 }
+
+// -----
+
+// fp8 has no mma.sync form: where wgmma cannot take the dot (two warps
+// here), both operands widen exactly to f16 and the product runs as
+// m16n8k16 f16 into f32.
+// CHECK-DAG: #[[M:.*]] = #tilegpu.mma<{version = 2, warpsPerCTA = [2, 1], instrShape = [16, 8, 16]}>
+// CHECK-LABEL: func.func @fp8_on_mma_sync
+// CHECK: %[[A:.*]] = tile.fp_to_fp %arg0 : tensor<64x32xf8E5M2, #blocked> -> tensor<64x32xf16, #blocked>
+// CHECK: %[[B:.*]] = tile.fp_to_fp %arg1 : tensor<32x64xf8E5M2, #blocked> -> tensor<32x64xf16, #blocked>
+// CHECK: tilegpu.convert_layout %[[A]]
+// CHECK: tilegpu.convert_layout %[[B]]
+// CHECK: tile.dot {{.*}} : tensor<64x32xf16, #{{.*}}> * tensor<32x64xf16, #{{.*}}> -> tensor<64x64xf32, #[[M]]>
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [2, 1], order = [1, 0]}>
+module attributes {tilegpu.num_warps = 2 : i32, tilegpu.target = "sm_90a"} {
+  func.func @fp8_on_mma_sync(%a: tensor<64x32xf8E5M2, #blocked>, %b: tensor<32x64xf8E5M2, #blocked>, %c: tensor<64x64xf32, #blocked>) -> tensor<64x64xf32, #blocked> {
+    %0 = tile.dot %a, %b, %c : tensor<64x32xf8E5M2, #blocked> * tensor<32x64xf8E5M2, #blocked> -> tensor<64x64xf32, #blocked>
+    return %0 : tensor<64x64xf32, #blocked>
+  }
+}

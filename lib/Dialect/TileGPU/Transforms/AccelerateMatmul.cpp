@@ -15,8 +15,8 @@
 //    it.
 //  * sm_80 and later (and sm_90a dots that wgmma cannot take: too few rows
 //    or warps for a warpgroup, or an f16 accumulator): mma.sync (mma
-//    version 2), m16n8k16 for f16/bf16 into f32 and f16 into f16, m16n8k8
-//    for tf32, m16n8k32 for int8 into int32.
+//    version 2), m16n8k16 for f16/bf16 into f32 and f16 into f16 (fp8
+//    widened to f16 first), m16n8k8 for tf32, m16n8k32 for int8 into int32.
 //  * anything else: the dot stays on the CUDA cores (FMA).
 //
 // The accumulator is converted into the mma layout and the result back;
@@ -59,7 +59,9 @@ bool hasMmaSync(StringRef target) {
 /// 0 where mma.sync has no shape: m16n8k16 for f16/bf16 into f32 (and f16
 /// into f16), m16n8k8 for tf32 into f32, m16n8k32 for int8 into int32.
 int64_t mmaSyncInstrK(Type operand, Type acc, InputPrecision precision) {
-  if ((operand.isF16() || operand.isBF16()) && acc.isF32())
+  // fp8 has no mma.sync form: its operands are widened to f16 first, as
+  // Triton does for dots too small for wgmma.
+  if ((operand.isF16() || operand.isBF16() || isFp8(operand)) && acc.isF32())
     return 16;
   if (operand.isF16() && acc.isF16())
     return 16;
@@ -98,14 +100,25 @@ void rewriteForMmaSync(DotOp dot, MmaEncodingAttr mma) {
     return ConvertLayoutOp::create(b, loc, type.cloneWithEncoding(encoding),
                                    value);
   };
+  Value aValue = dot.getA(), bValue = dot.getB();
+  Type element = cast<RankedTensorType>(aValue.getType()).getElementType();
+  if (isFp8(element)) {
+    // fp8 operands widen (exactly) to f16 and run as an f16 product.
+    auto widen = [&](Value value) -> Value {
+      auto type = cast<RankedTensorType>(value.getType());
+      return FpToFpOp::create(b, loc, type.clone(b.getF16Type()), value,
+                              RoundingModeAttr());
+    };
+    aValue = widen(aValue);
+    bValue = widen(bValue);
+    element = b.getF16Type();
+  }
   // Each 32-bit register of a fragment packs consecutive K elements.
-  unsigned kWidth =
-      32 / getElementBitWidth(
-               cast<RankedTensorType>(dot.getA().getType()).getElementType());
+  unsigned kWidth = 32 / getElementBitWidth(element);
   Value a =
-      convert(dot.getA(), DotOperandEncodingAttr::get(context, 0, mma, kWidth));
-  Value bOperand = convert(dot.getB(),
-                           DotOperandEncodingAttr::get(context, 1, mma, kWidth));
+      convert(aValue, DotOperandEncodingAttr::get(context, 0, mma, kWidth));
+  Value bOperand =
+      convert(bValue, DotOperandEncodingAttr::get(context, 1, mma, kWidth));
   Value c = convert(dot.getC(), mma);
   auto mmaDot =
       DotOp::create(b, loc, c.getType(), a, bOperand, c,

@@ -215,15 +215,17 @@ def _scan(values, axis, combine, reverse):
 
 
 @builtin
-def cumsum(input, axis=0, reverse=False):
+def cumsum(input, axis=0, reverse=False, dtype=None):
     x = lift(input)
-    x = cast(x, sem.sum_dtype(x.type.scalar))
+    x = cast(x, sem.scan_dtype(x.type.scalar, unwrap(dtype)))
     return _scan([x], axis, _add, reverse)[0]
 
 
 @builtin
 def cumprod(input, axis=0, reverse=False):
-    return _scan([input], axis, lambda l, r: [T.binary("*", l[0], r[0])],
+    x = lift(input)
+    x = cast(x, sem.scan_dtype(x.type.scalar, summing=False))
+    return _scan([x], axis, lambda l, r: [T.binary("*", l[0], r[0])],
                  reverse)[0]
 
 
