@@ -428,3 +428,34 @@ CHECK: tile.reshape {{.*}} : tensor<8x16x32xf32> -> tensor<2x4x16x32xf32>
     tile.jit(dot4.fn, interpret=True)[(1,)](a, b, c, out, **dims)
     want = a.astype(np.float64) @ b.astype(np.float64) + c
     np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-4)
+
+
+@tile.jit
+def ternary_side_effects(cond_ptr, a_ptr, b_ptr, out_ptr):
+    c = tl.load(cond_ptr)
+    # Only the chosen side runs: one store, and one load.
+    tl.store(a_ptr, 1.0) if c > 0 else tl.store(b_ptr, 2.0)
+    v = tl.load(a_ptr) if c > 0 else 3
+    tl.store(out_ptr, v)
+
+
+def test_a_dynamic_ternary_runs_only_its_chosen_side():
+    # As in Python and Triton: an scf.if, not both sides and a select (a
+    # store on the other side would have happened too). A number on one
+    # side takes the other side's type.
+    filecheck(ir_of(ternary_side_effects, {"cond_ptr": "*i32", "a_ptr": "*fp32",
+                                           "b_ptr": "*fp32", "out_ptr": "*fp32"}), r"""
+CHECK: scf.if
+CHECK-NEXT: arith.constant 1.0
+CHECK-NEXT: tile.store
+CHECK-NEXT: } else {
+CHECK-NEXT: arith.constant 2.0
+CHECK-NEXT: tile.store
+CHECK: %[[V:.*]] = scf.if {{.*}} -> (f32)
+CHECK: tile.load
+CHECK: } else {
+CHECK-NOT: tile.load
+CHECK: arith.constant 3.0
+CHECK-NOT: arith.select
+CHECK: tile.store {{.*}}, %[[V]]
+""")

@@ -1007,3 +1007,22 @@ def test_early_returns_follow_python():
     # One correctly rounded fp32 multiply per element, on either device.
     ref = x.cpu() * factor.repeat_interleave(block)[:count]
     assert torch.equal(out.cpu(), ref)
+
+
+@tile.jit
+def ternary_store(flags, a_ptr, b_ptr):
+    pid = tl.program_id(0)
+    f = tl.load(flags + pid)
+    tl.store(a_ptr + pid, f * 2.0) if f > 0 else tl.store(b_ptr + pid, f - 1.0)
+
+
+def test_a_dynamic_ternary_stores_on_one_side_only():
+    n = 257
+    flags = torch.randint(-3, 4, (n,), device="cuda").float()
+    a = torch.full((n,), float("nan"), device="cuda")
+    b = torch.full((n,), float("nan"), device="cuda")
+    ternary_store[(n,)](flags, a, b)
+    torch.cuda.synchronize()
+    pos = flags > 0
+    assert torch.equal(a[pos], flags[pos] * 2) and torch.isnan(a[~pos]).all()
+    assert torch.equal(b[~pos], flags[~pos] - 1) and torch.isnan(b[pos]).all()

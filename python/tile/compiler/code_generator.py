@@ -202,8 +202,11 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
 
     def visit_Assign(self, node):
         value = self.visit(node.value)
+        # A conditional expression's slot keeps numbers as they are, so that
+        # they take the other side's type when the branches merge.
+        lift = not getattr(node, "tile_keep_numbers", False)
         for target in node.targets:
-            self._assign(target, value, lift=True)
+            self._assign(target, value, lift=lift)
 
     def visit_AnnAssign(self, node):
         if node.value is not None:

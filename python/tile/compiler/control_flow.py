@@ -76,6 +76,9 @@ def _first_use_in(stmt, name):
 
 # The scope key of the k-th value an `if` returns (not a Python name).
 _RETURN_SLOT = "return value %d"
+# A conditional expression's value, while its scf.if is built ("$" keeps it
+# apart from Python names).
+_TERNARY_SLOT = "$ternary"
 
 
 def _describe(name):
@@ -103,6 +106,7 @@ def _holds(tree, part):
 
 
 class ControlFlow:
+    _ternaries = 0   # numbers each conditional expression's slot
     # ----------------------------------------------------------------- if
     def _lift_for_merge(self, a, b_):
         """Two versions of a variable from two branches, as Values of one type."""
@@ -117,8 +121,9 @@ class ControlFlow:
             bv = tl.tensor(sem.cast(b, sem.lift(b, bv, av.dtype), av.dtype))
         return av, bv
 
-    def visit_If(self, node):
-        cond = self.visit(node.test)
+    def visit_If(self, node, cond=None):
+        if cond is None:
+            cond = self.visit(node.test)
         if not _is_runtime(cond):
             self.visit_block(node.body if _py(cond) else node.orelse)
             return
@@ -169,7 +174,11 @@ class ControlFlow:
                 with b.capture(else_lines):
                     _, ev2 = self._lift_for_merge(tv, ev)
                 if tv2.type != ev2.type:
-                    # Triton's wording leads (its tests match on it).
+                    # Triton's wordings (its tests match on them).
+                    if n.startswith(_TERNARY_SLOT):
+                        raise self.error(node, "Ternary expression with dynamic "
+                                         "condition has inconsistent type: %r "
+                                         "and %r" % (tv2.type, ev2.type))
                     lead = "Return type mismatch: " if n.startswith(
                         "return value ") else "Mismatched type for %s: " % n
                     raise self.error(node, "%s%s has type %r in one branch and "
@@ -226,17 +235,23 @@ class ControlFlow:
             raise self.error(node.test, "a conditional expression needs a scalar "
                              "condition, got a %s tensor; use tl.where for blocks"
                              % list(cond.type.shape))
-        then, other = self.visit(node.body), self.visit(node.orelse)
-        then_ty = getattr(_py(then), "type", None)
-        other_ty = getattr(_py(other), "type", None)
-        if then_ty is not None and other_ty is not None and \
-                then_ty.scalar.is_ptr() and then_ty != other_ty:
-            # A select cannot merge pointers of different types (a const
-            # and a mutable one); numbers promote as tl.where does.
-            raise self.error(node, "Ternary expression with dynamic condition "
-                             "has inconsistent type: %r and %r"
-                             % (then_ty, other_ty))
-        return tl.where(cond, then, other)
+        # As in Python (and Triton), only the side the condition picks runs:
+        # an scf.if whose branches each assign one slot, so that a load or a
+        # store on the other side never happens (`tl.store(a) if c else
+        # tl.store(b)`, whose value is None, is an `if` with no result).
+        self._ternaries += 1
+        slot = "%s%d" % (_TERNARY_SLOT, self._ternaries)
+
+        def assign(value):
+            statement = ast.copy_location(ast.Assign(
+                targets=[ast.Name(id=slot, ctx=ast.Store())], value=value), value)
+            statement.tile_keep_numbers = True
+            return statement
+        branch = ast.copy_location(ast.If(test=node.test, body=[assign(node.body)],
+                                          orelse=[assign(node.orelse)]), node)
+        self.visit_If(branch, cond)
+        # Both sides None (statements used as values) leave no slot behind.
+        return self.scope.pop(slot, None)
 
     # ---------------------------------------------------------------- loops
     def _carried(self, body):
