@@ -1,5 +1,6 @@
 """The front end: classic kernels through tile.compile to verified Tile IR."""
 
+import numpy as np
 import pytest
 
 import tile
@@ -354,3 +355,34 @@ CHECK: tile.scan
 CHECK: arith.extsi {{.*}} : tensor<128xi8> to tensor<128xi64>
 CHECK: tile.scan
 """)
+
+
+@tile.jit
+def batched_trans(x_ptr, out_ptr):
+    r = tl.arange(0, 2 * 4 * 8)
+    x = tl.load(x_ptr + r).reshape(2, 4, 8)
+    tl.store(out_ptr + r, tl.trans(x).reshape(2 * 4 * 8))
+
+
+@tile.jit
+def trans_of_a_vector(x_ptr):
+    tl.store(x_ptr + tl.arange(0, 8), tl.trans(tl.load(x_ptr + tl.arange(0, 8))))
+
+
+def test_trans_without_dims_swaps_the_last_two():
+    # Triton's rule: a batched 2-D transpose, not numpy's full reversal.
+    ir = compile_ir(batched_trans, {"x_ptr": "*fp32", "out_ptr": "*fp32"}, {})
+    filecheck(ir, r"""
+CHECK: tile.trans {{.*}} {order = array<i32: 0, 2, 1>} : tensor<2x4x8xf32> -> tensor<2x8x4xf32>
+""")
+    with pytest.raises(tile.CompilationError, match="0- or 1-dimensional"):
+        compile_ir(trans_of_a_vector, {"x_ptr": "*fp32"}, {})
+
+
+def test_interpreter_trans_without_dims_swaps_the_last_two(monkeypatch):
+    from tile.runtime import jit
+    monkeypatch.setattr(jit, "INTERPRET_ALL", True)
+    x = np.arange(64, dtype=np.float32)
+    out = np.zeros(64, np.float32)
+    batched_trans[(1,)](x, out)
+    np.testing.assert_array_equal(out, x.reshape(2, 4, 8).transpose(0, 2, 1).ravel())

@@ -454,13 +454,17 @@ def view(input, *shape):
 
 @builtin
 def trans(input, *dims):
+    """`input` with its dimensions in the order `dims`; with no `dims`, the
+    last two swapped (a batched 2-D transpose), as in Triton."""
     value = _tensor(input)
-    order = _shape_args(dims) if dims else list(
-        reversed(builtins.range(len(value.type.shape))))
-    return tensor(sem.permute(current_builder(), value, order))
+    return tensor(sem.permute(current_builder(), value,
+                              sem.trans_order(value.type, _shape_args(dims))))
 
 
-permute = trans
+@builtin
+def permute(input, *dims):
+    """`input` with its dimensions in the order `dims` (one per dimension)."""
+    return tensor(sem.permute(current_builder(), _tensor(input), _shape_args(dims)))
 
 
 # ---------------------------------------------------------------------------

@@ -216,6 +216,17 @@ def reshape(b, value, shape, can_reorder=False):
         value.type.to_ir(), ty.to_ir()))
 
 
+def trans_order(ty, dims):
+    """tl.trans's order: `dims` as given, or the last two dimensions
+    swapped when none are given (Triton's rule; numpy would reverse all)."""
+    if dims:
+        return list(dims)
+    rank = len(ty.shape) if ty.is_block() else 0
+    if rank < 2:
+        raise SemanticError("tl.trans invoked with a 0- or 1-dimensional tensor")
+    return list(range(rank - 2)) + [rank - 1, rank - 2]
+
+
 def permute(b, value, order):
     shape = shape_of(value)
     order = [int(o) for o in order]

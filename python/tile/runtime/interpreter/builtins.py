@@ -126,11 +126,8 @@ def reshape(input, *shape, can_reorder=False):
     return make(x.data.reshape(shape), x.type.scalar, shape)
 
 
-@builtin
-def trans(input, *dims):
-    x = lift(input)
+def _permuted(x, order):
     rank = len(shape_of(x))
-    order = _shape_args(dims) if dims else list(reversed(builtins.range(rank)))
     if sorted(order) != list(builtins.range(rank)):
         raise SemanticError("permute order %s is not a permutation of %d dims"
                             % (order, rank))
@@ -138,7 +135,15 @@ def trans(input, *dims):
     return make(data, x.type.scalar, data.shape)
 
 
-BUILTINS["permute"] = trans
+@builtin
+def trans(input, *dims):
+    x = lift(input)
+    return _permuted(x, sem.trans_order(x.type, _shape_args(dims)))
+
+
+@builtin
+def permute(input, *dims):
+    return _permuted(lift(input), _shape_args(dims))
 
 
 def _same_type_pair(a, c, what):
