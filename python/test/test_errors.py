@@ -26,6 +26,8 @@ def check_error(fn, signature, constexprs, message, caret_under):
     # The caret is under the start of `caret_under` in the displayed line.
     assert caret.index("^") == shown.index(caret_under), text
     assert "Traceback" not in text
+    # Triton's attribute: the message without its location.
+    assert err.error_message == err.message and message in err.error_message
 
 
 @tile.jit

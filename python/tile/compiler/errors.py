@@ -25,6 +25,11 @@ class CompilationError(TileError):
         self.source_line = source_line
         super().__init__(self._render())
 
+    @property
+    def error_message(self):
+        """The message alone, without the location (Triton's attribute)."""
+        return self.message
+
     def _render(self):
         if self.filename is None or self.lineno is None:
             return self.message
