@@ -240,7 +240,9 @@ struct MmaSyncDotPattern : OpConversionPattern<DotOp> {
     int64_t M = cType.getShape()[0], N = cType.getShape()[1];
     int64_t K = aType.getShape()[1];
     ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
-    int64_t repsM = M / (16 * warps[0]), repsN = N / (8 * warps[1]);
+    // Warps past the tile's blocks repeat others' blocks (zero bases).
+    int64_t repsM = std::max<int64_t>(1, M / (16 * warps[0]));
+    int64_t repsN = std::max<int64_t>(1, N / (8 * warps[1]));
     int64_t repsK = K / kind->instrK;
     unsigned kw = kind->kWidth, words = kind->accWords;
 

@@ -291,3 +291,19 @@ module attributes {tilegpu.num_warps = 2 : i32, tilegpu.target = "sm_90a"} {
     return %0 : tensor<64x64xf32, #blocked>
   }
 }
+
+// -----
+
+// More warps than 16x8 blocks (a 16x16 dot over four warps): two warps
+// cover N, and the other two repeat them (their layout bases are zero),
+// rather than leaving the dot on the CUDA cores.
+// CHECK-DAG: #[[M:.*]] = #tilegpu.mma<{version = 2, warpsPerCTA = [1, 4], instrShape = [16, 8, 16]}>
+// CHECK-LABEL: func.func @more_warps_than_blocks
+// CHECK: tile.dot {{.*}} -> tensor<16x16xf32, #[[M]]>
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @more_warps_than_blocks(%a: tensor<16x32xf16, #blocked>, %b: tensor<32x16xf16, #blocked>, %c: tensor<16x16xf32, #blocked>) -> tensor<16x16xf32, #blocked> {
+    %0 = tile.dot %a, %b, %c : tensor<16x32xf16, #blocked> * tensor<32x16xf16, #blocked> -> tensor<16x16xf32, #blocked>
+    return %0 : tensor<16x16xf32, #blocked>
+  }
+}

@@ -73,17 +73,18 @@ int64_t mmaSyncInstrK(Type operand, Type acc, InputPrecision precision) {
 }
 
 /// The mma.sync (version 2) accumulator layout for an MxN dot, if any:
-/// warps along M as far as M allows, then N.
+/// warps along M as far as M allows, then N. Warps beyond the tile's 16x8
+/// blocks repeat the others' work (their layout bases are zero), as in
+/// Triton, so a small dot with many warps still runs on the tensor cores.
 MmaEncodingAttr pickMmaSyncLayout(MLIRContext *context, int64_t M, int64_t N,
                                   int64_t K, Type operand, Type acc,
                                   InputPrecision precision, int numWarps) {
   int64_t instrK = mmaSyncInstrK(operand, acc, precision);
-  if (instrK == 0 || K % instrK != 0)
+  if (instrK == 0 || K % instrK != 0 || M % 16 != 0 || N % 8 != 0 ||
+      !llvm::isPowerOf2_64(M) || !llvm::isPowerOf2_64(N))
     return {};
-  int64_t warpsM = std::min<int64_t>(numWarps, std::max<int64_t>(1, M / 16));
+  int64_t warpsM = std::min<int64_t>(numWarps, M / 16);
   int64_t warpsN = numWarps / warpsM;
-  if (M % (16 * warpsM) != 0 || N % (8 * warpsN) != 0)
-    return {};
   return MmaEncodingAttr::get(context, 2, {unsigned(warpsM), unsigned(warpsN)},
                               {16, 8, unsigned(instrK)});
 }
