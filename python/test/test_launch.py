@@ -84,6 +84,11 @@ def test_grid_callable_gets_the_meta_parameters(recorder):
      TypeError, "argument 'y_ptr' has unsupported dtype torch.complex64"),
     (lambda f, x: f[(1,)](x, x, x, 2**70, BLOCK_SIZE=8), ValueError,
      "argument 'n_elements' = 1180591620717411303424 does not fit in 64 bits"),
+    # Also an OverflowError, as Triton raises (test_value_specialization_overflow).
+    (lambda f, x: f[(1,)](x, x, x, 2**64, BLOCK_SIZE=8), OverflowError,
+     "argument 'n_elements' = 18446744073709551616 does not fit in 64 bits"),
+    (lambda f, x: f[(1,)](x, x, x, -2**63 - 1, BLOCK_SIZE=8), OverflowError,
+     "argument 'n_elements' = -9223372036854775809 does not fit in 64 bits"),
 ])
 def test_bad_launch_arguments_name_the_argument(recorder, call, error, message):
     with pytest.raises(error, match=message):

@@ -89,11 +89,16 @@ def _element_type_name(name, value):
     return sig
 
 
+class ArgumentOverflowError(OverflowError, ValueError):
+    """An integer argument outside [-2**63, 2**64): an OverflowError, as
+    Triton raises it, and a ValueError, as tile's other argument errors."""
+
+
 def _unsupported_argument(name, value):
     """The error for an argument the specialisation rules refuse."""
     if isinstance(value, int):
-        return ValueError("argument '%s' = %d does not fit in 64 bits"
-                          % (name, value))
+        return ArgumentOverflowError("argument '%s' = %d does not fit in 64 bits"
+                                     % (name, value))
     if hasattr(value, "data_ptr"):
         if getattr(value, "is_cuda", True) is False:
             return ValueError("argument '%s' is a tensor on %s; tile kernels "
