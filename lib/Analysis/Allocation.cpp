@@ -18,6 +18,10 @@ unsigned mlir::tile::getSharedElementBytes(Type elementType) {
   return std::max(1u, getElementBitWidth(elementType) / 8);
 }
 
+int64_t mlir::tile::getExchangeSlotBytes(int64_t slots, Type elementType) {
+  return llvm::alignTo(slots * getSharedElementBytes(elementType), 16);
+}
+
 static int64_t tensorBytes(Type type) {
   auto tensor = cast<ShapedType>(type);
   return tensor.getNumElements() *
@@ -123,15 +127,18 @@ int64_t mlir::tile::getScratchBytes(Operation *op) {
             continue;
           int64_t outputs =
               srcType.getNumElements() / srcType.getShape()[reduce.getAxis()];
-          bytes +=
-              warps * outputs * getSharedElementBytes(srcType.getElementType());
+          bytes += getExchangeSlotBytes(warps * outputs,
+                                        srcType.getElementType());
         }
         return bytes;
       })
       .Case([&](ScanOp scan) {
         int64_t bytes = 0;
-        for (Value src : scan.getSrcs())
-          bytes += tensorBytes(src.getType());
+        for (Value src : scan.getSrcs()) {
+          auto type = cast<ShapedType>(src.getType());
+          bytes += getExchangeSlotBytes(type.getNumElements(),
+                                        type.getElementType());
+        }
         return bytes;
       })
       .Case([&](DotOp dot) -> int64_t {

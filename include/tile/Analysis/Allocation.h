@@ -26,6 +26,12 @@ namespace tile {
 /// Bytes one element of `type` takes in shared memory (i1 takes a byte).
 unsigned getSharedElementBytes(Type elementType);
 
+/// Bytes of one operand's slots in a reduction's or scan's cross-warp
+/// scratch: `slots` elements, rounded up to 16 bytes so that the next
+/// operand's slots start aligned (an argmax's int32 indices after its
+/// uint8 values once sat at byte 2: a misaligned-address trap).
+int64_t getExchangeSlotBytes(int64_t slots, Type elementType);
+
 /// For a layout or shape op (convert_layout, broadcast, expand_dims, trans):
 /// for each result register, the operand register holding the same element
 /// in the same thread; std::nullopt when data must move between threads.

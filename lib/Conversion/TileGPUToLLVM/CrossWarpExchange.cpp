@@ -20,7 +20,7 @@ CrossWarpExchange::CrossWarpExchange(OpBuilder &b, Location loc, Operation *op,
   int64_t offset = scratchOffset;
   for (Type element : elementTypes) {
     bases.push_back(getSharedPointer(b, loc, op, i32Constant(b, loc, offset)));
-    offset += slotsPerOperand * getSharedElementBytes(element);
+    offset += getExchangeSlotBytes(slotsPerOperand, element);
   }
 }
 
