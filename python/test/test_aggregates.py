@@ -118,6 +118,25 @@ def test_tuple_arguments_are_flattened_parameters():
     assert kernel.asm["tile"].count("!tile.ptr<f32>") >= 3
 
 
+def test_a_jit_function_inside_a_namedtuple_is_compiled_in():
+    # The function is part of the specialization (its source), not a
+    # parameter; the captured tensor is one.
+    closure = ag.Closure(ag.scale_by_first, (CudaArray("<f4"),))
+    kernel = ag.apply_closure.warmup(closure, CudaArray("<f4"), CudaArray("<f4"),
+                                     BLOCK=64, grid=(1,))
+    assert kernel.signature == "ppp"
+    assert "call @scale_by_first" in kernel.asm["tile"]
+
+
+def test_a_jit_function_inside_a_namedtuple_interpreted():
+    a = np.array([2.5], np.float32)
+    x = rng.standard_normal(64).astype(np.float32)
+    y = np.full(64, np.nan, np.float32)
+    _interpret(ag.apply_closure)[(1,)](ag.Closure(ag.scale_by_first, (a,)), x, y,
+                                       BLOCK=64)
+    np.testing.assert_allclose(y, x * 2.5, rtol=1e-6)
+
+
 # ------------------------------------------------------------------ errors
 
 @tile.jit

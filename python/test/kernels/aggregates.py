@@ -152,3 +152,21 @@ def descriptor_copy_3d(src, dst, B, M, N, stride_b, stride_m,
     offsets = [tl.program_id(0) * BB, tl.program_id(1) * BM,
                tl.program_id(2) * BN]
     b.store(offsets, a.load(offsets) * 2)
+
+
+class Closure(NamedTuple):
+    """A @jit function and the arguments it captured (test_tuple's
+    test_namedtuple passes one as a kernel argument)."""
+    fn: tl.constexpr
+    captured: tuple
+
+
+@tile.jit
+def scale_by_first(x, a_ptr):
+    return x * tl.load(a_ptr)
+
+
+@tile.jit
+def apply_closure(closure, x_ptr, y_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, closure.fn(tl.load(x_ptr + offs), *closure.captured))

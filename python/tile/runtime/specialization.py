@@ -58,9 +58,12 @@ def spec_key(name, value, is_constexpr, specialize=True, alignment=True):
         # own (flatten_argument), and the kernel sees the tuple again.
         kind = "tuple" if not hasattr(value, "_fields") else \
             "namedtuple:%s.%s" % (type(value).__module__, type(value).__qualname__)
+        # A @jit function item (a closure's `fn`) is compile-time too.
         return (kind, tuple(
             spec_key("%s[%d]" % (name, i), item,
-                     isinstance(item, tl.constexpr), specialize, alignment)
+                     isinstance(item, tl.constexpr) or
+                     getattr(item, "tile_jit_function", False),
+                     specialize, alignment)
             for i, item in enumerate(value)))
     spec = _C.specialize_argument(value, specialize)
     if spec is None:

@@ -117,6 +117,7 @@ def _argument(fn, index, name, value, memory):
     if isinstance(value, tuple):
         # Item by item, as the compiled launch specialises a tuple.
         items = [unwrap(item) if isinstance(item, core.constexpr) or item is None
+                 or getattr(item, "tile_jit_function", False)
                  else _argument(fn, index, "%s[%d]" % (name, i), item, memory)
                  for i, item in enumerate(value)]
         return type(value)._make(items) if hasattr(value, "_fields") else tuple(items)
