@@ -527,21 +527,27 @@ def tma_tensor_descriptor(base, shape, strides, block_shape,
     tile encodes the CUtensorMap on the host at launch (no device scratch,
     no tensormap fences): base, shape and strides must be kernel parameters,
     constants or integer arithmetic on them."""
-    def ints(values, what):
+    shape, strides, block = descriptor_lists(shape, strides, block_shape)
+    return tensor_descriptor(sem.make_tensor_descriptor(
+        current_builder(), _raw(base), shape, strides, block,
+        _unwrap(padding_option)))
+
+
+def descriptor_lists(shape, strides, block_shape):
+    """make_tensor_descriptor's shape and strides as IR values or ints, and
+    its block shape as ints (which must be compile-time)."""
+    def items(values, what):
         values = _unwrap(values)
         if not isinstance(values, (list, tuple)):
             raise sem.SemanticError("make_tensor_descriptor: %s must be a list"
                                     % what)
         return [_raw(v) for v in values]
-    block = []
-    for dim in ints(block_shape, "block_shape"):
+    block = items(block_shape, "block_shape")
+    for dim in block:
         if isinstance(dim, bool) or not isinstance(dim, int):
             raise sem.SemanticError("make_tensor_descriptor: block_shape must "
                                     "be constexpr integers, got %r" % (dim,))
-        block.append(dim)
-    return tensor_descriptor(sem.make_tensor_descriptor(
-        current_builder(), _raw(base), ints(shape, "shape"),
-        ints(strides, "strides"), block, _unwrap(padding_option)))
+    return items(shape, "shape"), items(strides, "strides"), block
 
 
 def _atomic(kind):

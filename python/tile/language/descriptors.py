@@ -23,14 +23,6 @@ from tile.language.block_pointer import block_ptr
 from tile.language.core import builtin, _raw, _unwrap
 
 
-def _as_list(values, what):
-    values = _unwrap(values)
-    if not isinstance(values, (list, tuple)):
-        raise sem.SemanticError("make_tensor_descriptor: %s must be a list"
-                                % what)
-    return [_raw(v) for v in values]
-
-
 def _offsets(descriptor, offsets):
     offsets = _unwrap(offsets)
     if not isinstance(offsets, (list, tuple)) or \
@@ -122,14 +114,8 @@ def make_tensor_descriptor(base, shape, strides, block_shape,
     constants or integer arithmetic on them), else by masked pointer
     accesses (any block of 1 to 5 dimensions, any target)."""
     raw_base = _raw(base)
-    shape_values = _as_list(shape, "shape")
-    stride_values = _as_list(strides, "strides")
-    block = []
-    for dim in _as_list(block_shape, "block_shape"):
-        if isinstance(dim, bool) or not isinstance(dim, int):
-            raise sem.SemanticError("make_tensor_descriptor: block_shape must "
-                                    "be constexpr integers, got %r" % (dim,))
-        block.append(dim)
+    shape_values, stride_values, block = core.descriptor_lists(
+        shape, strides, block_shape)
     sem.check_tensor_descriptor(raw_base, shape_values, stride_values, block,
                                 _unwrap(padding_option))
     if _takes_tma(raw_base, block):
