@@ -386,3 +386,54 @@ def test_interpreter_trans_without_dims_swaps_the_last_two(monkeypatch):
     out = np.zeros(64, np.float32)
     batched_trans[(1,)](x, out)
     np.testing.assert_array_equal(out, x.reshape(2, 4, 8).transpose(0, 2, 1).ravel())
+
+
+@tile.jit
+def loop_hints(x_ptr, n):
+    acc = 0.0
+    for i in tl.range(0, n, loop_unroll_factor=4, disallow_acc_multi_buffer=True,
+                      flatten=True):
+        acc += tl.load(x_ptr + i)
+    for i in tl.range(0, n, disable_licm=True):
+        print("i", i)
+    j = 0
+    while tl.condition(j < n, disable_licm=True):
+        j += 1
+    tl.store(x_ptr, acc + j)
+
+
+@tile.jit
+def bad_unroll(n):
+    for i in tl.range(0, n, loop_unroll_factor=0):
+        pass
+
+
+def test_loop_hints_reach_llvm_loop_metadata():
+    # tl.range's loop_unroll_factor and disable_licm, and tl.condition's
+    # disable_licm, become llvm.loop_annotation on the loops; LLVM reads
+    # them as loop metadata (test_core's test_disable_licm reads the llir).
+    kernel = tile.compile(loop_hints, {"x_ptr": "*fp32", "n": "i32"}, {})
+    filecheck(kernel.asm["tile"], r"""
+CHECK-DAG: #[[UNROLL:.*]] = #llvm.loop_unroll<count = 4 : i32>
+CHECK-DAG: #[[LICM:.*]] = #llvm.loop_licm<disable = true>
+CHECK: scf.for
+CHECK: } {llvm.loop_annotation = #{{.*}}}
+CHECK: scf.for
+CHECK: } {llvm.loop_annotation = #{{.*}}}
+CHECK: scf.while
+CHECK: } attributes {llvm.loop_annotation = #{{.*}}}
+""")
+    assert "llvm.licm.disable" in kernel.asm["llir"]
+    plain = tile.compile(k.print_in_loop, {"n": "i32"}, {})
+    assert "llvm.licm.disable" not in plain.asm["llir"]
+    with pytest.raises(tile.CompilationError,
+                       match="loop_unroll_factor must be a positive"):
+        tile.compile(bad_unroll, {"n": "i32"}, {})
+
+
+def test_interpreter_runs_tl_condition_loops(monkeypatch):
+    from tile.runtime import jit
+    monkeypatch.setattr(jit, "INTERPRET_ALL", True)
+    x = np.arange(1, 9, dtype=np.float32)
+    loop_hints[(1,)](x, 8)
+    assert x[0] == 36 + 8

@@ -59,3 +59,29 @@ module attributes {tilegpu.num_warps = 4 : i32} {
     return
   }
 }
+
+// -----
+
+// A loop's llvm.loop_annotation (tl.range's loop_unroll_factor and
+// disable_licm), which scf-to-cf leaves on the back edge as a discardable
+// attribute, becomes the llvm.br's own loop_annotation: the one the LLVM IR
+// translation turns into !llvm.loop metadata.
+// CHECK-LABEL: llvm.func @annotated_loop
+// CHECK: llvm.br ^bb1(%{{.*}} : i32) {loop_annotation = #loop_annotation}
+// CHECK-NOT: llvm.loop_annotation =
+#ann = #llvm.loop_annotation<unroll = <count = 2 : i32>, licm = <disable = true>>
+module attributes {tilegpu.num_warps = 4 : i32} {
+  func.func @annotated_loop(%n: i32) attributes {tile.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    cf.br ^bb1(%c0 : i32)
+  ^bb1(%i: i32):
+    %c = arith.cmpi slt, %i, %n : i32
+    cf.cond_br %c, ^bb2, ^bb3
+  ^bb2:
+    %j = arith.addi %i, %c1 : i32
+    cf.br ^bb1(%j : i32) {llvm.loop_annotation = #ann}
+  ^bb3:
+    return
+  }
+}

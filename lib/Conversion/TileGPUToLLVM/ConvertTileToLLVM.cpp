@@ -427,6 +427,29 @@ struct ConvertTileToLLVMPass
             !function.getBody().empty())
           exitUnlessClusterLeader(function);
       });
+    adoptLoopAnnotations(module);
+  }
+
+  /// scf-to-cf leaves a loop's `llvm.loop_annotation` (tl.range's
+  /// loop_unroll_factor, disable_licm) on its back edge as a discardable
+  /// attribute, and cf-to-llvm copies it as one; the LLVM IR translation
+  /// reads only the branch's own `loop_annotation`.
+  static void adoptLoopAnnotations(ModuleOp module) {
+    // The name scf-to-cf gives it (SCFToControlFlow.cpp).
+    StringRef name = "llvm.loop_annotation";
+    module.walk([&](Operation *op) {
+      auto annotation = dyn_cast_or_null<LLVM::LoopAnnotationAttr>(
+          op->getDiscardableAttr(name));
+      if (!annotation)
+        return;
+      if (auto branch = dyn_cast<LLVM::BrOp>(op))
+        branch.setLoopAnnotationAttr(annotation);
+      else if (auto branch = dyn_cast<LLVM::CondBrOp>(op))
+        branch.setLoopAnnotationAttr(annotation);
+      else
+        return;
+      op->removeDiscardableAttr(name);
+    });
   }
 };
 

@@ -486,7 +486,7 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
         if fn is tl.constexpr_type:
             return tl.constexpr_type(*[_py(a) for a in args])
         if getattr(fn, "__tile_builtin__", False) or isinstance(owner, tl.tensor) \
-                or fn in (tl.static_range, tl.range):
+                or fn in (tl.static_range, tl.range, tl.condition):
             result = fn(*args, **kwargs)
             return tl.constexpr(result) if isinstance(result, (int, float, bool)) else result
         if fn is builtins.range:

@@ -213,6 +213,25 @@ class ControlFlow:
             self.returns = [self.scope.pop(_RETURN_SLOT % k)
                             for k in range(returned)]
 
+    def _loop_annotation(self, node, unroll, disable_licm):
+        """The `llvm.loop_annotation` a loop's hints ask for (MLIR carries
+        it to the back edge's branch and LLVM's loop metadata), or None."""
+        if unroll is not None and (isinstance(unroll, bool) or
+                                   not isinstance(unroll, int) or unroll < 1):
+            raise self.error(node, "loop_unroll_factor must be a positive "
+                             "constexpr integer, got %r" % (unroll,))
+        if not isinstance(disable_licm, bool):
+            raise self.error(node, "disable_licm must be a constexpr bool, "
+                             "got %r" % (disable_licm,))
+        parts = []
+        if unroll is not None:
+            parts.append("unroll = <count = %d : i32>" % unroll)
+        if disable_licm:
+            parts.append("licm = <disable = true>")
+        if not parts:
+            return None
+        return "llvm.loop_annotation = #llvm.loop_annotation<%s>" % ", ".join(parts)
+
     def _returned_values(self, node, then_ret, else_ret):
         """How many values both branches of an `if` return (after
         visit_block's rewrite a branch returns iff its path ends there)."""
@@ -428,6 +447,10 @@ class ControlFlow:
                              "bool, got %r" % (specialize,))
         if specialize:
             attrs.append("tile.warp_specialize")
+        annotation = self._loop_annotation(node.iter, _py(getattr(
+            it, "loop_unroll_factor", None)), _py(getattr(it, "disable_licm", False)))
+        if annotation:
+            attrs.append(annotation)
         b.emit("} {%s}" % ", ".join(attrs) if attrs else "}")
         self._rebind(carried, results)
 
@@ -443,8 +466,14 @@ class ControlFlow:
         cond_args = [b.fresh(v.type) for v in inits]
         self._enter_loop_body(carried, cond_args)
         cond_lines = []
+        annotation = None
         with b.capture(cond_lines):
             cond = self.visit(node.test)
+            if isinstance(_py(cond), tl.condition):
+                options = _py(cond)
+                annotation = self._loop_annotation(
+                    node.test, None, _py(options.disable_licm))
+                cond = options.condition
             if not _is_runtime(cond):
                 cond = tl.tensor(sem.lift(b, bool(_py(cond))))
             if cond.type.is_block():
@@ -475,7 +504,7 @@ class ControlFlow:
         b.emit("^bb0(%s):" % ", ".join("%s: %s" % (a.name, a.type.to_ir())
                                        for a in body_args), with_loc=False)
         b.emit_lines(body_lines)
-        b.emit("}")
+        b.emit("} attributes {%s}" % annotation if annotation else "}")
         self._rebind(carried, results)
 
     def _rebind(self, carried, results):

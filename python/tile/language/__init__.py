@@ -17,7 +17,7 @@ from tile.language.core import (  # noqa: F401
     floor, ceil, erf, abs, sigmoid, fma, fdiv, cdiv, dot, sum, max, min,
     xor_sum, argmax, argmin, cumsum, cumprod, softmax, multiple_of,
     max_contiguous, static_assert, static_print, static_range, range, join,
-    split, cat, gather, histogram, umulhi, device_print, device_assert, debug_barrier,
+    split, cat, gather, histogram, condition, umulhi, device_print, device_assert, debug_barrier,
     reduce,
     associative_scan, div_rn, sqrt_rn, ravel,
     interleave, flip, swizzle2d, cast, assume, extern_elementwise,

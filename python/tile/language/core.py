@@ -894,13 +894,22 @@ class range:  # noqa: A001 - mirrors tl.range
     """`for i in tl.range(...)`: a loop with compile-time options."""
 
     def __init__(self, arg1, arg2=None, step=None, num_stages=None,
-                 loop_unroll_factor=None, warp_specialize=False):
+                 loop_unroll_factor=None, disallow_acc_multi_buffer=False,
+                 flatten=False, warp_specialize=False, disable_licm=False):
         if arg2 is None:
             self.start, self.end = 0, arg1
         else:
             self.start, self.end = arg1, arg2
         self.step = 1 if step is None else step
         self.num_stages = num_stages
+        # LLVM loop metadata (llvm.loop.unroll.count, llvm.licm.disable).
+        self.loop_unroll_factor = loop_unroll_factor
+        self.disable_licm = disable_licm
+        # Triton's Blackwell hints (accumulators in tensor memory, nested
+        # loops flattened for warp specialisation): tile has neither
+        # transformation, so its loops already are what they ask for.
+        self.disallow_acc_multi_buffer = disallow_acc_multi_buffer
+        self.flatten = flatten
         # On sm_90a a loop whose dot operands all arrive by TMA gets a
         # producer warpgroup issuing the copies (docs/design/
         # warp-specialization.md); elsewhere the hint is ignored.
@@ -913,6 +922,19 @@ class range:  # noqa: A001 - mirrors tl.range
         if dispatch is None:
             raise sem.SemanticError("tl.range can only be iterated in a kernel")
         return dispatch.loop(self.start, self.end, self.step)
+
+
+class condition:  # noqa: N801 - mirrors tl.condition
+    """`while tl.condition(cond, disable_licm=True):`: a `while` loop's
+    condition with loop options (LLVM's llvm.licm.disable), as Triton's."""
+
+    def __init__(self, arg1, disable_licm=False):
+        self.condition = arg1
+        self.disable_licm = disable_licm
+
+    def __bool__(self):
+        # The interpreter runs the loop in Python.
+        return bool(_unwrap(self.condition))
 
 
 # ---------------------------------------------------------------------------
