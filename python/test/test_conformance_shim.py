@@ -57,3 +57,32 @@ def test_triton_imported_first_is_refused():
                          capture_output=True, timeout=120)
     assert out.returncode != 0
     assert "Triton was imported before the alias" in out.stderr
+
+
+def test_a_run_cut_short_reports_the_tests_that_finished(tmp_path):
+    # --budget interrupts pytest (SIGINT), which still writes the results of
+    # the finished tests; the table says the column is partial.
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "_internal_testing.py").write_text("")
+    (suite / "test_slow.py").write_text(textwrap.dedent("""
+        import time
+        import pytest
+
+        @pytest.mark.parametrize("i", range(40))
+        def test_slow(i):
+            time.sleep(0.25)
+    """))
+    import tile
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [os.path.dirname(os.path.dirname(tile.__file__))] +
+        [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+    result = subprocess.run(
+        [sys.executable, os.path.join(SHIM, "run.py"), "--only", "tile",
+         "--suite", str(suite), "--out", str(tmp_path / "out"), "--budget", "4",
+         "test_slow.py"], capture_output=True, text=True, env=env, timeout=120)
+    assert "tile was cut short at --budget 4 s" in result.stdout, result.stdout
+    total = [line for line in result.stdout.splitlines() if "**total**" in line][0]
+    passed = int(total.split("**")[3].split("/")[0])
+    assert 1 <= passed < 40
+    assert "(collection)" not in result.stdout

@@ -23,6 +23,7 @@ import collections
 import hashlib
 import os
 import re
+import signal
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -42,8 +43,10 @@ def read_deselect(path):
     return entries
 
 
-def run_pytest(flavor, suite, files, args, out):
-    """Runs pytest for one compiler; the junit XML path."""
+def run_pytest(flavor, suite, files, args, out, budget=None):
+    """Runs pytest for one compiler; (the junit XML path, whether the run
+    was cut short). Past `budget` seconds pytest gets SIGINT, so that it
+    stops and still writes the XML of the tests that finished."""
     xml = os.path.join(out, "%s.xml" % flavor)
     log = os.path.join(out, "%s.log" % flavor)
     env = dict(os.environ)
@@ -56,9 +59,21 @@ def run_pytest(flavor, suite, files, args, out):
     env["TILE_CONFORMANCE_HELPERS"] = os.path.join(suite, "_internal_testing.py")
     cmd += ["-p", "triton_alias" if flavor == "tile" else "triton_helpers"]
     cmd += args + files
+    cut = False
     with open(log, "w") as f:
-        subprocess.run(cmd, cwd=suite, env=env, stdout=f, stderr=subprocess.STDOUT)
-    return xml
+        proc = subprocess.Popen(cmd, cwd=suite, env=env, stdout=f,
+                                stderr=subprocess.STDOUT)
+        try:
+            proc.wait(timeout=budget)
+        except subprocess.TimeoutExpired:
+            cut = True
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+    return xml, cut
 
 
 def outcomes(xml):
@@ -67,6 +82,8 @@ def outcomes(xml):
     if not os.path.exists(xml):
         return table
     for case in ET.parse(xml).getroot().iter("testcase"):
+        if not case.get("classname") and not case.get("name"):
+            continue   # the interrupted session's own entry (--budget)
         if case.get("classname"):
             module = case.get("classname").replace(".", "/") + ".py"
             function = case.get("name", "").split("[")[0]
@@ -152,6 +169,9 @@ def main():
     parser.add_argument("-k", dest="keyword")
     parser.add_argument("--out", default="conformance-out")
     parser.add_argument("--pytest-arg", action="append", default=[])
+    parser.add_argument("--budget", type=float, default=None,
+                        help="seconds each compiler's run may take; a run cut "
+                        "short reports the tests that finished")
     opts = parser.parse_args()
     suite = os.path.abspath(opts.suite)
     out = os.path.abspath(opts.out)
@@ -175,8 +195,9 @@ def main():
                      "(run pytest --collect-only on the files to see why)")
     flavors = [opts.only] if opts.only else ["tile", "triton"]
     results = {}
+    cut = {}
     for f in flavors:
-        xml = run_pytest(f, suite, files, args, out)
+        xml, cut[f] = run_pytest(f, suite, files, args, out, opts.budget)
         results[f] = outcomes(xml)
         # Why each test failed, grouped: what to fix first.
         write_failures(xml, os.path.join(out, "%s-failures.md" % f))
@@ -196,6 +217,10 @@ def main():
         "**%d / %d / %d**" % (totals[f]["passed"], totals[f]["failed"],
                               totals[f]["skipped"]) for f in flavors))
     text = "\n".join(lines)
+    for f in flavors:
+        if cut[f]:
+            text += ("\n\n%s was cut short at --budget %g s: its column counts "
+                     "only the tests that finished" % (f, opts.budget))
     print(text)
     if deselected:
         print("\ndeselected (run under neither): %d prefixes" % len(deselected))
