@@ -187,12 +187,10 @@ class tensor:
             index = (index,)
         b = current_builder()
         value, axis = self.handle, 0
-        rank = len(self.type.shape) if self.type.is_block() else 0
-        kept = builtins.sum(1 for item in index
-                            if isinstance(_unwrap(item), slice))
-        if kept > rank:
-            raise sem.SemanticError("%d ':' in the index of a tensor of rank %d"
-                                    % (kept, rank))
+        # As in Triton, item k of the index names axis k of the result: a
+        # None inserts it, a ':' keeps it, and a ':' past the last axis
+        # keeps nothing (test_core's test_reduce indexes a scalar pointer
+        # with [None, None, :]).
         for item in index:
             item = _unwrap(item)
             if item is None:

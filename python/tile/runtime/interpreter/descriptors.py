@@ -1,8 +1,6 @@
 """Tensor descriptors and the methods of interpreter Tensors (`x.to`,
 `x[:, None]`, `x.sum()`, ...) in the interpreter."""
 
-import builtins
-
 import numpy as np
 
 from tile.language import dtypes as d
@@ -14,7 +12,7 @@ from tile.runtime.interpreter.builtins import (_pointer, _program,
                                                expand_dims, reshape, trans)
 from tile.runtime.interpreter.reductions import max, min, sum
 from tile.runtime.interpreter.tensor import (SemanticError, Tensor, cast, lift,
-                                             make, shape_of, unwrap)
+                                             make, unwrap)
 
 # ------------------------------------------------- tensor descriptors
 
@@ -118,10 +116,8 @@ def _getitem(self, index):
     """Indexing with `None` (a new axis) and `:` (keep an axis)."""
     if not isinstance(index, tuple):
         index = (index,)
-    rank = len(shape_of(self))
-    kept = builtins.sum(1 for item in index if isinstance(unwrap(item), slice))
-    if kept > rank:
-        raise SemanticError("%d ':' in the index of a tensor of rank %d" % (kept, rank))
+    # Item k names axis k of the result (Triton's rule, as compiled): a ':'
+    # past the last axis keeps nothing.
     value, axis = self, 0
     for item in index:
         item = unwrap(item)
