@@ -368,7 +368,7 @@ INVALID = [
     "tl.store(OUT + offs, f0, mask=m, cache_modifier='.zz')",
     "bad = tl.cat(f0, i0)",
     "bad = f0 @ f1",
-    "bad = tl.arange(0, BLOCK)[:, None, None, :]",
+    "bad = tl.arange(0, BLOCK)[None, 1:]",
     "bad = tl.full((BLOCK,), 1, tl.float32, 3)",
     "bad = tl.atomic_add(OUTI, 1.5, sem='weird')",
     "bad = tl.dot(tl.zeros((16, 16), tl.int8), tl.zeros((16, 16), tl.int8), out_dtype=tl.float16)",
