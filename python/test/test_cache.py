@@ -125,9 +125,13 @@ def test_failed_compile_leaves_nothing(cache_dir, tmp_path):
 
 
 def test_interrupted_write_leaves_nothing(cache_dir, tmp_path, monkeypatch):
-    def fail(*args, **kwargs):
-        raise OSError("disk full")
-    monkeypatch.setattr(cache.json, "dump", fail)
+    real_open = open
+
+    def disk_full_at_the_manifest(path, *args, **kwargs):
+        if str(path).endswith(cache._MANIFEST) and "w" in (args[0] if args else ""):
+            raise OSError("disk full")
+        return real_open(path, *args, **kwargs)
+    monkeypatch.setattr(cache, "open", disk_full_at_the_manifest, raising=False)
     launch(load_module(tmp_path, "interrupted"))   # still compiles and runs
     assert entries(cache_dir) == [] and leftovers(cache_dir) == []
 
@@ -237,3 +241,71 @@ def test_processes_racing_on_one_entry(cache_dir, tmp_path, damaged):
     (entry,) = entries(cache_dir)
     assert cache._read_entry(entry)   # one whole, valid entry
     assert not leftovers(cache_dir)
+
+
+# ------------------------------------------------------------- remote cache
+
+class DictBackend(cache.RemoteCacheBackend):
+    """A remote cache in a dict (what a Redis or S3 backend would hold)."""
+    store = {}
+    fail = False
+
+    def get(self, filenames):
+        if DictBackend.fail:
+            raise ConnectionError("remote down")
+        return {name: self.store[(self.key, name)] for name in filenames
+                if (self.key, name) in self.store}
+
+    def put(self, filename, data):
+        if DictBackend.fail:
+            raise ConnectionError("remote down")
+        self.store[(self.key, filename)] = data
+
+
+@pytest.fixture
+def remote(monkeypatch):
+    DictBackend.store, DictBackend.fail = {}, False
+    monkeypatch.setenv("TILE_REMOTE_CACHE_BACKEND",
+                       "%s:DictBackend" % __name__)
+    yield DictBackend
+
+
+def test_a_remote_entry_serves_another_machine(cache_dir, tmp_path, monkeypatch,
+                                               remote):
+    launch(load_module(tmp_path, "writer"))
+    names = {name for _, name in remote.store}
+    assert names == {"metadata.json", "kernel.cubin", "kernel.ptx", "kernel.llir",
+                     "kernel.tile", "kernel.tilegpu", "manifest.json"}
+    # Another machine: an empty local cache, the same remote.
+    shutil.rmtree(cache_dir)
+    forbid_compiles(monkeypatch)
+    reader = load_module(tmp_path, "reader")
+    launch(reader)
+    (kernel,) = reader.kernel.cache.values()
+    assert kernel.asm["cubin"][:4] == b"\x7fELF"
+    assert len(entries(cache_dir)) == 1   # now also local
+
+
+def test_a_damaged_remote_entry_is_compiled_instead(cache_dir, tmp_path, remote):
+    launch(load_module(tmp_path, "writer"))
+    for key in [k for k in remote.store if k[1] == "kernel.cubin"]:
+        remote.store[key] = remote.store[key][:-8]   # truncated
+    shutil.rmtree(cache_dir)
+    with pytest.warns(RuntimeWarning, match="remote cache's entry .* is damaged"):
+        launch(load_module(tmp_path, "reader"))
+    (entry,) = entries(cache_dir)   # compiled and stored afresh, undamaged
+    cache._read_entry(entry)
+
+
+def test_a_failing_remote_costs_a_warning_only(cache_dir, tmp_path, remote):
+    remote.fail = True
+    with pytest.warns(RuntimeWarning, match="remote cache failed"):
+        launch(load_module(tmp_path, "offline"))
+    assert len(entries(cache_dir)) == 1
+
+
+def test_a_misnamed_backend_is_a_warning(cache_dir, tmp_path, monkeypatch):
+    monkeypatch.setenv("TILE_REMOTE_CACHE_BACKEND", "no_such_module:Backend")
+    with pytest.warns(RuntimeWarning, match="remote cache backend .* is unusable"):
+        launch(load_module(tmp_path, "misnamed"))
+    assert len(entries(cache_dir)) == 1

@@ -6,7 +6,7 @@ seen); assigning it overrides the variable; `del` (or `scope()` ending)
 goes back to the variable. Groups:
 
   knobs.runtime      debug, interpret, launch/load/compile hooks
-  knobs.cache        dir, enabled
+  knobs.cache        dir, enabled, remote_backend
   knobs.autotuning   print, cache
   knobs.compilation  dump_ir, always_compile
   knobs.nvidia       ptxas (its path and version)
@@ -165,6 +165,8 @@ class RuntimeKnobs(_Group):
 class CacheKnobs(_Group):
     dir = env_knob("TILE_CACHE_DIR", None)
     enabled = env_knob("TILE_CACHE", True, _parse_bool)
+    # A RemoteCacheBackend subclass, or "module:Class" naming one.
+    remote_backend = env_knob("TILE_REMOTE_CACHE_BACKEND", None)
 
     @property
     def resolved_dir(self):

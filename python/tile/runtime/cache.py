@@ -10,6 +10,13 @@ a temporary name and renamed into place, so concurrent processes and
 interrupted writes never leave a partial entry, and a failed compile leaves
 nothing.
 
+A remote cache shared between machines (Triton's `RemoteCacheBackend`
+interface) plugs in with ``TILE_REMOTE_CACHE_BACKEND=module:Class`` or
+``tile.knobs.cache.remote_backend = Class``: a local miss asks it for the
+entry's files, which are checked as a local entry is before they are used;
+each `store` also puts them there. A backend that fails costs a warning and
+a compile, never a wrong kernel.
+
 Entries heal: each holds a manifest (the size and SHA-256 of every other
 file, written last before the rename), and `load` checks it and the shape
 of the metadata. Any damage (a truncated cubin, an empty PTX, metadata that
@@ -19,6 +26,7 @@ replaced.
 """
 
 import hashlib
+import importlib
 import json
 import os
 import shutil
@@ -27,6 +35,7 @@ import uuid
 import warnings
 
 from tile import _C
+from tile import knobs
 from tile.compiler.compiler import CompiledKernel
 
 _STAGES = ("tile", "tilegpu", "llir", "ptx")
@@ -123,16 +132,75 @@ def _read_entry(directory):
     return metadata, asm
 
 
+class RemoteCacheBackend:
+    """A store of compiled kernels shared between machines, as Triton's
+    interface has it: one instance per kernel `key`; `get(filenames)`
+    returns {name: bytes} of the files it holds, `put(filename, data)`
+    keeps one. Subclass it and name the class in
+    TILE_REMOTE_CACHE_BACKEND ("module:Class") or knobs.cache.remote_backend."""
+
+    def __init__(self, key):
+        self.key = key
+
+    def get(self, filenames):
+        raise NotImplementedError
+
+    def put(self, filename, data):
+        raise NotImplementedError
+
+
+def _remote(key):
+    """The configured remote backend for `key`, or None."""
+    backend = knobs.cache.remote_backend
+    if not backend:
+        return None
+    try:
+        if isinstance(backend, str):
+            module, _, name = backend.partition(":")
+            backend = getattr(importlib.import_module(module), name)
+        return backend(key)
+    except Exception as e:   # a misconfigured backend only costs the cache
+        warnings.warn("tile: the remote cache backend %r is unusable (%s)"
+                      % (knobs.cache.remote_backend, e), RuntimeWarning,
+                      stacklevel=3)
+        return None
+
+
+def _fetch_remote(key):
+    """Copies `key`'s entry from the remote backend into the local cache,
+    checked as a local entry is; True if it is there now."""
+    remote = _remote(key)
+    if remote is None:
+        return False
+    names = list(_FILES) + [_MANIFEST]
+    try:
+        files = remote.get(names)
+    except Exception as e:
+        warnings.warn("tile: the remote cache failed to read %s (%s)"
+                      % (key, e), RuntimeWarning, stacklevel=3)
+        return False
+    if not isinstance(files, dict) or any(
+            not isinstance(files.get(name), bytes) for name in names):
+        return False   # not (all) there: a miss
+    return _write_entry(key, files, check=True)
+
+
 def load(key):
-    """The cached CompiledKernel for `key`, or None: none stored, or a
-    damaged entry (warned about once; the next `store` replaces it)."""
+    """The cached CompiledKernel for `key`, or None: none stored (locally
+    or, if one is configured, remotely), or a damaged entry (warned about
+    once; the next `store` replaces it)."""
     if not enabled():
         return None
     directory = _entry_dir(key)
     try:
         metadata, asm = _read_entry(directory)
     except FileNotFoundError:
-        return None
+        if not _fetch_remote(key):
+            return None
+        try:
+            metadata, asm = _read_entry(directory)
+        except (OSError, DamagedEntry):
+            return None
     except OSError:
         return None
     except DamagedEntry as e:
@@ -146,14 +214,35 @@ def load(key):
 def store(key, kernel):
     """Writes `kernel` under `key`, atomically; a damaged entry there is
     replaced. Failures to write (a read-only or full disk) only cost the
-    next process a compile."""
+    next process a compile. A configured remote backend gets the files
+    too, the manifest last."""
     if not enabled():
         return
+    data = {"kernel." + stage: kernel.asm[stage].encode() for stage in _STAGES}
+    data["kernel.cubin"] = kernel.asm["cubin"]
+    data["metadata.json"] = json.dumps(kernel.metadata).encode()
+    data[_MANIFEST] = json.dumps(
+        {name: _digest(content) for name, content in data.items()}).encode()
+    _write_entry(key, data)
+    remote = _remote(key)
+    if remote is not None:
+        try:
+            for name in list(_FILES) + [_MANIFEST]:
+                remote.put(name, data[name])
+        except Exception as e:
+            warnings.warn("tile: the remote cache failed to store %s (%s)"
+                          % (key, e), RuntimeWarning, stacklevel=2)
+
+
+def _write_entry(key, files, check=False):
+    """Puts the entry `files` ({name: bytes}, the manifest among them) in
+    place under `key` by renames; with `check`, only if they read back as
+    an undamaged entry. True if an undamaged entry is there afterwards."""
     final = _entry_dir(key)
     if os.path.lexists(final):
         try:
             _read_entry(final)
-            return   # another process stored it
+            return True   # another process stored it
         except (OSError, DamagedEntry):
             pass
     parent = os.path.dirname(final)
@@ -161,16 +250,19 @@ def store(key, kernel):
     try:
         os.makedirs(parent, exist_ok=True)
         tmp = tempfile.mkdtemp(prefix=".tmp-", dir=parent)
-        data = {"kernel." + stage: kernel.asm[stage].encode() for stage in _STAGES}
-        data["kernel.cubin"] = kernel.asm["cubin"]
-        data["metadata.json"] = json.dumps(kernel.metadata).encode()
-        for name, content in data.items():
+        # The manifest is written last: a complete entry has it, and it says
+        # what the others must hold.
+        for name in list(_FILES) + [_MANIFEST]:
             with open(os.path.join(tmp, name), "wb") as f:
-                f.write(content)
-        # Written last: a complete entry has it, and it says what the others
-        # must hold.
-        with open(os.path.join(tmp, _MANIFEST), "w") as f:
-            json.dump({name: _digest(content) for name, content in data.items()}, f)
+                f.write(files[name])
+        if check:
+            try:
+                _read_entry(tmp)
+            except DamagedEntry as e:
+                warnings.warn("tile: the remote cache's entry %s is damaged "
+                              "(%s); compiling instead" % (key, e),
+                              RuntimeWarning, stacklevel=3)
+                return False
         if os.path.lexists(final):
             # The damaged entry moves aside (one rename) before ours moves in.
             aside = os.path.join(parent, ".damaged-" + uuid.uuid4().hex)
@@ -185,8 +277,9 @@ def store(key, kernel):
                     os.remove(aside)
         os.rename(tmp, final)
         tmp = None
+        return True
     except OSError:
-        pass
+        return False
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
