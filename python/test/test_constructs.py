@@ -459,3 +459,31 @@ CHECK: arith.constant 3.0
 CHECK-NOT: arith.select
 CHECK: tile.store {{.*}}, %[[V]]
 """)
+
+
+@tile.jit
+def pick_by_ternaries(x, c):
+    if c > 0:
+        return x * 2.0 if c > 1 else x
+    return x + 1.0 if c < -1 else x - 1.0
+
+
+@tile.jit
+def ternaries_in_returns(x_ptr, c):
+    tl.store(x_ptr, pick_by_ternaries(tl.load(x_ptr), c))
+
+
+def test_ternaries_inside_returning_branches():
+    # A conditional expression inside a `return` builds its own scf.if and
+    # leaves the function's return bookkeeping alone: the two returns merge
+    # into one result.
+    filecheck(ir_of(ternaries_in_returns, {"x_ptr": "*fp32", "c": "i32"}), r"""
+CHECK: func.func private @pick_by_ternaries_0
+CHECK: %[[R:.*]] = scf.if {{.*}} -> (f32)
+CHECK: scf.if {{.*}} -> (f32)
+CHECK: arith.mulf
+CHECK: scf.if {{.*}} -> (f32)
+CHECK: arith.addf
+CHECK: arith.subf
+CHECK: return %[[R]] : f32
+""")

@@ -268,7 +268,11 @@ class ControlFlow:
             return statement
         branch = ast.copy_location(ast.If(test=node.test, body=[assign(node.body)],
                                           orelse=[assign(node.orelse)]), node)
+        # The branches return nothing: what the enclosing code has returned
+        # so far stays as it was.
+        returns = self.returns
         self.visit_If(branch, cond)
+        self.returns = returns
         # Both sides None (statements used as values) leave no slot behind.
         return self.scope.pop(slot, None)
 
