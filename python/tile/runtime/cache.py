@@ -42,6 +42,8 @@ _STAGES = ("tile", "tilegpu", "llir", "ptx")
 _FILES = tuple("kernel." + stage for stage in _STAGES) + ("kernel.cubin",
                                                            "metadata.json")
 _MANIFEST = "manifest.json"
+# Every file of an entry, in the order it is written (the manifest last).
+_ENTRY_FILES = _FILES + (_MANIFEST,)
 # What CompiledKernel users read from the metadata, by type.
 _METADATA = {"name": str, "num_warps": int, "num_stages": int, "target": str,
              "shared": int, "host_descriptors": list}
@@ -172,15 +174,14 @@ def _fetch_remote(key):
     remote = _remote(key)
     if remote is None:
         return False
-    names = list(_FILES) + [_MANIFEST]
     try:
-        files = remote.get(names)
+        files = remote.get(list(_ENTRY_FILES))
     except Exception as e:
         warnings.warn("tile: the remote cache failed to read %s (%s)"
                       % (key, e), RuntimeWarning, stacklevel=3)
         return False
     if not isinstance(files, dict) or any(
-            not isinstance(files.get(name), bytes) for name in names):
+            not isinstance(files.get(name), bytes) for name in _ENTRY_FILES):
         return False   # not (all) there: a miss
     return _write_entry(key, files, check=True)
 
@@ -227,7 +228,7 @@ def store(key, kernel):
     remote = _remote(key)
     if remote is not None:
         try:
-            for name in list(_FILES) + [_MANIFEST]:
+            for name in _ENTRY_FILES:
                 remote.put(name, data[name])
         except Exception as e:
             warnings.warn("tile: the remote cache failed to store %s (%s)"
@@ -252,7 +253,7 @@ def _write_entry(key, files, check=False):
         tmp = tempfile.mkdtemp(prefix=".tmp-", dir=parent)
         # The manifest is written last: a complete entry has it, and it says
         # what the others must hold.
-        for name in list(_FILES) + [_MANIFEST]:
+        for name in _ENTRY_FILES:
             with open(os.path.join(tmp, name), "wb") as f:
                 f.write(files[name])
         if check:
