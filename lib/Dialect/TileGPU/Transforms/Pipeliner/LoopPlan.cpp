@@ -175,6 +175,34 @@ LocalAllocOp matchDotStaging(Operation *load, Block *body) {
   return alloc;
 }
 
+/// The buffer a load used in registers is copied into: row-major in the
+/// order of its blocked layout, so that each thread reads back the very
+/// vectors its copy wrote (conflict-free, as the global access was
+/// coalesced).
+MemDescType registerLoadBuffer(LoadOp load) {
+  auto type = cast<RankedTensorType>(load.getType());
+  auto blocked = cast<BlockedEncodingAttr>(type.getEncoding());
+  return MemDescType::get(
+      load.getContext(), type.getShape(), type.getElementType(),
+      SharedEncodingAttr::get(load.getContext(), blocked.getOrder()));
+}
+
+/// Whether `load`, which the body uses in registers, can be copied ahead:
+/// a tile (of numbers) whose address changes with the iteration, zero
+/// where masked off (cp.async fills zeros), in words of at least 4 bytes.
+bool isRegisterLoad(Operation *op, scf::ForOp loop,
+                    const AxisInfoAnalysis &axisInfo) {
+  auto load = dyn_cast<LoadOp>(op);
+  if (!load || load.getIsVolatile() || !isZeroOrAbsent(load.getOther()) ||
+      loop.isDefinedOutsideOfLoop(load.getPtr()))
+    return false;
+  auto type = dyn_cast<RankedTensorType>(load.getType());
+  if (!type || !isa_and_nonnull<BlockedEncodingAttr>(type.getEncoding()) ||
+      !type.getElementType().isIntOrFloat())
+    return false;
+  return copiesInWords(load, registerLoadBuffer(load), axisInfo);
+}
+
 std::optional<StagedLoad> matchStagedLoad(Operation *op, Block *body,
                                           const AxisInfoAnalysis &axisInfo) {
   if (auto load = dyn_cast<DescriptorLoadOp>(op)) {
@@ -206,16 +234,20 @@ LogicalResult collectAddressOps(scf::ForOp loop, LoopPlan &plan) {
   llvm::SmallPtrSet<Operation *, 32> ops;
   llvm::SmallSetVector<unsigned, 4> args;
   SmallVector<Value> worklist;
+  auto addLoad = [&](LoadOp load) {
+    worklist.push_back(load.getPtr());
+    if (Value mask = load.getMask())
+      worklist.push_back(mask);
+  };
   for (StagedLoad &staged : plan.loads) {
-    if (auto load = dyn_cast<LoadOp>(staged.load)) {
-      worklist.push_back(load.getPtr());
-      if (Value mask = load.getMask())
-        worklist.push_back(mask);
-    } else {
+    if (auto load = dyn_cast<LoadOp>(staged.load))
+      addLoad(load);
+    else
       llvm::append_range(worklist,
                          cast<DescriptorLoadOp>(staged.load).getIndices());
-    }
   }
+  for (LoadOp load : plan.registerLoads)
+    addLoad(load);
   auto yield = cast<scf::YieldOp>(body->getTerminator());
   while (!worklist.empty()) {
     Value value = worklist.pop_back_val();
@@ -244,6 +276,8 @@ LogicalResult collectAddressOps(scf::ForOp loop, LoopPlan &plan) {
   llvm::SmallPtrSet<Operation *, 8> loads;
   for (StagedLoad &staged : plan.loads)
     loads.insert(staged.load);
+  for (LoadOp load : plan.registerLoads)
+    loads.insert(load);
   llvm::SmallPtrSet<Value, 32> shifted;
   for (unsigned index : plan.shiftedArgs) {
     if (!loop.getResult(index).use_empty())
@@ -290,17 +324,40 @@ pipeliner::loopsToPipeline(ModuleOp module, int defaultStages) {
 }
 
 std::optional<LoopPlan> pipeliner::planLoop(scf::ForOp loop,
-                                            const AxisInfoAnalysis &axisInfo) {
+                                            const AxisInfoAnalysis &axisInfo,
+                                            bool withRegisterLoads) {
   APInt step;
   if (!matchPattern(loop.getStep(), m_ConstantInt(&step)) ||
       !step.isStrictlyPositive())
     return std::nullopt;
   LoopPlan plan;
-  for (Operation &op : *loop.getBody())
+  SmallVector<LoadOp> others;
+  for (Operation &op : *loop.getBody()) {
     if (auto staged = matchStagedLoad(&op, loop.getBody(), axisInfo))
       plan.loads.push_back(*staged);
-  if (plan.loads.empty() || failed(collectAddressOps(loop, plan)))
+    else if (withRegisterLoads && isRegisterLoad(&op, loop, axisInfo))
+      others.push_back(cast<LoadOp>(op));
+  }
+  // Only loops that stage dot operands anyway: a loop without a dot is
+  // left to the hardware's own latency hiding, as Triton leaves it.
+  if (plan.loads.empty())
+    return std::nullopt;
+  plan.registerLoads = std::move(others);
+  if (failed(collectAddressOps(loop, plan)))
     return std::nullopt;
   matchAsyncDots(loop, plan);
   return plan;
+}
+
+void pipeliner::stageRegisterLoads(LoopPlan &plan) {
+  for (LoadOp load : plan.registerLoads) {
+    OpBuilder b(load->getContext());
+    b.setInsertionPointAfter(load);
+    auto alloc =
+        LocalAllocOp::create(b, load.getLoc(), registerLoadBuffer(load), load);
+    auto value = LocalLoadOp::create(b, load.getLoc(), load.getType(), alloc);
+    load.getResult().replaceAllUsesExcept(value, alloc);
+    plan.loads.push_back(StagedLoad{load, alloc});
+  }
+  plan.registerLoads.clear();
 }

@@ -22,6 +22,11 @@
 // (cp.async writes zeros there, as the masked load's zero `other` would).
 // Barriers are left to tilegpu-insert-barriers.
 //
+// Tiles the same loop loads to use in registers (a packed weight it
+// unpacks, a scale) are copied ahead the same way, into a row-major buffer
+// that a local_load reads where the load was (stageRegisterLoads): left as
+// plain loads, their latency stays in every iteration.
+//
 // Dots run async where something can overlap them (see
 // LoopPlan::asyncDots, and AsyncDotWaits.cpp for their waits). How many
 // buffers a loop gets is PipelineSchedule.h's policy; with late copies the
@@ -219,7 +224,9 @@ struct PipelinePass : tilegpu::impl::TileGPUPipelineBase<PipelinePass> {
       return;
     AxisInfoAnalysis axisInfo(module);
     for (auto [loop, stages] : loops)
-      if (std::optional<LoopPlan> plan = planLoop(loop, axisInfo)) {
+      if (std::optional<LoopPlan> plan =
+              planLoop(loop, axisInfo, /*withRegisterLoads=*/true)) {
+        stageRegisterLoads(*plan);
         PipelineSchedule schedule =
             scheduleFor(loop, *plan, stages, maxShared, sharedPerSM);
         LoopPipeliner(loop, std::move(*plan), stages, schedule).run();

@@ -60,6 +60,11 @@ struct AsyncDot {
 /// What pipelining one loop takes.
 struct LoopPlan {
   SmallVector<StagedLoad> loads;
+  /// Loads whose tiles the body uses in registers (a packed weight it
+  /// unpacks, a scale): stageRegisterLoads gives each a buffer that its
+  /// copy fills ahead like the dots' operands, and a local_load where the
+  /// value was.
+  SmallVector<tile::LoadOp> registerLoads;
   /// Body ops computing the loads' operands and the next values of the
   /// shifted iter args, in body order.
   SmallVector<Operation *> addressOps;
@@ -104,9 +109,18 @@ LogicalResult checkNumStages(ModuleOp module, int numStages);
 SmallVector<std::pair<scf::ForOp, int>> loopsToPipeline(ModuleOp module,
                                                         int defaultStages);
 
-/// The plan of `loop`, or none when it cannot be pipelined.
+/// The plan of `loop`, or none when it cannot be pipelined. With
+/// `withRegisterLoads`, a loop that stages dot operands also copies ahead
+/// the loads it uses in registers (LoopPlan::registerLoads); without, such
+/// a load keeps the loop from being pipelined.
 std::optional<LoopPlan> planLoop(scf::ForOp loop,
-                                 const tile::AxisInfoAnalysis &axisInfo);
+                                 const tile::AxisInfoAnalysis &axisInfo,
+                                 bool withRegisterLoads = false);
+
+/// Gives each of `plan`'s register loads a shared buffer that it fills and
+/// a local_load of it in the load's layout, then stages it as the dots'
+/// loads are.
+void stageRegisterLoads(LoopPlan &plan);
 
 /// Bytes of one copy of a staged operand's buffer.
 int64_t bufferBytes(MemDescType type);

@@ -1,0 +1,144 @@
+// RUN: tile-opt %s -split-input-file --tilegpu-pipeline=num-stages=3 --canonicalize | FileCheck %s
+
+// A weight loaded through a pointer the loop advances and unpacked in
+// registers (int4 in int8) used to keep the whole loop from being
+// pipelined: its load was neither a dot's staged operand nor address
+// arithmetic. It is now copied ahead like the dot's operand, into a
+// multi-buffered row-major buffer, and read back where the load was.
+// CHECK-DAG: #[[ROWS:.*]] = #tilegpu.shared<{order = [1, 0]}>
+// CHECK-LABEL: func.func @unpacked_weight
+// CHECK-DAG: %[[A:.*]] = tilegpu.local_alloc : () -> !tilegpu.memdesc<{{[0-9]+}}x64x32xbf16, #nvmma>
+// CHECK-DAG: %[[W:.*]] = tilegpu.local_alloc : () -> !tilegpu.memdesc<{{[0-9]+}}x32x64xi8, #[[ROWS]]>
+// CHECK: tilegpu.async_copy_global_to_local {{.*}} -> <32x64xi8, #[[ROWS]]>
+// CHECK: scf.for
+// CHECK: tilegpu.async_wait {pending = 1 : i32}
+// CHECK: tilegpu.async_copy_global_to_local {{.*}} -> <64x32xbf16, #nvmma>
+// CHECK: tilegpu.async_copy_global_to_local {{.*}} -> <32x64xi8, #[[ROWS]]>
+// CHECK: %[[SLOT:.*]] = tilegpu.memdesc_index %[[W]]
+// CHECK: %[[PACKED:.*]] = tilegpu.local_load %[[SLOT]] : <32x64xi8, #[[ROWS]]> -> tensor<32x64xi8, #blocked1>
+// CHECK: arith.sitofp %[[PACKED]]
+// CHECK-NOT: tile.load
+// CHECK: scf.yield
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [4, 1], order = [1, 0]}>
+#blocked1 = #tilegpu.blocked<{sizePerThread = [1, 16], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+#nvmma = #tilegpu.nvmma_shared<{swizzle = 64, order = [1, 0]}>
+#nvmma1 = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#sa0 = #tilegpu.slice<{dim = 0, parent = #blocked}>
+#sa1 = #tilegpu.slice<{dim = 1, parent = #blocked}>
+#sb0 = #tilegpu.slice<{dim = 0, parent = #blocked1}>
+#sb1 = #tilegpu.slice<{dim = 1, parent = #blocked1}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @unpacked_weight(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %w: !tile.ptr<i8> {tile.divisibility = 16 : i32}, %n: i32, %lda: i32 {tile.divisibility = 16 : i32}, %ldw: i32 {tile.divisibility = 16 : i32}) -> tensor<64x64xf32, #mma> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c32 = arith.constant 32 : i32
+    %acc0 = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+    %rows_a = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #sa1>
+    %ra = tile.expand_dims %rows_a {axis = 1 : i32} : tensor<64xi32, #sa1> -> tensor<64x1xi32, #blocked>
+    %lda_t = tile.splat %lda : i32 -> tensor<64x1xi32, #blocked>
+    %ra_off = arith.muli %ra, %lda_t : tensor<64x1xi32, #blocked>
+    %ra_b = tile.broadcast %ra_off : tensor<64x1xi32, #blocked> -> tensor<64x32xi32, #blocked>
+    %cols_a = tile.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #sa0>
+    %ca = tile.expand_dims %cols_a {axis = 0 : i32} : tensor<32xi32, #sa0> -> tensor<1x32xi32, #blocked>
+    %ca_b = tile.broadcast %ca : tensor<1x32xi32, #blocked> -> tensor<64x32xi32, #blocked>
+    %a_off = arith.addi %ra_b, %ca_b : tensor<64x32xi32, #blocked>
+    %a_base = tile.splat %a : !tile.ptr<bf16> -> tensor<64x32x!tile.ptr<bf16>, #blocked>
+    %a_ptrs = tile.addptr %a_base, %a_off : tensor<64x32x!tile.ptr<bf16>, #blocked>, tensor<64x32xi32, #blocked>
+    %rows_w = tile.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #sb1>
+    %rw = tile.expand_dims %rows_w {axis = 1 : i32} : tensor<32xi32, #sb1> -> tensor<32x1xi32, #blocked1>
+    %ldw_t = tile.splat %ldw : i32 -> tensor<32x1xi32, #blocked1>
+    %rw_off = arith.muli %rw, %ldw_t : tensor<32x1xi32, #blocked1>
+    %rw_b = tile.broadcast %rw_off : tensor<32x1xi32, #blocked1> -> tensor<32x64xi32, #blocked1>
+    %cols_w = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #sb0>
+    %cw = tile.expand_dims %cols_w {axis = 0 : i32} : tensor<64xi32, #sb0> -> tensor<1x64xi32, #blocked1>
+    %cw_b = tile.broadcast %cw : tensor<1x64xi32, #blocked1> -> tensor<32x64xi32, #blocked1>
+    %w_off = arith.addi %rw_b, %cw_b : tensor<32x64xi32, #blocked1>
+    %w_base = tile.splat %w : !tile.ptr<i8> -> tensor<32x64x!tile.ptr<i8>, #blocked1>
+    %w_ptrs = tile.addptr %w_base, %w_off : tensor<32x64x!tile.ptr<i8>, #blocked1>, tensor<32x64xi32, #blocked1>
+    %a_step = tile.splat %c32 : i32 -> tensor<64x32xi32, #blocked>
+    %w_step_s = arith.muli %ldw, %c32 : i32
+    %w_step = tile.splat %w_step_s : i32 -> tensor<32x64xi32, #blocked1>
+    %r:3 = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %acc0, %pa = %a_ptrs, %pw = %w_ptrs) -> (tensor<64x64xf32, #mma>, tensor<64x32x!tile.ptr<bf16>, #blocked>, tensor<32x64x!tile.ptr<i8>, #blocked1>) : i32 {
+      %x = tile.load %pa : tensor<64x32x!tile.ptr<bf16>, #blocked>
+      %packed = tile.load %pw : tensor<32x64x!tile.ptr<i8>, #blocked1>
+      %wf = arith.sitofp %packed : tensor<32x64xi8, #blocked1> to tensor<32x64xbf16, #blocked1>
+      %xa = tilegpu.local_alloc %x : (tensor<64x32xbf16, #blocked>) -> !tilegpu.memdesc<64x32xbf16, #nvmma>
+      %wb = tilegpu.local_alloc %wf : (tensor<32x64xbf16, #blocked1>) -> !tilegpu.memdesc<32x64xbf16, #nvmma1>
+      %d = tilegpu.warpgroup_dot %xa, %wb, %acc : !tilegpu.memdesc<64x32xbf16, #nvmma> * <32x64xbf16, #nvmma1> -> tensor<64x64xf32, #mma>
+      %pa2 = tile.addptr %pa, %a_step : tensor<64x32x!tile.ptr<bf16>, #blocked>, tensor<64x32xi32, #blocked>
+      %pw2 = tile.addptr %pw, %w_step : tensor<32x64x!tile.ptr<i8>, #blocked1>, tensor<32x64xi32, #blocked1>
+      scf.yield %d, %pa2, %pw2 : tensor<64x64xf32, #mma>, tensor<64x32x!tile.ptr<bf16>, #blocked>, tensor<32x64x!tile.ptr<i8>, #blocked1>
+    }
+    return %r#0 : tensor<64x64xf32, #mma>
+  }
+}
+
+// -----
+
+// A register load whose masked-off lanes read a value other than zero
+// cannot be a cp.async (which fills zeros): it stays a load in the loop,
+// and only the dot's operand is copied ahead.
+// CHECK-LABEL: func.func @nonzero_other
+// CHECK-NOT: xi8, #shared
+// CHECK: scf.for
+// CHECK: tilegpu.async_copy_global_to_local {{.*}} -> <64x32xbf16, #nvmma>
+// CHECK-NOT: xi8, #shared
+// CHECK: tile.load %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x64x!tile.ptr<i8>
+// CHECK-NOT: xi8, #shared
+// CHECK: scf.yield
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [4, 1], order = [1, 0]}>
+#blocked1 = #tilegpu.blocked<{sizePerThread = [1, 16], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+#nvmma = #tilegpu.nvmma_shared<{swizzle = 64, order = [1, 0]}>
+#nvmma1 = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#sa0 = #tilegpu.slice<{dim = 0, parent = #blocked}>
+#sa1 = #tilegpu.slice<{dim = 1, parent = #blocked}>
+#sb0 = #tilegpu.slice<{dim = 0, parent = #blocked1}>
+#sb1 = #tilegpu.slice<{dim = 1, parent = #blocked1}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @nonzero_other(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %w: !tile.ptr<i8> {tile.divisibility = 16 : i32}, %n: i32, %lda: i32 {tile.divisibility = 16 : i32}, %ldw: i32 {tile.divisibility = 16 : i32}, %mask: tensor<32x64xi1, #blocked1>) -> tensor<64x64xf32, #mma> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c32 = arith.constant 32 : i32
+    %seven = arith.constant dense<7> : tensor<32x64xi8, #blocked1>
+    %acc0 = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+    %rows_a = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #sa1>
+    %ra = tile.expand_dims %rows_a {axis = 1 : i32} : tensor<64xi32, #sa1> -> tensor<64x1xi32, #blocked>
+    %lda_t = tile.splat %lda : i32 -> tensor<64x1xi32, #blocked>
+    %ra_off = arith.muli %ra, %lda_t : tensor<64x1xi32, #blocked>
+    %ra_b = tile.broadcast %ra_off : tensor<64x1xi32, #blocked> -> tensor<64x32xi32, #blocked>
+    %cols_a = tile.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #sa0>
+    %ca = tile.expand_dims %cols_a {axis = 0 : i32} : tensor<32xi32, #sa0> -> tensor<1x32xi32, #blocked>
+    %ca_b = tile.broadcast %ca : tensor<1x32xi32, #blocked> -> tensor<64x32xi32, #blocked>
+    %a_off = arith.addi %ra_b, %ca_b : tensor<64x32xi32, #blocked>
+    %a_base = tile.splat %a : !tile.ptr<bf16> -> tensor<64x32x!tile.ptr<bf16>, #blocked>
+    %a_ptrs = tile.addptr %a_base, %a_off : tensor<64x32x!tile.ptr<bf16>, #blocked>, tensor<64x32xi32, #blocked>
+    %rows_w = tile.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #sb1>
+    %rw = tile.expand_dims %rows_w {axis = 1 : i32} : tensor<32xi32, #sb1> -> tensor<32x1xi32, #blocked1>
+    %ldw_t = tile.splat %ldw : i32 -> tensor<32x1xi32, #blocked1>
+    %rw_off = arith.muli %rw, %ldw_t : tensor<32x1xi32, #blocked1>
+    %rw_b = tile.broadcast %rw_off : tensor<32x1xi32, #blocked1> -> tensor<32x64xi32, #blocked1>
+    %cols_w = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #sb0>
+    %cw = tile.expand_dims %cols_w {axis = 0 : i32} : tensor<64xi32, #sb0> -> tensor<1x64xi32, #blocked1>
+    %cw_b = tile.broadcast %cw : tensor<1x64xi32, #blocked1> -> tensor<32x64xi32, #blocked1>
+    %w_off = arith.addi %rw_b, %cw_b : tensor<32x64xi32, #blocked1>
+    %w_base = tile.splat %w : !tile.ptr<i8> -> tensor<32x64x!tile.ptr<i8>, #blocked1>
+    %w_ptrs = tile.addptr %w_base, %w_off : tensor<32x64x!tile.ptr<i8>, #blocked1>, tensor<32x64xi32, #blocked1>
+    %a_step = tile.splat %c32 : i32 -> tensor<64x32xi32, #blocked>
+    %w_step_s = arith.muli %ldw, %c32 : i32
+    %w_step = tile.splat %w_step_s : i32 -> tensor<32x64xi32, #blocked1>
+    %r:3 = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %acc0, %pa = %a_ptrs, %pw = %w_ptrs) -> (tensor<64x64xf32, #mma>, tensor<64x32x!tile.ptr<bf16>, #blocked>, tensor<32x64x!tile.ptr<i8>, #blocked1>) : i32 {
+      %x = tile.load %pa : tensor<64x32x!tile.ptr<bf16>, #blocked>
+      %packed = tile.load %pw, %mask, %seven : tensor<32x64x!tile.ptr<i8>, #blocked1>
+      %wf = arith.sitofp %packed : tensor<32x64xi8, #blocked1> to tensor<32x64xbf16, #blocked1>
+      %xa = tilegpu.local_alloc %x : (tensor<64x32xbf16, #blocked>) -> !tilegpu.memdesc<64x32xbf16, #nvmma>
+      %wb = tilegpu.local_alloc %wf : (tensor<32x64xbf16, #blocked1>) -> !tilegpu.memdesc<32x64xbf16, #nvmma1>
+      %d = tilegpu.warpgroup_dot %xa, %wb, %acc : !tilegpu.memdesc<64x32xbf16, #nvmma> * <32x64xbf16, #nvmma1> -> tensor<64x64xf32, #mma>
+      %pa2 = tile.addptr %pa, %a_step : tensor<64x32x!tile.ptr<bf16>, #blocked>, tensor<64x32xi32, #blocked>
+      %pw2 = tile.addptr %pw, %w_step : tensor<32x64x!tile.ptr<i8>, #blocked1>, tensor<32x64xi32, #blocked1>
+      scf.yield %d, %pa2, %pw2 : tensor<64x64xf32, #mma>, tensor<64x32x!tile.ptr<bf16>, #blocked>, tensor<32x64x!tile.ptr<i8>, #blocked1>
+    }
+    return %r#0 : tensor<64x64xf32, #mma>
+  }
+}
