@@ -220,6 +220,18 @@ TEST(LinearLayoutTest, LdmatrixSwizzle) {
   expectOffsets(plain, [](int64_t r, int64_t c) { return c * 16 + r; });
 }
 
+// A rank-1 buffer (a row of scales a pipelined loop copies ahead) has no
+// row dimension to swizzle: its offsets are its indices.
+TEST(LinearLayoutTest, RankOneSharedBuffer) {
+  LinearLayout s = LinearLayout::sharedSwizzled({128}, {0}, 1, 1, 1);
+  std::optional<SmallVector<SmallVector<int64_t>>> inverse =
+      s.invertOffsets();
+  ASSERT_TRUE(inverse.has_value());
+  ASSERT_EQ(inverse->size(), 1u);
+  for (unsigned bit = 0; bit < 7; ++bit)
+    EXPECT_EQ((*inverse)[0][bit], int64_t(1) << bit);
+}
+
 TEST(LinearLayoutTest, NVMMASwizzles) {
   // 128-byte swizzle on fp16 rows of 64: chunk ^= row % 8.
   expectOffsets(LinearLayout::sharedNVMMA({64, 64}, {1, 0}, 16, 128),

@@ -153,7 +153,8 @@ LinearLayout LinearLayout::sharedSwizzled(ArrayRef<int64_t> shape,
       b.bases[Register].push_back(basis);
     }
   }
-  for (unsigned d : llvm::drop_begin(order, 2))
+  // drop_begin past the end of a rank-1 order would walk off it.
+  for (unsigned d : order.drop_front(std::min<size_t>(2, order.size())))
     b.repeat(d, 1);
   return b.build();
 }
@@ -202,6 +203,8 @@ LinearLayout::invertOffsets() const {
     rows.push_back({image, uint64_t(1) << i});
   }
   for (unsigned bit = 0; bit < totalBits; ++bit) {
+    if (bit >= rows.size())
+      return std::nullopt;
     auto pivot = llvm::find_if(llvm::drop_begin(rows, bit),
                                [&](auto &r) { return (r.first >> bit) & 1; });
     if (pivot == rows.end())

@@ -1,0 +1,229 @@
+"""Inference GEMMs: tile vs Triton on the same source (bench/inference_src.py
+and, for the small shapes, bench/kernels_src.py's matmul), with the library
+beside them, in one run.
+
+Sections (BENCH_INFERENCE picks, default all):
+  int4   weight-only int4 x bf16, per-column and per-group (128) scales,
+         4096x8192x8192 and decode (M=16, N=K=8192); library: cuBLAS bf16 on
+         the weights dequantized ahead of time.
+  fp8    e4m3 with row-wise scales, B K-major, 4096^3 and 8192^3; library:
+         torch._scaled_mm.
+  small  fp16 256^3, 512^3 and 1024^3: time per call from Python, launch
+         included (back-to-back calls, then one synchronize); library:
+         torch.matmul.
+Every result is checked against float64 before it is timed. Kernel times
+are medians of event-timed runs after warm-up (bench.gpu_time_ms); each
+kernel's best of a few configs is reported, with the config."""
+
+import os
+import sys
+import time
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import bench  # noqa: E402
+
+ROWS = []
+
+
+def cdiv(a, b):
+    return (a + b - 1) // b
+
+
+def check(what, got, want, tol=1e-2):
+    got, want = got.double(), want.double()
+    assert not torch.isnan(got).any(), "%s: unwritten (NaN) elements" % what
+    err = ((got - want).norm() / want.norm()).item()
+    assert err < tol, "%s: relative error %.3g over %.3g" % (what, err, tol)
+
+
+def best_of(name, impl, configs, run, flops, out, want):
+    """Times run(config) for each config (after checking its result) and
+    records the fastest."""
+    best = None
+    for config in configs:
+        out.fill_(float("nan"))
+        try:
+            run(config)
+        except Exception as e:  # noqa: BLE001 - reported, not fatal
+            print("%s %s %s: %s" % (name, impl, config,
+                                    str(e).splitlines()[0][:160]))
+            continue
+        torch.cuda.synchronize()
+        check("%s %s %s" % (name, impl, config), out, want)
+        ms = bench.gpu_time_ms(lambda: run(config), reps=50)
+        if best is None or ms < best[0]:
+            best = (ms, config)
+    if best:
+        ROWS.append((name, impl, best[0], flops / best[0] / 1e9,
+                     "%dx%dx%d/%dw/%ds" % best[1]))
+
+
+def packed_int4(K, N, block_k):
+    """Random signed int4 weights w (KxN) and their packing for block_k-wide
+    K steps (see int4_matmul_kernel)."""
+    lo = torch.randint(-8, 8, (K // 2, N), device="cuda", dtype=torch.int16)
+    hi = torch.randint(-8, 8, (K // 2, N), device="cuda", dtype=torch.int16)
+    packed = (hi * 16 + (lo & 15)).to(torch.int8)
+    w = torch.cat([lo.view(K // block_k, block_k // 2, N),
+                   hi.view(K // block_k, block_k // 2, N)],
+                  dim=1).reshape(K, N)
+    return w, packed
+
+
+def bench_int4(mods, shapes=((4096, 8192, 8192), (16, 8192, 8192))):
+    for M, N, K in shapes:
+        large = M >= 64
+        configs = ([(128, 128, 64, 8, 3), (128, 256, 64, 8, 3),
+                    (128, 128, 128, 8, 3)] if large else
+                   [(16, 64, 128, 4, 4), (16, 128, 128, 4, 4),
+                    (16, 64, 256, 4, 3)])
+        a = torch.randn(M, K, device="cuda").to(torch.bfloat16)
+        flops = 2.0 * M * N * K
+        for group in (0, 128):
+            name = "int4 %s %dx%dx%d" % ("per-column" if group == 0 else
+                                         "group 128", M, N, K)
+            if group == 0:
+                scales = (torch.rand(N, device="cuda") + 0.5).to(torch.bfloat16)
+                expand = lambda s: s[None, :].double()  # noqa: E731
+            else:
+                scales = (torch.rand(K // group, N, device="cuda") + 0.5).to(
+                    torch.bfloat16)
+                expand = lambda s: s.double().repeat_interleave(group, 0)  # noqa: E731
+            c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
+            # The packing depends on BLOCK_K: one per distinct BLOCK_K.
+            packings = {}
+            for config in configs:
+                if config[2] not in packings:
+                    w, packed = packed_int4(K, N, config[2])
+                    want = a.double() @ (w.double() * expand(scales))
+                    packings[config[2]] = (packed, want, w)
+            for impl, m in mods.items():
+                for bk in packings:
+                    packed, want, _ = packings[bk]
+
+                    def run(cfg, m=m, packed=packed):
+                        bm, bn, bk_, warps, stages = cfg
+                        m.int4_matmul_kernel[(cdiv(M, bm) * cdiv(N, bn),)](
+                            a, packed, scales, c, M, N, K, a.stride(0),
+                            a.stride(1), packed.stride(0), packed.stride(1),
+                            scales.stride(0) if group else 0, c.stride(0),
+                            c.stride(1), GROUP_SIZE=group, BLOCK_M=bm,
+                            BLOCK_N=bn, BLOCK_K=bk_, GROUP_M=8,
+                            num_warps=warps, num_stages=stages)
+                    best_of(name, impl, [x for x in configs if x[2] == bk],
+                            run, flops, c, want)
+            # The library on weights dequantized ahead of time (bf16).
+            _, want, w = next(iter(packings.values()))
+            dense = (w.double() * expand(scales)).to(torch.bfloat16)
+            ms = bench.gpu_time_ms(lambda: torch.matmul(a, dense), reps=50)
+            ROWS.append((name, "cuBLAS bf16", ms, flops / ms / 1e9,
+                         "dequantized weights"))
+
+
+def bench_fp8(mods, sizes=(4096, 8192)):
+    configs = [(128, 256, 128, 8, 3), (128, 128, 128, 8, 4),
+               (128, 256, 64, 8, 4)]
+    for size in sizes:
+        M = N = K = size
+        name = "fp8 e4m3 %d^3" % size
+        a = torch.randn(M, K, device="cuda").to(torch.float8_e4m3fn)
+        b = torch.randn(N, K, device="cuda").to(torch.float8_e4m3fn)
+        sa = torch.rand(M, device="cuda") + 0.5
+        sb = torch.rand(N, device="cuda") + 0.5
+        want = (a.double() @ b.double().t()) * sa.double()[:, None] * \
+            sb.double()[None, :]
+        c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
+        flops = 2.0 * M * N * K
+        for impl, m in mods.items():
+            def run(cfg, m=m):
+                bm, bn, bk, warps, stages = cfg
+                m.fp8_matmul_kernel[(cdiv(M, bm) * cdiv(N, bn),)](
+                    a, b, sa, sb, c, M, N, K, a.stride(0), b.stride(0),
+                    c.stride(0), BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
+                    GROUP_M=8, num_warps=warps, num_stages=stages)
+            best_of(name, impl, configs, run, flops, c, want)
+
+        def scaled_mm():
+            return torch._scaled_mm(a, b.t(), scale_a=sa[:, None],
+                                    scale_b=sb[None, :],
+                                    out_dtype=torch.bfloat16)
+        check(name + " _scaled_mm", scaled_mm(), want)
+        ms = bench.gpu_time_ms(scaled_mm, reps=50)
+        ROWS.append((name, "torch._scaled_mm", ms, flops / ms / 1e9, ""))
+
+
+def per_call_us(fn, calls=500):
+    """Wall time per call of back-to-back calls from Python, launch
+    included (median of 5 batches)."""
+    for _ in range(20):
+        fn()
+    torch.cuda.synchronize()
+    samples = []
+    for _ in range(5):
+        t = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        torch.cuda.synchronize()
+        samples.append((time.perf_counter() - t) / calls * 1e6)
+    return sorted(samples)[2]
+
+
+def bench_small(sizes=(256, 512, 1024)):
+    mods = {name: bench.load(name) for name in ("tile", "triton")}
+    configs = [(64, 64, 64, 4, 3), (64, 128, 64, 4, 3), (128, 128, 64, 8, 3)]
+    for size in sizes:
+        M = N = K = size
+        name = "fp16 %d^3 per call" % size
+        a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+        b = torch.randn(K, N, device="cuda", dtype=torch.float16)
+        want = a.double() @ b.double()
+        c = torch.empty(M, N, device="cuda", dtype=torch.float16)
+        flops = 2.0 * M * N * K
+        for impl, m in mods.items():
+            best = None
+            for bm, bn, bk, warps, stages in configs:
+                grid = (cdiv(M, bm) * cdiv(N, bn),)
+
+                def run(m=m, grid=grid, bm=bm, bn=bn, bk=bk, warps=warps,
+                        stages=stages):
+                    m.matmul_kernel[grid](
+                        a, b, c, M, N, K, a.stride(0), a.stride(1),
+                        b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+                        BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8,
+                        num_warps=warps, num_stages=stages)
+                c.fill_(float("nan"))
+                run()
+                torch.cuda.synchronize()
+                check("%s %s" % (name, impl), c, want)
+                us = per_call_us(run)
+                if best is None or us < best[0]:
+                    best = (us, (bm, bn, bk, warps, stages))
+            ROWS.append((name, impl, best[0] / 1e3, flops / best[0] / 1e6,
+                         "%dx%dx%d/%dw/%ds" % best[1]))
+        us = per_call_us(lambda: torch.matmul(a, b))
+        ROWS.append((name, "torch.matmul", us / 1e3, flops / us / 1e6, ""))
+
+
+def main():
+    sections = os.environ.get("BENCH_INFERENCE", "int4 fp8 small").split()
+    mods = {name: bench.load(name, "inference_src.py")
+            for name in ("tile", "triton")}
+    print(torch.cuda.get_device_name())
+    if "int4" in sections:
+        bench_int4(mods)
+    if "fp8" in sections:
+        bench_fp8(mods)
+    if "small" in sections:
+        bench_small()
+    print("%-34s %-16s %10s %8s  %s" % ("GEMM", "impl", "ms", "TFLOPS",
+                                        "best config"))
+    for name, impl, ms, tflops, note in ROWS:
+        print("%-34s %-16s %10.4f %8.1f  %s" % (name, impl, ms, tflops, note))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,98 @@
+# Inference GEMMs as users write them, one source for both compilers:
+# bench/inference.py loads it twice, once as is (tile) and once with these
+# two import lines switched to Triton's.
+import tile as jit_module
+import tile.language as tl
+
+
+@jit_module.jit
+def grouped_pids(M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                 GROUP_M: tl.constexpr):
+    """The matmul tutorial's grouped launch order."""
+    pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    num_pid_in_group = GROUP_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+    return pid_m, pid_n
+
+
+@jit_module.jit
+def int4_matmul_kernel(a_ptr, b_ptr, scale_ptr, c_ptr, M, N, K,
+                       stride_am, stride_ak, stride_bk, stride_bn,
+                       stride_sg, stride_cm, stride_cn,
+                       GROUP_SIZE: tl.constexpr, BLOCK_M: tl.constexpr,
+                       BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                       GROUP_M: tl.constexpr):
+    """c (bf16, MxN) = a (bf16, MxK) @ dequant(w), w (KxN) signed int4.
+
+    b holds w two to a byte (K/2 x N int8): in the K step at k0, packed row
+    k0/2 + r has w[k0 + r] in its low nibble and w[k0 + BLOCK_K/2 + r] in
+    its high one, so each nibble plane feeds one dot over half the step.
+    GROUP_SIZE 0: one scale per column (scale_ptr[n]), applied to the
+    accumulator; otherwise one per GROUP_SIZE rows of K and column
+    (scale_ptr[k // GROUP_SIZE, n]), applied to the weights as they are
+    unpacked. K is a multiple of BLOCK_K, and GROUP_SIZE of BLOCK_K."""
+    HALF: tl.constexpr = BLOCK_K // 2
+    pid_m, pid_n = grouped_pids(M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+    offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    offs_h = tl.arange(0, HALF)
+    a_ptrs = a_ptr + offs_am[:, None] * stride_am + offs_h[None, :] * stride_ak
+    b_ptrs = b_ptr + offs_h[:, None] * stride_bk + offs_bn[None, :] * stride_bn
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K // BLOCK_K):
+        a_lo = tl.load(a_ptrs)
+        a_hi = tl.load(a_ptrs + HALF * stride_ak)
+        packed = tl.load(b_ptrs)
+        b_lo = ((packed << 4) >> 4).to(tl.bfloat16)
+        b_hi = (packed >> 4).to(tl.bfloat16)
+        if GROUP_SIZE > 0:
+            group = (k * BLOCK_K) // GROUP_SIZE
+            scale = tl.load(scale_ptr + group * stride_sg + offs_bn)
+            b_lo = b_lo * scale[None, :]
+            b_hi = b_hi * scale[None, :]
+        acc = tl.dot(a_lo, b_lo, acc)
+        acc = tl.dot(a_hi, b_hi, acc)
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += HALF * stride_bk
+    if GROUP_SIZE == 0:
+        acc = acc * tl.load(scale_ptr + offs_bn)[None, :].to(tl.float32)
+    offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    tl.store(c_ptr + offs_cm[:, None] * stride_cm + offs_cn[None, :] * stride_cn,
+             acc.to(tl.bfloat16),
+             mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
+
+
+@jit_module.jit
+def fp8_matmul_kernel(a_ptr, b_ptr, a_scale_ptr, b_scale_ptr, c_ptr, M, N, K,
+                      stride_am, stride_bn, stride_cm,
+                      BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                      BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+    """c (bf16) = (a (fp8, MxK) @ b^T (b: fp8, NxK, K-major)) scaled by
+    a_scale[m] * b_scale[n] (row-wise scales, as torch._scaled_mm takes
+    them). K is a multiple of BLOCK_K."""
+    pid_m, pid_n = grouped_pids(M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+    offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + offs_am[:, None] * stride_am + offs_k[None, :]
+    b_ptrs = b_ptr + offs_bn[None, :] * stride_bn + offs_k[:, None]
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K // BLOCK_K):
+        acc = tl.dot(tl.load(a_ptrs), tl.load(b_ptrs), acc)
+        a_ptrs += BLOCK_K
+        b_ptrs += BLOCK_K
+    a_scale = tl.load(a_scale_ptr + offs_am)
+    b_scale = tl.load(b_scale_ptr + offs_bn)
+    acc = acc * a_scale[:, None] * b_scale[None, :]
+    offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    tl.store(c_ptr + offs_cm[:, None] * stride_cm + offs_cn[None, :],
+             acc.to(tl.bfloat16),
+             mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
