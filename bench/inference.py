@@ -40,9 +40,9 @@ def check(what, got, want, tol=1e-2):
     assert err < tol, "%s: relative error %.3g over %.3g" % (what, err, tol)
 
 
-def best_of(name, impl, configs, run, flops, out, want):
+def best_of(name, impl, configs, run, flops, out, want, record=True):
     """Times run(config) for each config (after checking its result) and
-    records the fastest."""
+    records the fastest (or, without `record`, returns it)."""
     best = None
     for config in configs:
         out.fill_(float("nan"))
@@ -57,9 +57,10 @@ def best_of(name, impl, configs, run, flops, out, want):
         ms = bench.gpu_time_ms(lambda: run(config), reps=50)
         if best is None or ms < best[0]:
             best = (ms, config)
-    if best:
+    if best and record:
         ROWS.append((name, impl, best[0], flops / best[0] / 1e9,
                      "%dx%dx%d/%dw/%ds" % best[1]))
+    return best
 
 
 def packed_int4(K, N, block_k):
@@ -102,6 +103,7 @@ def bench_int4(mods, shapes=((4096, 8192, 8192), (16, 8192, 8192))):
                     want = a.double() @ (w.double() * expand(scales))
                     packings[config[2]] = (packed, want, w)
             for impl, m in mods.items():
+                bests = []
                 for bk in packings:
                     packed, want, _ = packings[bk]
 
@@ -114,8 +116,14 @@ def bench_int4(mods, shapes=((4096, 8192, 8192), (16, 8192, 8192))):
                             c.stride(1), GROUP_SIZE=group, BLOCK_M=bm,
                             BLOCK_N=bn, BLOCK_K=bk_, GROUP_M=8,
                             num_warps=warps, num_stages=stages)
-                    best_of(name, impl, [x for x in configs if x[2] == bk],
-                            run, flops, c, want)
+                    bests.append(best_of(
+                        name, impl, [x for x in configs if x[2] == bk], run,
+                        flops, c, want, record=False))
+                bests = [b for b in bests if b]
+                if bests:
+                    ms, config = min(bests)
+                    ROWS.append((name, impl, ms, flops / ms / 1e9,
+                                 "%dx%dx%d/%dw/%ds" % config))
             # The library on weights dequantized ahead of time (bf16).
             _, want, w = next(iter(packings.values()))
             dense = (w.double() * expand(scales)).to(torch.bfloat16)
