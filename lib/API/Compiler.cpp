@@ -210,6 +210,7 @@ void compileInSession(CompileSession &session, CompiledKernel &kernel,
   toGPU.target = options.target;
   layouts.addPass(mlir::tile::createConvertTileToTileGPU(toGPU));
   layouts.addPass(tilegpu::createTileGPUCoalesce());
+  layouts.addPass(tilegpu::createTileGPUSwapDotOperands());
   layouts.addPass(tilegpu::createTileGPUAccelerateMatmul());
   layouts.addPass(tilegpu::createTileGPURemoveLayoutConversions());
   layouts.addPass(createCanonicalizerPass());

@@ -78,6 +78,62 @@ def test_int8_weight_matmul(stages, M, N, K, bm, bn, bk, warps):
     assert rel_err(c, a.double() @ b.double()) < 1e-5
 
 
+# Decode-sized products too: M = 16 (a 16-row block) gets wgmma only once
+# tilegpu-swap-dot-operands transposes the product.
+SWAPPED_SHAPES = SHAPES + [(16, 520, 1024, 16, 64, 128, 4),
+                           (13, 300, 512, 16, 128, 64, 4)]
+
+
+@pytest.mark.parametrize("stages", [1, 2, 3, 4])
+@pytest.mark.parametrize("M,N,K,bm,bn,bk,warps", SWAPPED_SHAPES)
+def test_grouped_uint4_matmul(stages, M, N, K, bm, bn, bk, warps):
+    group = 128
+    a = torch.randn(M, K, device="cuda").to(torch.bfloat16)
+    w, packed = packed_int4(K, N, bk)
+    w = w % 16  # the nibbles read as unsigned
+    scale = (torch.rand(K // group, N, device="cuda") + 0.5).to(torch.bfloat16)
+    zero = torch.randint(0, 16, (K // group, N), device="cuda").to(
+        torch.bfloat16)
+    c = torch.full((M, N), float("nan"), device="cuda")
+    q.grouped_uint4_matmul_kernel[(cdiv(M, bm), cdiv(N, bn))](
+        a, packed, scale, zero, c, M, N, K, a.stride(0), packed.stride(0),
+        scale.stride(0), c.stride(0), GROUP=group, BLOCK_M=bm, BLOCK_N=bn,
+        BLOCK_K=bk, num_warps=warps, num_stages=stages)
+    torch.cuda.synchronize()
+    expand = lambda t: t.double().repeat_interleave(group, 0)  # noqa: E731
+    want = a.double() @ ((w.double() - expand(zero)) * expand(scale))
+    # The dequantised weights are rounded to bf16 before the dot.
+    assert rel_err(c, want) < 1e-2
+
+
+@pytest.mark.parametrize("stages", [1, 3, 4])
+@pytest.mark.parametrize("M,N,K,bm,bn,bk,warps", SWAPPED_SHAPES)
+def test_fp8_weight_matmul(stages, M, N, K, bm, bn, bk, warps):
+    K -= 32  # a masked last K step
+    a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+    b = torch.randn(K, N, device="cuda").to(torch.float8_e4m3fn)
+    c = torch.full((M, N), float("nan"), device="cuda")
+    q.fp8_weight_matmul_kernel[(cdiv(M, bm), cdiv(N, bn))](
+        a, b, c, M, N, K, a.stride(0), b.stride(0), c.stride(0), BLOCK_M=bm,
+        BLOCK_N=bn, BLOCK_K=bk, num_warps=warps, num_stages=stages)
+    torch.cuda.synchronize()
+    assert rel_err(c, a.double() @ b.double()) < 1e-5
+
+
+@pytest.mark.parametrize("stages", [1, 2, 3, 4])
+@pytest.mark.parametrize("M,N,K,bm,bn,bk,warps", SWAPPED_SHAPES[4:])
+def test_int4_weight_matmul_decode(stages, M, N, K, bm, bn, bk, warps):
+    a = torch.randn(M, K, device="cuda").to(torch.bfloat16)
+    w, packed = packed_int4(K, N, bk)
+    c = torch.full((M, N), float("nan"), device="cuda")
+    q.int4_weight_matmul_kernel[(cdiv(M, bm), cdiv(N, bn))](
+        a, packed, c, M, N, K, a.stride(0), packed.stride(0), c.stride(0),
+        BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, num_warps=warps,
+        num_stages=stages)
+    torch.cuda.synchronize()
+    assert rel_err(c, a.double() @ w.double()) < 1e-5
+
+
 def test_reinterpreted_bf16_bits():
     # tile.reinterpret on the compiled path: the activations arrive as int16
     # bits and the output as an int16 buffer, both typed bf16 by the wrapper.

@@ -99,3 +99,61 @@ def int4_weight_matmul_pointers_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
     tl.store(c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :],
              acc.to(tl.bfloat16),
              mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
+
+
+@tile.jit
+def grouped_uint4_matmul_kernel(a_ptr, b_ptr, scale_ptr, zero_ptr, c_ptr, M,
+                                N, K, stride_am, stride_bk, stride_sg,
+                                stride_cm, GROUP: tl.constexpr,
+                                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                                BLOCK_K: tl.constexpr):
+    """c (fp32) = a (bf16, MxK) @ ((w - zero) * scale), w (KxN) unsigned
+    int4 packed as in int4_weight_matmul_kernel; zero and scale (bf16) per
+    GROUP rows of K and column. K is a multiple of BLOCK_K and GROUP of
+    BLOCK_K; M and N need not be multiples of their blocks."""
+    HALF: tl.constexpr = BLOCK_K // 2
+    offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_h = tl.arange(0, HALF)
+    rows_ok = offs_m[:, None] < M
+    cols_ok = offs_n < N
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        a_row = a_ptr + offs_m[:, None] * stride_am
+        a_lo = tl.load(a_row + (k0 + offs_h)[None, :], mask=rows_ok, other=0.0)
+        a_hi = tl.load(a_row + (k0 + HALF + offs_h)[None, :], mask=rows_ok,
+                       other=0.0)
+        packed = tl.load(b_ptr + (k0 // 2 + offs_h)[:, None] * stride_bk
+                         + offs_n[None, :], mask=cols_ok[None, :], other=0)
+        group = k0 // GROUP
+        scale = tl.load(scale_ptr + group * stride_sg + offs_n, mask=cols_ok,
+                        other=0.0)
+        zero = tl.load(zero_ptr + group * stride_sg + offs_n, mask=cols_ok,
+                       other=0.0)
+        w_lo = ((packed & 15).to(tl.bfloat16) - zero[None, :]) * scale[None, :]
+        w_hi = (((packed >> 4) & 15).to(tl.bfloat16) - zero[None, :]) * \
+            scale[None, :]
+        acc = tl.dot(a_lo, w_lo, acc)
+        acc = tl.dot(a_hi, w_hi, acc)
+    tl.store(c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :], acc,
+             mask=rows_ok & cols_ok[None, :])
+
+
+@tile.jit
+def fp8_weight_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am,
+                             stride_bk, stride_cm, BLOCK_M: tl.constexpr,
+                             BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    """c (fp32) = a (fp16, MxK) @ b (fp8 e4m3, KxN) widened to fp16."""
+    offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        ks = k0 + offs_k
+        a = tl.load(a_ptr + offs_m[:, None] * stride_am + ks[None, :],
+                    mask=(offs_m[:, None] < M) & (ks[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + ks[:, None] * stride_bk + offs_n[None, :],
+                    mask=(ks[:, None] < K) & (offs_n[None, :] < N), other=0.0)
+        acc = tl.dot(a, b.to(tl.float16), acc)
+    tl.store(c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :], acc,
+             mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))

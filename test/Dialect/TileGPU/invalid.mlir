@@ -351,3 +351,23 @@ func.func @gather_layout(%x: tensor<16x32xf32, #row>, %i: tensor<16x32xi32, #col
   %0 = tile.gather %x[%i] axis = 1 : (tensor<16x32xf32, #row>, tensor<16x32xi32, #col>) -> tensor<16x32xf32, #row>
   return
 }
+
+// -----
+
+// expected-error @+1 {{permuted order must be a permutation of [0, 2)}}
+func.func @f(%a: tensor<16x16xf32, #tilegpu.permuted<{order = [0, 0], parent = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]}>}>>) { return }
+
+// -----
+
+// expected-error @+1 {{permuted order must not be the identity (use the parent)}}
+func.func @f(%a: tensor<16x16xf32, #tilegpu.permuted<{order = [0, 1], parent = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]}>}>>) { return }
+
+// -----
+
+// expected-error @+1 {{permuted order has 3 entries for a rank-2 parent}}
+func.func @f(%a: tensor<16x16xf32, #tilegpu.permuted<{order = [2, 1, 0], parent = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]}>}>>) { return }
+
+// -----
+
+// expected-error @+1 {{permuted parent must not be permuted itself (compose the orders)}}
+func.func @f(%a: tensor<16x16xf32, #tilegpu.permuted<{order = [1, 0], parent = #tilegpu.permuted<{order = [1, 0], parent = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]}>}>}>>) { return }

@@ -35,6 +35,15 @@ module attributes {tilegpu.num_warps = 4 : i32} {
     return %d : tensor<64x64xf32, #mma>
   }
 
+  // A register operand computed in the transpose of its layout (a swapped
+  // product's unpacked weights): the transposition renames registers.
+  // CHECK-LABEL: func.func @permuted
+  // CHECK: tile.trans %{{.*}} {order = array<i32: 1, 0>} : tensor<64x64xf16, #permuted> -> tensor<64x64xf16, #dot_op>
+  func.func @permuted(%w: tensor<64x64xf16, #tilegpu.permuted<{order = [1, 0], parent = #tilegpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>}>>) -> tensor<64x64xf16, #tilegpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>> {
+    %a = tile.trans %w {order = array<i32: 1, 0>} : tensor<64x64xf16, #tilegpu.permuted<{order = [1, 0], parent = #tilegpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>}>> -> tensor<64x64xf16, #tilegpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>>
+    return %a : tensor<64x64xf16, #tilegpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>>
+  }
+
   // CHECK-LABEL: func.func @async_wgmma
   // CHECK: tilegpu.fence_async_shared
   // CHECK: %[[D:.*]] = tilegpu.warpgroup_dot %{{.*}}, %{{.*}}, %{{.*}} async : !tilegpu.memdesc<64x64xf16

@@ -219,8 +219,10 @@ LogicalResult TransOp::verify() {
 }
 
 OpFoldResult TransOp::fold(FoldAdaptor adaptor) {
-  // The identity permutation.
-  if (llvm::equal(getOrder(), llvm::seq<int32_t>(0, getOrder().size())))
+  // The identity permutation (when it keeps the layout too: the two may
+  // differ only by a register renaming, which a conversion must show).
+  if (llvm::equal(getOrder(), llvm::seq<int32_t>(0, getOrder().size())) &&
+      getSrc().getType() == getType())
     return getSrc();
   // trans(trans(x, p), q) == trans(x, p o q).
   if (auto inner = getSrc().getDefiningOp<TransOp>()) {

@@ -137,6 +137,67 @@ unsigned SliceEncodingAttr::getRank() const {
   return getParent().getRank() - 1;
 }
 
+static bool isIdentity(ArrayRef<unsigned> order) {
+  for (auto [i, d] : llvm::enumerate(order))
+    if (d != i)
+      return false;
+  return true;
+}
+
+LogicalResult
+PermutedEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                             ArrayRef<unsigned> order,
+                             DistributedEncoding parent) {
+  if (!parent)
+    return emitError() << "permuted parent must be a distributed layout";
+  if (isa<PermutedEncodingAttr>(parent))
+    return emitError() << "permuted parent must not be permuted itself "
+                          "(compose the orders)";
+  if (order.size() != parent.getRank())
+    return emitError() << "permuted order has " << order.size()
+                       << " entries for a rank-" << parent.getRank()
+                       << " parent";
+  SmallVector<bool> seen(order.size(), false);
+  for (unsigned d : order) {
+    if (d >= order.size() || seen[d])
+      return emitError() << "permuted order must be a permutation of [0, "
+                         << order.size() << ")";
+    seen[d] = true;
+  }
+  if (isIdentity(order))
+    return emitError() << "permuted order must not be the identity (use "
+                          "the parent)";
+  return success();
+}
+
+LinearLayout
+PermutedEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  ArrayRef<unsigned> order = getOrder();
+  SmallVector<int64_t> parentShape(shape.size());
+  for (auto [i, d] : llvm::enumerate(order))
+    parentShape[d] = shape[i];
+  return getParent().toLinearLayout(parentShape).transposed(order);
+}
+
+unsigned PermutedEncodingAttr::getRank() const { return getOrder().size(); }
+
+DistributedEncoding
+PermutedEncodingAttr::getTransposed(DistributedEncoding encoding,
+                                    ArrayRef<int32_t> order) {
+  SmallVector<unsigned> composed(order.begin(), order.end());
+  DistributedEncoding parent = encoding;
+  if (auto permuted = dyn_cast<PermutedEncodingAttr>(encoding)) {
+    // Result dim i is x's dim order[i], which is the parent's
+    // permuted.order[order[i]].
+    for (auto [i, d] : llvm::enumerate(order))
+      composed[i] = permuted.getOrder()[d];
+    parent = permuted.getParent();
+  }
+  if (isIdentity(composed))
+    return parent;
+  return PermutedEncodingAttr::get(encoding.getContext(), composed, parent);
+}
+
 LogicalResult
 SharedEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            unsigned vec, unsigned perPhase, unsigned maxPhase,

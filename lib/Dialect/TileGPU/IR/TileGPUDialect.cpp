@@ -29,6 +29,8 @@ struct TileGPUOpAsmInterface : public OpAsmDialectInterface {
       os << "blocked";
     else if (isa<SliceEncodingAttr>(attr))
       os << "slice";
+    else if (isa<PermutedEncodingAttr>(attr))
+      os << "permuted";
     else if (isa<SharedEncodingAttr>(attr))
       os << "shared";
     else if (isa<NVMMASharedEncodingAttr>(attr))

@@ -25,6 +25,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tile/Support/TMA.h"
+#include "tile/Dialect/TileGPU/Transforms/MmaSelection.h"
 #include "tile/Dialect/TileGPU/Transforms/Passes.h"
 
 #include "mlir/IR/Dominance.h"
@@ -43,17 +44,6 @@ using namespace mlir::tile;
 using namespace mlir::tilegpu;
 
 namespace {
-
-/// True for "sm_90a" (and later "a" targets with wgmma, none yet).
-bool hasWgmma(StringRef target) { return target == "sm_90a"; }
-
-/// True for sm_80 and later: mma.sync.m16n8k16.
-bool hasMmaSync(StringRef target) {
-  unsigned version = 0;
-  return target.consume_front("sm_") &&
-         !target.take_while(llvm::isDigit).getAsInteger(10, version) &&
-         version >= 80;
-}
 
 /// The K depth of one mma.sync for these operand and accumulator types, or
 /// 0 where mma.sync has no shape: m16n8k16 for f16/bf16 into f32 (and f16
@@ -133,35 +123,6 @@ void rewriteForMmaSync(DotOp dot, MmaEncodingAttr mma) {
 /// pick the same one, so their buffers can feed the dot directly).
 unsigned pickSwizzle(int64_t rowBytes) {
   return ::tile::tma::getNVMMASwizzleBytes(rowBytes);
-}
-
-/// The wgmma accumulator layout for an MxN dot over `numWarps`, if any.
-MmaEncodingAttr pickWgmmaLayout(MLIRContext *context, int64_t M, int64_t N,
-                                int64_t K, Type operand, Type acc,
-                                InputPrecision precision, int numWarps) {
-  if (numWarps % 4 != 0 || M < 64 ||
-      !WarpGroupDotOp::supportsTypes(operand, acc, precision))
-    return {};
-  int64_t instrK = WarpGroupDotOp::getInstrK(operand);
-  if (K % instrK != 0)
-    return {};
-  int64_t groups = numWarps / 4;
-  int64_t groupsM = std::min<int64_t>(groups, M / 64);
-  int64_t groupsN = groups / groupsM;
-  int64_t instrN = std::min<int64_t>(256, N / groupsN);
-  if (instrN < 8)
-    return {};
-  return MmaEncodingAttr::get(context, 3,
-                              {unsigned(4 * groupsM), unsigned(groupsN)},
-                              {16, unsigned(instrN), unsigned(instrK)});
-}
-
-/// A dot operand as it arrives: a conversion's source, which the buffer
-/// fill (or the register conversion) takes directly.
-Value arrivingOperand(Value operand) {
-  if (auto convert = operand.getDefiningOp<ConvertLayoutOp>())
-    return convert.getSrc();
-  return operand;
 }
 
 /// Whether `operand` arrives with each thread's elements contiguous along

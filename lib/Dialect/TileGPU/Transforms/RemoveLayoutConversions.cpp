@@ -11,7 +11,11 @@
 //  - backward: a conversion of a value computed from scalars alone (splats,
 //    constants, ranges, elementwise ops, broadcasts and expand_dims on
 //    them) gets that value recomputed in the target layout; so does a
-//    broadcast or expand_dims of anything (its operand is converted).
+//    broadcast or expand_dims of anything (its operand is converted), and
+//    an elementwise op that does not narrow its data when the target is a
+//    dot operand's layout (the unpacking of a weight then runs in the
+//    operand's registers). A conversion of a transposition moves before
+//    it, in the untransposed layout.
 // The two never apply to the same conversion, so they cannot undo each
 // other. Loop-carried values and scf.if results move into the layout
 // their conversions come from (carryInConvertedLayout, yieldInSourceLayout).
@@ -111,12 +115,36 @@ Operation *cloneInLayout(OpBuilder &b, Operation *op, Attribute encoding) {
   return b.create(state);
 }
 
-/// True for an mma layout or a slice of one: what a dot's accumulator and
-/// the row/column reductions of it are held in.
+/// True for an mma layout or a slice or permutation of one: what a dot's
+/// accumulator (transposed, for a swapped product) and the row/column
+/// reductions of it are held in.
 bool isMmaLike(Attribute encoding) {
   if (auto slice = dyn_cast_or_null<SliceEncodingAttr>(encoding))
     return isMmaLike(slice.getParent());
+  if (auto permuted = dyn_cast_or_null<PermutedEncodingAttr>(encoding))
+    return isMmaLike(permuted.getParent());
   return isa_and_nonnull<MmaEncodingAttr>(encoding);
+}
+
+/// True for an mma operand's register layout, or a permutation of one (the
+/// register operand of a swapped product, before its transposition).
+bool isDotOperandLike(Attribute encoding) {
+  if (auto permuted = dyn_cast_or_null<PermutedEncodingAttr>(encoding))
+    return isDotOperandLike(permuted.getParent());
+  return isa_and_nonnull<DotOperandEncodingAttr>(encoding);
+}
+
+SmallVector<int32_t> inversePermutation(ArrayRef<int32_t> order) {
+  SmallVector<int32_t> inverse(order.size());
+  for (auto [i, d] : llvm::enumerate(order))
+    inverse[d] = i;
+  return inverse;
+}
+
+/// The layout of a tensor whose transposition by `order` has `encoding`.
+Attribute untransposed(Attribute encoding, ArrayRef<int32_t> order) {
+  return PermutedEncodingAttr::getTransposed(
+      cast<DistributedEncoding>(encoding), inversePermutation(order));
 }
 
 Attribute encodingOf(Value value) {
@@ -179,6 +207,12 @@ private:
           assign(expand.getResult(), slice.getParent());
       } else if (isa<BroadcastOp>(user)) {
         assign(user->getResult(0), encoding);
+      } else if (auto trans = dyn_cast<TransOp>(user)) {
+        // A swapped product's accumulator, transposed back for the code
+        // after the dot: the transposition keeps each element in place.
+        assign(trans.getResult(),
+               PermutedEncodingAttr::getTransposed(
+                   cast<DistributedEncoding>(encoding), trans.getOrder()));
       } else if (auto yield = dyn_cast<scf::YieldOp>(user)) {
         if (auto loop = dyn_cast<scf::ForOp>(yield->getParentOp())) {
           unsigned i = use.getOperandNumber();
@@ -204,6 +238,9 @@ private:
       if (Attribute parent = layouts.lookup(expand.getResult()))
         return SliceEncodingAttr::get(user->getContext(), expand.getAxis(),
                                       cast<DistributedEncoding>(parent));
+    if (auto trans = dyn_cast<TransOp>(user))
+      if (Attribute result = layouts.lookup(trans.getResult()))
+        return untransposed(result, trans.getOrder());
     if (auto yield = dyn_cast<scf::YieldOp>(user))
       return layouts.lookup(
           yield->getParentOp()->getResult(operand.getOperandNumber()));
@@ -277,8 +314,56 @@ private:
   SmallVector<Value> order, worklist;
 };
 
+/// Whether recomputing elementwise op `def` in a dot operand's layout,
+/// with its operands converted instead of its result, moves no more bytes
+/// through the conversion: its tensor operands are no wider than its
+/// result (an unpack, a widening cast, a scale), never a narrowing cast.
+bool narrowsOrKeepsWidth(Operation *def) {
+  unsigned resultBits = getElementBitWidth(
+      cast<RankedTensorType>(def->getResult(0).getType()).getElementType());
+  return llvm::all_of(def->getOperandTypes(), [&](Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return !tensor || getElementBitWidth(tensor.getElementType()) <= resultBits;
+  });
+}
+
+/// convert(trans(x)) -> trans(convert(x)) in the untransposed layout: the
+/// transposition is then a register renaming, and the conversion can keep
+/// moving towards x's producers (a swapped product's register operand).
+bool throughTrans(ConvertLayoutOp convert) {
+  auto trans = convert.getSrc().getDefiningOp<TransOp>();
+  if (!trans)
+    return false;
+  auto target = cast<RankedTensorType>(convert.getType());
+  auto srcType = cast<RankedTensorType>(trans.getSrc().getType());
+  Attribute wanted = untransposed(target.getEncoding(), trans.getOrder());
+  OpBuilder b(convert);
+  Value moved = trans.getSrc();
+  if (srcType.getEncoding() != wanted)
+    moved = ConvertLayoutOp::create(b, convert.getLoc(),
+                                    srcType.cloneWithEncoding(wanted), moved);
+  auto renamed =
+      TransOp::create(b, convert.getLoc(), target, moved, trans.getOrder());
+  convert.replaceAllUsesWith(renamed.getResult());
+  convert.erase();
+  return true;
+}
+
 bool backward(ConvertLayoutOp convert) {
   Operation *def = convert.getSrc().getDefiningOp();
+  // Into a dot operand's registers, the elementwise producers (an unpack,
+  // a cast, a scale) are recomputed in that layout, so that only the
+  // narrowest tile (the packed weights) moves between threads.
+  if (isDotOperandLike(
+          cast<RankedTensorType>(convert.getType()).getEncoding()) &&
+      isElementwise(def) && narrowsOrKeepsWidth(def)) {
+    OpBuilder b(convert);
+    Operation *clone = cloneInLayout(
+        b, def, cast<RankedTensorType>(convert.getType()).getEncoding());
+    convert.replaceAllUsesWith(clone->getResult(0));
+    convert.erase();
+    return true;
+  }
   // Broadcasts and expand_dims cost nothing to redo in another layout, and
   // converting their (smaller or equal) operand instead never costs more.
   if (!canRematerialize(convert.getSrc()) &&
@@ -301,6 +386,10 @@ bool forward(ConvertLayoutOp convert) {
   // Layout propagation put the mma users where they are; moving a
   // conversion into an mma layout forward would take them out again.
   if (isMmaLike(encodingOf(convert.getResult())))
+    return false;
+  // The same for a dot operand's layout, which backward() moves towards
+  // the producers.
+  if (isDotOperandLike(encodingOf(convert.getResult())))
     return false;
   Attribute encoding = cast<RankedTensorType>(src.getType()).getEncoding();
   bool changed = false;
@@ -461,7 +550,7 @@ struct RemoveLayoutConversionsPass
       for (ConvertLayoutOp convert : converts) {
         if (convert->getBlock() == nullptr)
           continue;
-        if (backward(convert)) {
+        if (throughTrans(convert) || backward(convert)) {
           changed = true;
           continue;
         }

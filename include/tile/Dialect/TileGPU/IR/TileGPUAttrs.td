@@ -85,6 +85,36 @@ def TileGPU_SliceEncodingAttr : TileGPU_Attr<"SliceEncoding", "slice",
   let genVerifyDecl = 1;
 }
 
+def TileGPU_PermutedEncodingAttr : TileGPU_Attr<"PermutedEncoding", "permuted",
+    [DeclareAttrInterfaceMethods<TileGPU_DistributedEncoding>]> {
+  let summary = "A parent layout with its dimensions permuted";
+  let description = [{
+    The layout of `tile.trans %x {order}` for `%x` laid out as `parent`:
+    result dimension `i` is the parent's dimension `order[i]`, and every
+    thread keeps the elements it held. A transposition between the two is
+    therefore a renaming of registers, which lets a value be computed in
+    the transpose of the layout its user needs (a dequantised weight that
+    becomes a wgmma's register operand once the product is transposed).
+
+    ```mlir
+    #tilegpu.permuted<{order = [1, 0], parent = #tilegpu.dot_op<...>}>
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"unsigned">:$order,
+                        "DistributedEncoding":$parent);
+  let assemblyFormat = [{
+    `<` `{` `order` `=` `[` $order `]` `,` `parent` `=` $parent `}` `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The layout of `tile.trans` with `order` of a tensor laid out as
+    /// `encoding`: nested permutations compose, and the identity gives
+    /// the parent back.
+    static DistributedEncoding getTransposed(DistributedEncoding encoding,
+                                             ArrayRef<int32_t> order);
+  }];
+}
+
 def TileGPU_SharedLayout : AttrInterface<"SharedLayout"> {
   let cppNamespace = "::mlir::tilegpu";
   let description = [{

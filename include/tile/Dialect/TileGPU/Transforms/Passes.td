@@ -16,6 +16,24 @@ def TileGPUCoalesce : Pass<"tilegpu-coalesce", "mlir::ModuleOp"> {
   }];
 }
 
+def TileGPUSwapDotOperands
+    : Pass<"tilegpu-swap-dot-operands", "mlir::ModuleOp"> {
+  let summary = "Transpose products whose B is computed in registers";
+  let description = [{
+    wgmma reads its A operand from registers or shared memory but B only
+    from shared memory. A dot whose B the kernel computes in registers (a
+    weight converted, unpacked or scaled from what it loaded) and whose A
+    it loads would have to store B to shared memory in every iteration,
+    and wait for each MMA before overwriting it. On sm_90a such a dot
+    `D = A * B + C` with 16-bit operands becomes
+    `D = trans(trans(B) * trans(A) + trans(C))`, when wgmma takes the
+    transposed product: the computed tile is the register operand, the
+    loaded one is staged (and pipelined) as B, and the transpositions are
+    register renamings (`#tilegpu.permuted` layouts) that
+    tilegpu-remove-layout-conversions moves out of the way.
+  }];
+}
+
 def TileGPUAccelerateMatmul
     : Pass<"tilegpu-accelerate-matmul", "mlir::ModuleOp"> {
   let summary = "Move dots onto the tensor cores";

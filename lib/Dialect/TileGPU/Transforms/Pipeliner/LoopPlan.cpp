@@ -351,12 +351,37 @@ std::optional<LoopPlan> pipeliner::planLoop(scf::ForOp loop,
 
 void pipeliner::stageRegisterLoads(LoopPlan &plan) {
   for (LoadOp load : plan.registerLoads) {
+    // A tile only converted to one other layout (packed weights bound for
+    // a dot operand's registers) is read from the buffer in that layout:
+    // the buffer already is the trip through shared memory a conversion
+    // would make.
+    Type readType = load.getType();
+    SmallVector<ConvertLayoutOp> converts;
+    for (Operation *user : load->getUsers())
+      if (auto convert = dyn_cast<ConvertLayoutOp>(user))
+        converts.push_back(convert);
+    bool oneLayout = !converts.empty() &&
+                     converts.size() == size_t(std::distance(
+                                            load->user_begin(),
+                                            load->user_end())) &&
+                     llvm::all_of(converts, [&](ConvertLayoutOp convert) {
+                       return convert.getType() == converts[0].getType();
+                     });
+    if (oneLayout)
+      readType = converts[0].getType();
     OpBuilder b(load->getContext());
     b.setInsertionPointAfter(load);
     auto alloc =
         LocalAllocOp::create(b, load.getLoc(), registerLoadBuffer(load), load);
-    auto value = LocalLoadOp::create(b, load.getLoc(), load.getType(), alloc);
-    load.getResult().replaceAllUsesExcept(value, alloc);
+    auto value = LocalLoadOp::create(b, load.getLoc(), readType, alloc);
+    if (oneLayout) {
+      for (ConvertLayoutOp convert : converts) {
+        convert.replaceAllUsesWith(value.getResult());
+        convert.erase();
+      }
+    } else {
+      load.getResult().replaceAllUsesExcept(value, alloc);
+    }
     plan.loads.push_back(StagedLoad{load, alloc});
   }
   plan.registerLoads.clear();
