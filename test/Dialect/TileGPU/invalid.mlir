@@ -188,7 +188,7 @@ func.func @f(%buf: !tilegpu.memdesc<64xf16, #s>) {
 
 #b = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 func.func @f(%acc: tensor<64x64xf32, #b>) {
-  // expected-error @+1 {{accumulator 'tensor<64x64xf32, #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>>' must have a version-3 #tilegpu.mma layout}}
+  // expected-error @+1 {{accumulator 'tensor<64x64xf32, #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>>' must have a version-3 #tilegpu.mma layout (or a permutation of one)}}
   %0 = tilegpu.warpgroup_dot_wait %acc {pendings = 0 : i32} : tensor<64x64xf32, #b>
   return
 }

@@ -142,3 +142,144 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
     return %r#0 : tensor<64x64xf32, #mma>
   }
 }
+
+// -----
+
+// Two dots on one accumulator per K step (an int4 weight's two nibble
+// planes) whose weights the body stores to shared memory itself: that
+// buffer is not multi-buffered, so the chain is not kept in flight and
+// each dot is waited for as before.
+// CHECK-LABEL: func.func @accumulator_chain
+// CHECK: scf.for
+// CHECK-NOT: pendings = 2
+// CHECK: scf.yield
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [4, 1], order = [1, 0]}>
+#blocked1 = #tilegpu.blocked<{sizePerThread = [1, 16], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+#nvmma = #tilegpu.nvmma_shared<{swizzle = 64, order = [1, 0]}>
+#nvmma1 = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#sa0 = #tilegpu.slice<{dim = 0, parent = #blocked}>
+#sa1 = #tilegpu.slice<{dim = 1, parent = #blocked}>
+#sb0 = #tilegpu.slice<{dim = 0, parent = #blocked1}>
+#sb1 = #tilegpu.slice<{dim = 1, parent = #blocked1}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @accumulator_chain(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %w: !tile.ptr<i8> {tile.divisibility = 16 : i32}, %n: i32, %lda: i32 {tile.divisibility = 16 : i32}, %ldw: i32 {tile.divisibility = 16 : i32}) -> tensor<64x64xf32, #mma> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c32 = arith.constant 32 : i32
+    %acc0 = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+    %rows_a = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #sa1>
+    %ra = tile.expand_dims %rows_a {axis = 1 : i32} : tensor<64xi32, #sa1> -> tensor<64x1xi32, #blocked>
+    %lda_t = tile.splat %lda : i32 -> tensor<64x1xi32, #blocked>
+    %ra_off = arith.muli %ra, %lda_t : tensor<64x1xi32, #blocked>
+    %ra_b = tile.broadcast %ra_off : tensor<64x1xi32, #blocked> -> tensor<64x32xi32, #blocked>
+    %cols_a = tile.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #sa0>
+    %ca = tile.expand_dims %cols_a {axis = 0 : i32} : tensor<32xi32, #sa0> -> tensor<1x32xi32, #blocked>
+    %ca_b = tile.broadcast %ca : tensor<1x32xi32, #blocked> -> tensor<64x32xi32, #blocked>
+    %a_off = arith.addi %ra_b, %ca_b : tensor<64x32xi32, #blocked>
+    %a_base = tile.splat %a : !tile.ptr<bf16> -> tensor<64x32x!tile.ptr<bf16>, #blocked>
+    %a_ptrs = tile.addptr %a_base, %a_off : tensor<64x32x!tile.ptr<bf16>, #blocked>, tensor<64x32xi32, #blocked>
+    %rows_w = tile.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #sb1>
+    %rw = tile.expand_dims %rows_w {axis = 1 : i32} : tensor<32xi32, #sb1> -> tensor<32x1xi32, #blocked1>
+    %ldw_t = tile.splat %ldw : i32 -> tensor<32x1xi32, #blocked1>
+    %rw_off = arith.muli %rw, %ldw_t : tensor<32x1xi32, #blocked1>
+    %rw_b = tile.broadcast %rw_off : tensor<32x1xi32, #blocked1> -> tensor<32x64xi32, #blocked1>
+    %cols_w = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #sb0>
+    %cw = tile.expand_dims %cols_w {axis = 0 : i32} : tensor<64xi32, #sb0> -> tensor<1x64xi32, #blocked1>
+    %cw_b = tile.broadcast %cw : tensor<1x64xi32, #blocked1> -> tensor<32x64xi32, #blocked1>
+    %w_off = arith.addi %rw_b, %cw_b : tensor<32x64xi32, #blocked1>
+    %w_base = tile.splat %w : !tile.ptr<i8> -> tensor<32x64x!tile.ptr<i8>, #blocked1>
+    %w_ptrs = tile.addptr %w_base, %w_off : tensor<32x64x!tile.ptr<i8>, #blocked1>, tensor<32x64xi32, #blocked1>
+    %a_step = tile.splat %c32 : i32 -> tensor<64x32xi32, #blocked>
+    %w_step_s = arith.muli %ldw, %c32 : i32
+    %w_step = tile.splat %w_step_s : i32 -> tensor<32x64xi32, #blocked1>
+    %r:3 = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %acc0, %pa = %a_ptrs, %pw = %w_ptrs) -> (tensor<64x64xf32, #mma>, tensor<64x32x!tile.ptr<bf16>, #blocked>, tensor<32x64x!tile.ptr<i8>, #blocked1>) : i32 {
+      %x = tile.load %pa : tensor<64x32x!tile.ptr<bf16>, #blocked>
+      %packed = tile.load %pw : tensor<32x64x!tile.ptr<i8>, #blocked1>
+      %wf = arith.sitofp %packed : tensor<32x64xi8, #blocked1> to tensor<32x64xbf16, #blocked1>
+      %xa = tilegpu.local_alloc %x : (tensor<64x32xbf16, #blocked>) -> !tilegpu.memdesc<64x32xbf16, #nvmma>
+      %wb = tilegpu.local_alloc %wf : (tensor<32x64xbf16, #blocked1>) -> !tilegpu.memdesc<32x64xbf16, #nvmma1>
+      %d0 = tilegpu.warpgroup_dot %xa, %wb, %acc : !tilegpu.memdesc<64x32xbf16, #nvmma> * <32x64xbf16, #nvmma1> -> tensor<64x64xf32, #mma>
+      %wf2 = arith.sitofp %packed : tensor<32x64xi8, #blocked1> to tensor<32x64xbf16, #blocked1>
+      %wb2 = tilegpu.local_alloc %wf2 : (tensor<32x64xbf16, #blocked1>) -> !tilegpu.memdesc<32x64xbf16, #nvmma1>
+      %d = tilegpu.warpgroup_dot %xa, %wb2, %d0 : !tilegpu.memdesc<64x32xbf16, #nvmma> * <32x64xbf16, #nvmma1> -> tensor<64x64xf32, #mma>
+      %pa2 = tile.addptr %pa, %a_step : tensor<64x32x!tile.ptr<bf16>, #blocked>, tensor<64x32xi32, #blocked>
+      %pw2 = tile.addptr %pw, %w_step : tensor<32x64x!tile.ptr<i8>, #blocked1>, tensor<32x64xi32, #blocked1>
+      scf.yield %d, %pa2, %pw2 : tensor<64x64xf32, #mma>, tensor<64x32x!tile.ptr<bf16>, #blocked>, tensor<32x64x!tile.ptr<i8>, #blocked1>
+    }
+    return %r#0 : tensor<64x64xf32, #mma>
+  }
+}
+
+// -----
+
+// The same chain with every operand staged by the pipeliner: both dots run
+// async, back to back (wgmma orders MMAs on one accumulator), and the body
+// waits once, after the second, leaving this iteration's two in flight.
+// CHECK-LABEL: func.func @accumulator_chain_staged
+// CHECK: scf.for
+// CHECK-NOT: warpgroup_dot_wait
+// CHECK: tilegpu.warpgroup_dot {{.*}} async
+// CHECK-NOT: warpgroup_dot_wait
+// CHECK: %[[D:.*]] = tilegpu.warpgroup_dot {{.*}} async
+// CHECK-NEXT: tilegpu.warpgroup_dot_wait %[[D]] {pendings = 2 : i32}
+// CHECK: scf.yield
+// CHECK: tilegpu.warpgroup_dot_wait %{{.*}} {pendings = 0 : i32}
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [4, 1], order = [1, 0]}>
+#blocked1 = #tilegpu.blocked<{sizePerThread = [1, 16], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+#nvmma = #tilegpu.nvmma_shared<{swizzle = 64, order = [1, 0]}>
+#nvmma1 = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#sa0 = #tilegpu.slice<{dim = 0, parent = #blocked}>
+#sa1 = #tilegpu.slice<{dim = 1, parent = #blocked}>
+#sb0 = #tilegpu.slice<{dim = 0, parent = #blocked1}>
+#sb1 = #tilegpu.slice<{dim = 1, parent = #blocked1}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @accumulator_chain_staged(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %w: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %n: i32, %lda: i32 {tile.divisibility = 16 : i32}, %ldw: i32 {tile.divisibility = 16 : i32}) -> tensor<64x64xf32, #mma> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c32 = arith.constant 32 : i32
+    %acc0 = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+    %rows_a = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #sa1>
+    %ra = tile.expand_dims %rows_a {axis = 1 : i32} : tensor<64xi32, #sa1> -> tensor<64x1xi32, #blocked>
+    %lda_t = tile.splat %lda : i32 -> tensor<64x1xi32, #blocked>
+    %ra_off = arith.muli %ra, %lda_t : tensor<64x1xi32, #blocked>
+    %ra_b = tile.broadcast %ra_off : tensor<64x1xi32, #blocked> -> tensor<64x32xi32, #blocked>
+    %cols_a = tile.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #sa0>
+    %ca = tile.expand_dims %cols_a {axis = 0 : i32} : tensor<32xi32, #sa0> -> tensor<1x32xi32, #blocked>
+    %ca_b = tile.broadcast %ca : tensor<1x32xi32, #blocked> -> tensor<64x32xi32, #blocked>
+    %a_off = arith.addi %ra_b, %ca_b : tensor<64x32xi32, #blocked>
+    %a_base = tile.splat %a : !tile.ptr<bf16> -> tensor<64x32x!tile.ptr<bf16>, #blocked>
+    %a_ptrs = tile.addptr %a_base, %a_off : tensor<64x32x!tile.ptr<bf16>, #blocked>, tensor<64x32xi32, #blocked>
+    %rows_w = tile.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #sb1>
+    %rw = tile.expand_dims %rows_w {axis = 1 : i32} : tensor<32xi32, #sb1> -> tensor<32x1xi32, #blocked1>
+    %ldw_t = tile.splat %ldw : i32 -> tensor<32x1xi32, #blocked1>
+    %rw_off = arith.muli %rw, %ldw_t : tensor<32x1xi32, #blocked1>
+    %rw_b = tile.broadcast %rw_off : tensor<32x1xi32, #blocked1> -> tensor<32x64xi32, #blocked1>
+    %cols_w = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #sb0>
+    %cw = tile.expand_dims %cols_w {axis = 0 : i32} : tensor<64xi32, #sb0> -> tensor<1x64xi32, #blocked1>
+    %cw_b = tile.broadcast %cw : tensor<1x64xi32, #blocked1> -> tensor<32x64xi32, #blocked1>
+    %w_off = arith.addi %rw_b, %cw_b : tensor<32x64xi32, #blocked1>
+    %w_base = tile.splat %w : !tile.ptr<bf16> -> tensor<32x64x!tile.ptr<bf16>, #blocked1>
+    %w_ptrs = tile.addptr %w_base, %w_off : tensor<32x64x!tile.ptr<bf16>, #blocked1>, tensor<32x64xi32, #blocked1>
+    %a_step = tile.splat %c32 : i32 -> tensor<64x32xi32, #blocked>
+    %w_step_s = arith.muli %ldw, %c32 : i32
+    %w_step = tile.splat %w_step_s : i32 -> tensor<32x64xi32, #blocked1>
+    %r:3 = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %acc0, %pa = %a_ptrs, %pw = %w_ptrs) -> (tensor<64x64xf32, #mma>, tensor<64x32x!tile.ptr<bf16>, #blocked>, tensor<32x64x!tile.ptr<bf16>, #blocked1>) : i32 {
+      %x = tile.load %pa : tensor<64x32x!tile.ptr<bf16>, #blocked>
+      %pb = tile.addptr %pa, %a_step : tensor<64x32x!tile.ptr<bf16>, #blocked>, tensor<64x32xi32, #blocked>
+      %packed = tile.load %pw : tensor<32x64x!tile.ptr<bf16>, #blocked1>
+      %xa = tilegpu.local_alloc %x : (tensor<64x32xbf16, #blocked>) -> !tilegpu.memdesc<64x32xbf16, #nvmma>
+      %wb = tilegpu.local_alloc %packed : (tensor<32x64xbf16, #blocked1>) -> !tilegpu.memdesc<32x64xbf16, #nvmma1>
+      %d0 = tilegpu.warpgroup_dot %xa, %wb, %acc : !tilegpu.memdesc<64x32xbf16, #nvmma> * <32x64xbf16, #nvmma1> -> tensor<64x64xf32, #mma>
+      %x2 = tile.load %pb : tensor<64x32x!tile.ptr<bf16>, #blocked>
+      %xa2 = tilegpu.local_alloc %x2 : (tensor<64x32xbf16, #blocked>) -> !tilegpu.memdesc<64x32xbf16, #nvmma>
+      %d = tilegpu.warpgroup_dot %xa2, %wb, %d0 : !tilegpu.memdesc<64x32xbf16, #nvmma> * <32x64xbf16, #nvmma1> -> tensor<64x64xf32, #mma>
+      %pa2 = tile.addptr %pa, %a_step : tensor<64x32x!tile.ptr<bf16>, #blocked>, tensor<64x32xi32, #blocked>
+      %pw2 = tile.addptr %pw, %w_step : tensor<32x64x!tile.ptr<bf16>, #blocked1>, tensor<32x64xi32, #blocked1>
+      scf.yield %d, %pa2, %pw2 : tensor<64x64xf32, #mma>, tensor<64x32x!tile.ptr<bf16>, #blocked>, tensor<32x64x!tile.ptr<bf16>, #blocked1>
+    }
+    return %r#0 : tensor<64x64xf32, #mma>
+  }
+}
+

@@ -311,10 +311,16 @@ LogicalResult WarpGroupDotWaitOp::verify() {
     return emitOpError("needs at least one accumulator");
   for (Value input : getInputs()) {
     auto tensor = cast<RankedTensorType>(input.getType());
-    auto mma = dyn_cast_or_null<MmaEncodingAttr>(tensor.getEncoding());
+    Attribute encoding = tensor.getEncoding();
+    // A swapped product's accumulator is carried transposed, in the same
+    // registers.
+    if (auto permuted = dyn_cast_or_null<PermutedEncodingAttr>(encoding))
+      encoding = permuted.getParent();
+    auto mma = dyn_cast_or_null<MmaEncodingAttr>(encoding);
     if (!mma || mma.getVersion() != 3)
       return emitOpError() << "accumulator " << input.getType()
-                           << " must have a version-3 #tilegpu.mma layout";
+                           << " must have a version-3 #tilegpu.mma layout "
+                              "(or a permutation of one)";
   }
   return success();
 }

@@ -2,8 +2,9 @@
 //
 // A warpgroup_dot made async is waited for (tilegpu.warpgroup_dot_wait)
 // just before its result is first read, with the async dots issued in
-// between left pending: wgmma groups retire in order. A K loop's single
-// chained dot keeps one MMA in flight behind the next; a dot whose result
+// between left pending: wgmma groups retire in order. A K loop's chain of
+// dots on one accumulator (usually a single dot) keeps one iteration's
+// MMAs in flight behind the next; a dot whose result
 // is only carried is waited for where the next iteration first reads it,
 // and once more after the loop.
 //
@@ -60,13 +61,14 @@ public:
   void waitForAsyncDots() {
     Location loc = loop.getLoc();
     if (plan.chained) {
-      // Keep one MMA in flight: the previous iteration's has finished
-      // reading its buffers once this one is issued and waited down to 1.
-      WarpGroupDotOp dot = plan.asyncDots.front().dot;
+      // Keep one iteration's MMAs in flight: the previous iteration's have
+      // finished reading their buffers once this one's are issued and
+      // waited down to their number.
+      WarpGroupDotOp dot = plan.asyncDots.back().dot;
       rewriter.setInsertionPointAfter(dot);
-      auto wait =
-          WarpGroupDotWaitOp::create(rewriter, loc, ValueRange{dot.getD()},
-                                     /*pendings=*/1);
+      auto wait = WarpGroupDotWaitOp::create(
+          rewriter, loc, ValueRange{dot.getD()},
+          /*pendings=*/static_cast<int32_t>(plan.asyncDots.size()));
       dot.getD().replaceAllUsesExcept(wait.getResult(0), wait);
     } else {
       for (size_t k = 0; k < plan.asyncDots.size(); ++k)
@@ -76,7 +78,7 @@ public:
 
   /// The carried result of the async dot is complete after a wait.
   void waitAfterLoop() {
-    Value acc = loop.getResult(*plan.asyncDots.front().carriedIndex);
+    Value acc = loop.getResult(*plan.asyncDots.back().carriedIndex);
     auto wait = WarpGroupDotWaitOp::create(rewriter, loop.getLoc(),
                                            ValueRange{acc}, /*pendings=*/0);
     acc.replaceAllUsesExcept(wait.getResult(0), wait);

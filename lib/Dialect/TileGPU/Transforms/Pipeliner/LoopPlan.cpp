@@ -96,10 +96,78 @@ Operation *pipeliner::firstOperandWriteIn(Block *body, WarpGroupDotOp dot,
 
 namespace {
 
+/// Whether `trans` keeps every element in its thread (the result is in the
+/// permuted layout of its operand's): a renaming of registers, which a
+/// swapped product puts around its accumulator.
+bool isRenaming(TransOp trans) {
+  auto src = cast<RankedTensorType>(trans.getSrc().getType());
+  auto encoding = dyn_cast_or_null<DistributedEncoding>(src.getEncoding());
+  return encoding &&
+         cast<RankedTensorType>(trans.getType()).getEncoding() ==
+             PermutedEncodingAttr::getTransposed(encoding, trans.getOrder());
+}
+
+/// `value` before the register renamings that produced it.
+Value beforeRenamings(Value value) {
+  while (auto trans = value.getDefiningOp<TransOp>()) {
+    if (!isRenaming(trans))
+      break;
+    value = trans.getSrc();
+  }
+  return value;
+}
+
+/// The one use of `value` after register renamings that each have one use
+/// too, or null.
+OpOperand *soleUseAfterRenamings(Value value) {
+  while (value.hasOneUse()) {
+    OpOperand &use = *value.use_begin();
+    auto trans = dyn_cast<TransOp>(use.getOwner());
+    if (!trans || !isRenaming(trans))
+      return &use;
+    value = trans.getResult();
+  }
+  return nullptr;
+}
+
+/// A K loop whose dots all accumulate into one chain (the first takes the
+/// carried accumulator, each next one the previous one's result, the last
+/// one's result is carried; two dots per step for an int4 weight's two
+/// nibble planes): all run async with no wait between them, since wgmma
+/// orders MMAs on the same accumulator, and after the last the body waits
+/// only for the previous iteration's (`chained`). Into `plan`; false when
+/// the dots are not such a chain.
+bool matchAccumulatorChain(scf::ForOp loop, MutableArrayRef<WarpGroupDotOp> dots,
+                           LoopPlan &plan) {
+  if (dots.empty())
+    return false;
+  Block *body = loop.getBody();
+  OpOperand *carried = soleUseAfterRenamings(dots.back().getD());
+  if (!carried || !isa<scf::YieldOp>(carried->getOwner()))
+    return false;
+  unsigned index = carried->getOperandNumber();
+  if (beforeRenamings(dots.front().getC()) != loop.getRegionIterArg(index))
+    return false;
+  for (auto [previous, next] : llvm::zip(dots.drop_back(), dots.drop_front()))
+    if (!previous.getD().hasOneUse() || next.getC() != previous.getD())
+      return false;
+  for (WarpGroupDotOp dot : dots)
+    if (firstOperandWriteIn(body, dot, plan.loads) ||
+        carriedRegisterOperand(dot, loop))
+      return false;
+  for (WarpGroupDotOp dot : dots)
+    plan.asyncDots.push_back({dot, std::nullopt});
+  plan.asyncDots.back().carriedIndex = index;
+  plan.chained = true;
+  return true;
+}
+
 /// The warpgroup_dots of the body that can run async, into `plan`.
 void matchAsyncDots(scf::ForOp loop, LoopPlan &plan) {
   Block *body = loop.getBody();
   auto dots = llvm::to_vector(body->getOps<WarpGroupDotOp>());
+  if (matchAccumulatorChain(loop, dots, plan))
+    return;
   for (WarpGroupDotOp dot : dots) {
     if (dot->use_empty())
       continue;
