@@ -128,12 +128,58 @@ def bench_int4(mods, shapes=((4096, 8192, 8192), (16, 8192, 8192))):
                     ms, config = min(bests)
                     ROWS.append((name, impl, ms, flops / ms / 1e9,
                                  "%dx%dx%d/%dw/%ds" % config))
+            if not large:
+                bench_int4_splitk(mods, name, a, scales, group, packings,
+                                  flops)
             # The library on weights dequantized ahead of time (bf16).
             _, want, w = next(iter(packings.values()))
             dense = (w.double() * expand(scales)).to(torch.bfloat16)
             ms = bench.gpu_time_ms(lambda: torch.matmul(a, dense), reps=50)
             ROWS.append((name, "cuBLAS bf16", ms, flops / ms / 1e9,
                          "dequantized weights"))
+
+
+def bench_int4_splitk(mods, name, a, scales, group, packings, flops):
+    """Decode with split-K: each program sums a K / SPLIT_K slice and adds
+    it atomically into a zeroed fp32 output; the zeroing is timed with the
+    kernel."""
+    M, K = a.shape
+    N = scales.shape[-1]
+    configs = [(16, 64, 128, 4, 4, 4), (16, 64, 128, 4, 4, 8),
+               (16, 128, 128, 4, 4, 8)]
+    c = torch.empty(M, N, device="cuda", dtype=torch.float32)
+    for impl, m in mods.items():
+        best = None
+        for bm, bn, bk, warps, stages, split in configs:
+            if bk not in packings or (group and group % bk):
+                continue
+            packed, want, _ = packings[bk]
+
+            def run(m=m, packed=packed, bm=bm, bn=bn, bk=bk, warps=warps,
+                    stages=stages, split=split):
+                c.zero_()
+                m.int4_matmul_splitk_kernel[(cdiv(M, bm), cdiv(N, bn), split)](
+                    a, packed, scales, c, M, N, K, a.stride(0), a.stride(1),
+                    packed.stride(0), packed.stride(1),
+                    scales.stride(0) if group else 0, c.stride(0),
+                    c.stride(1), GROUP_SIZE=group, BLOCK_M=bm, BLOCK_N=bn,
+                    BLOCK_K=bk, SPLIT_K=split, num_warps=warps,
+                    num_stages=stages)
+            try:
+                run()
+                torch.cuda.synchronize()
+                check("%s split-K %s" % (name, impl), c, want)
+            except Exception as e:  # noqa: BLE001 - reported, not fatal
+                print("%s split-K %s %s: %s" % (name, impl, split,
+                                                str(e).splitlines()[0][:160]))
+                continue
+            ms = bench.gpu_time_ms(run, reps=50)
+            if best is None or ms < best[0]:
+                best = (ms, "%dx%dx%d/%dw/%ds split %d" % (
+                    bm, bn, bk, warps, stages, split))
+        if best:
+            ROWS.append((name + " split-K", impl, best[0],
+                         flops / best[0] / 1e9, best[1]))
 
 
 def bench_fp8(mods, sizes=(4096, 8192)):

@@ -70,6 +70,57 @@ def int4_matmul_kernel(a_ptr, b_ptr, scale_ptr, c_ptr, M, N, K,
 
 
 @jit_module.jit
+def int4_matmul_splitk_kernel(a_ptr, b_ptr, scale_ptr, c_ptr, M, N, K,
+                              stride_am, stride_ak, stride_bk, stride_bn,
+                              stride_sg, stride_cm, stride_cn,
+                              GROUP_SIZE: tl.constexpr, BLOCK_M: tl.constexpr,
+                              BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                              SPLIT_K: tl.constexpr):
+    """int4_matmul_kernel for decode-sized M: program (pid_n, pid_k) sums
+    K / SPLIT_K of the product and adds it into c (fp32, zeroed by the
+    caller) atomically, so that N / BLOCK_N * SPLIT_K programs fill the GPU
+    where N / BLOCK_N alone would not. K is a multiple of SPLIT_K *
+    BLOCK_K."""
+    HALF: tl.constexpr = BLOCK_K // 2
+    pid_m = tl.program_id(axis=0)
+    pid_n = tl.program_id(axis=1)
+    pid_k = tl.program_id(axis=2)
+    steps = K // (BLOCK_K * SPLIT_K)
+    offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+    offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    offs_h = tl.arange(0, HALF)
+    first = pid_k * steps
+    a_ptrs = (a_ptr + offs_am[:, None] * stride_am
+              + (first * BLOCK_K + offs_h)[None, :] * stride_ak)
+    b_ptrs = (b_ptr + (first * HALF + offs_h)[:, None] * stride_bk
+              + offs_bn[None, :] * stride_bn)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(first, first + steps):
+        a_lo = tl.load(a_ptrs)
+        a_hi = tl.load(a_ptrs + HALF * stride_ak)
+        packed = tl.load(b_ptrs)
+        b_lo = ((packed << 4) >> 4).to(tl.bfloat16)
+        b_hi = (packed >> 4).to(tl.bfloat16)
+        if GROUP_SIZE > 0:
+            group = (k * BLOCK_K) // GROUP_SIZE
+            scale = tl.load(scale_ptr + group * stride_sg + offs_bn)
+            b_lo = b_lo * scale[None, :]
+            b_hi = b_hi * scale[None, :]
+        acc = tl.dot(a_lo, b_lo, acc)
+        acc = tl.dot(a_hi, b_hi, acc)
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += HALF * stride_bk
+    if GROUP_SIZE == 0:
+        acc = acc * tl.load(scale_ptr + offs_bn)[None, :].to(tl.float32)
+    offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    tl.atomic_add(c_ptr + offs_cm[:, None] * stride_cm
+                  + offs_cn[None, :] * stride_cn, acc,
+                  mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N),
+                  sem="relaxed")
+
+
+@jit_module.jit
 def fp8_matmul_kernel(a_ptr, b_ptr, a_scale_ptr, b_scale_ptr, c_ptr, M, N, K,
                       stride_am, stride_bn, stride_cm,
                       BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
