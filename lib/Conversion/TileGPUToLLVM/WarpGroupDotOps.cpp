@@ -276,20 +276,38 @@ struct WarpGroupDotWaitPattern : OpConversionPattern<WarpGroupDotWaitOp> {
     SmallVector<Value> registers;
     SmallVector<Type> types;
     std::string outputs, inputs;
-    for (ValueRange values : adaptor.getInputs())
+    auto tie = [&](Value value) {
+      Type type = value.getType();
+      if (!registers.empty()) {
+        outputs += ",";
+        inputs += ",";
+      }
+      outputs += type.isF32() ? "=f" : "=r";
+      inputs += std::to_string(registers.size());
+      registers.push_back(value);
+      types.push_back(type);
+    };
+    // Register A operands pass as the 32-bit words the MMA read (packed
+    // as WarpGroupDotPattern packs them, so LLVM folds the two packings
+    // into one): tying them keeps those registers unchanged until here.
+    SmallVector<bool> isOperand;
+    for (auto [input, values] :
+         llvm::zip(op.getInputs(), adaptor.getInputs())) {
+      bool operand = isa<DotOperandEncodingAttr>(
+          cast<RankedTensorType>(input.getType()).getEncoding());
+      isOperand.push_back(operand);
+      if (operand) {
+        for (size_t i = 0; i + 1 < values.size(); i += 2)
+          tie(packHalves(rewriter, loc, values[i], values[i + 1]));
+        continue;
+      }
       for (Value value : values) {
         Type type = value.getType();
         if (!type.isF32() && !type.isInteger(32))
           return op->emitError("accumulator registers must be f32 or i32");
-        if (!registers.empty()) {
-          outputs += ",";
-          inputs += ",";
-        }
-        outputs += type.isF32() ? "=f" : "=r";
-        inputs += std::to_string(registers.size());
-        registers.push_back(value);
-        types.push_back(type);
+        tie(value);
       }
+    }
     auto resultType = LLVM::LLVMStructType::getLiteral(getContext(), types);
     auto wait = emitInlineAsm(rewriter, loc, resultType, registers,
                               "wgmma.wait_group.sync.aligned " +
@@ -297,8 +315,15 @@ struct WarpGroupDotWaitPattern : OpConversionPattern<WarpGroupDotWaitOp> {
                               outputs + "," + inputs, /*hasSideEffects=*/true);
     SmallVector<SmallVector<Value>> results;
     int64_t next = 0;
-    for (ValueRange values : adaptor.getInputs()) {
+    for (auto [operand, values] : llvm::zip(isOperand, adaptor.getInputs())) {
       SmallVector<Value> &result = results.emplace_back();
+      if (operand) {
+        // Nothing reads an operand after its MMA: the halves pass on as
+        // they were.
+        next += values.size() / 2;
+        result.assign(values.begin(), values.end());
+        continue;
+      }
       for (size_t i = 0; i < values.size(); ++i)
         result.push_back(LLVM::ExtractValueOp::create(
             rewriter, loc, wait.getResult(0), next++));

@@ -188,8 +188,18 @@ func.func @f(%buf: !tilegpu.memdesc<64xf16, #s>) {
 
 #b = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 func.func @f(%acc: tensor<64x64xf32, #b>) {
-  // expected-error @+1 {{accumulator 'tensor<64x64xf32, #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>>' must have a version-3 #tilegpu.mma layout (or a permutation of one)}}
+  // expected-error @+1 {{accumulator 'tensor<64x64xf32, #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>>' must have a version-3 #tilegpu.mma layout (or a permutation of one), or be a 16-bit register A operand of one}}
   %0 = tilegpu.warpgroup_dot_wait %acc {pendings = 0 : i32} : tensor<64x64xf32, #b>
+  return
+}
+
+// -----
+
+// A B operand is never in registers for wgmma: it cannot be waited on.
+#mma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+func.func @f(%acc: tensor<64x64xf32, #mma>, %b: tensor<64x64xf16, #tilegpu.dot_op<{opIdx = 1, parent = #mma, kWidth = 2}>>) {
+  // expected-error @+1 {{must have a version-3 #tilegpu.mma layout (or a permutation of one), or be a 16-bit register A operand of one}}
+  %0:2 = tilegpu.warpgroup_dot_wait %acc, %b {pendings = 0 : i32} : tensor<64x64xf32, #mma>, tensor<64x64xf16, #tilegpu.dot_op<{opIdx = 1, parent = #mma, kWidth = 2}>>
   return
 }
 

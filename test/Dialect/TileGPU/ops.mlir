@@ -44,6 +44,17 @@ module attributes {tilegpu.num_warps = 4 : i32} {
     return %a : tensor<64x64xf16, #tilegpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>>
   }
 
+  // A register A operand passes through the wait that retires its MMA.
+  // CHECK-LABEL: func.func @wait_keeps_operand
+  // CHECK: tilegpu.warpgroup_dot_wait %{{.*}}, %{{.*}} {pendings = 0 : i32} : tensor<64x64xf32, #mma>, tensor<64x64xf16, #dot_op>
+  func.func @wait_keeps_operand(%a: tensor<64x64xf16, #tilegpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>>,
+                                %b: !tilegpu.memdesc<64x64xf16, #nvmma_b>,
+                                %c: tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #mma> {
+    %d = tilegpu.warpgroup_dot %a, %b, %c async : tensor<64x64xf16, #tilegpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>> * !tilegpu.memdesc<64x64xf16, #nvmma_b> -> tensor<64x64xf32, #mma>
+    %r:2 = tilegpu.warpgroup_dot_wait %d, %a {pendings = 0 : i32} : tensor<64x64xf32, #mma>, tensor<64x64xf16, #tilegpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>>
+    return %r#0 : tensor<64x64xf32, #mma>
+  }
+
   // CHECK-LABEL: func.func @async_wgmma
   // CHECK: tilegpu.fence_async_shared
   // CHECK: %[[D:.*]] = tilegpu.warpgroup_dot %{{.*}}, %{{.*}}, %{{.*}} async : !tilegpu.memdesc<64x64xf16

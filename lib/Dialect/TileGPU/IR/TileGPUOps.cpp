@@ -316,11 +316,17 @@ LogicalResult WarpGroupDotWaitOp::verify() {
     // registers.
     if (auto permuted = dyn_cast_or_null<PermutedEncodingAttr>(encoding))
       encoding = permuted.getParent();
+    // A register A operand of an MMA in flight, kept live until the wait.
+    if (auto operand = dyn_cast_or_null<DotOperandEncodingAttr>(encoding))
+      if (operand.getOpIdx() == 0 && operand.getParent().getVersion() == 3 &&
+          tile::getElementBitWidth(tensor.getElementType()) == 16)
+        continue;
     auto mma = dyn_cast_or_null<MmaEncodingAttr>(encoding);
     if (!mma || mma.getVersion() != 3)
       return emitOpError() << "accumulator " << input.getType()
                            << " must have a version-3 #tilegpu.mma layout "
-                              "(or a permutation of one)";
+                              "(or a permutation of one), or be a 16-bit "
+                              "register A operand of one";
   }
   return success();
 }

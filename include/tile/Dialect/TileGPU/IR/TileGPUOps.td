@@ -180,7 +180,10 @@ def TileGPU_WarpGroupDotWaitOp : TileGPU_Op<"warpgroup_dot_wait",
     `wgmma.wait_group`: this warpgroup's older async MMAs have finished
     reading shared memory and writing their accumulators when it returns.
     The accumulators pass through it, so nothing reads them before the
-    wait.
+    wait. Register A operands (`#tilegpu.dot_op` with opIdx 0) of MMAs
+    still in flight may pass through too: an MMA reads them until it
+    retires, so they must not be overwritten before the wait, and passing
+    them keeps their registers live until it.
 
     ```mlir
     %r = tilegpu.warpgroup_dot_wait %d {pendings = 1 : i32} : tensor<128x128xf32, #mma>

@@ -66,9 +66,19 @@ public:
       // waited down to their number.
       WarpGroupDotOp dot = plan.asyncDots.back().dot;
       rewriter.setInsertionPointAfter(dot);
-      auto wait = WarpGroupDotWaitOp::create(
-          rewriter, loc, ValueRange{dot.getD()},
-          /*pendings=*/static_cast<int32_t>(plan.asyncDots.size()));
+      SmallVector<Value> inputs{dot.getD()};
+      int32_t pendings = plan.asyncDots.size();
+      if (plan.chainReadsRegisters) {
+        // Everything retires here; the register operands pass through so
+        // that nothing overwrites them while an MMA still reads them.
+        pendings = 0;
+        for (const AsyncDot &async : plan.asyncDots) {
+          WarpGroupDotOp chained = async.dot;
+          if (isa<RankedTensorType>(chained.getA().getType()))
+            inputs.push_back(chained.getA());
+        }
+      }
+      auto wait = WarpGroupDotWaitOp::create(rewriter, loc, inputs, pendings);
       dot.getD().replaceAllUsesExcept(wait.getResult(0), wait);
     } else {
       for (size_t k = 0; k < plan.asyncDots.size(); ++k)

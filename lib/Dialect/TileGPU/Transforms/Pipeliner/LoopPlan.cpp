@@ -135,8 +135,9 @@ OpOperand *soleUseAfterRenamings(Value value) {
 /// one's result is carried; two dots per step for an int4 weight's two
 /// nibble planes): all run async with no wait between them, since wgmma
 /// orders MMAs on the same accumulator, and after the last the body waits
-/// only for the previous iteration's (`chained`). Into `plan`; false when
-/// the dots are not such a chain.
+/// only for the previous iteration's (`chained`), or for all of its own
+/// when they read registers it computes (`chainReadsRegisters`). Into
+/// `plan`; false when the dots are not such a chain.
 bool matchAccumulatorChain(scf::ForOp loop, MutableArrayRef<WarpGroupDotOp> dots,
                            LoopPlan &plan) {
   if (dots.empty())
@@ -157,8 +158,14 @@ bool matchAccumulatorChain(scf::ForOp loop, MutableArrayRef<WarpGroupDotOp> dots
       return false;
   for (WarpGroupDotOp dot : dots)
     plan.asyncDots.push_back({dot, std::nullopt});
-  plan.asyncDots.back().carriedIndex = index;
   plan.chained = true;
+  plan.chainReadsRegisters = llvm::any_of(dots, [](WarpGroupDotOp dot) {
+    return isa<RankedTensorType>(dot.getA().getType());
+  });
+  // Only a chain that may stay in flight across the back edge is carried
+  // (and gets the extra buffer that needs).
+  if (!plan.chainReadsRegisters)
+    plan.asyncDots.back().carriedIndex = index;
   return true;
 }
 

@@ -81,6 +81,12 @@ struct LoopPlan {
   /// rescaled first).
   SmallVector<AsyncDot> asyncDots;
   bool chained = false;
+  /// A chain whose dots read A from registers the body computes (a swapped
+  /// product's unpacked weights): an MMA reads them until it retires, and
+  /// the next iteration makes new ones, so the chain is waited for at the
+  /// end of its own iteration, with those operands passed through the wait
+  /// to keep their registers untouched until then.
+  bool chainReadsRegisters = false;
 
   bool hasCarriedDot() const {
     return llvm::any_of(asyncDots,
