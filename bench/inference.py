@@ -8,8 +8,12 @@ Sections (BENCH_INFERENCE picks, default all):
          the weights dequantized ahead of time.
   fp8    e4m3 with row-wise scales, B K-major, 4096^3 and 8192^3; library:
          torch._scaled_mm.
+  fp8more  e5m2 row-scaled 8192^3, and e4m3 with block-wise (1x128,
+         128x128) scales at 4096^3 and 8192^3 (tile and Triton only).
   small  fp16 256^3, 512^3 and 1024^3: time per call from Python, launch
          included (back-to-back calls, then one synchronize); library:
+         torch.matmul.
+  skinny fp16 M in {1, 16, 64}, N = K = 8192: kernel time; library:
          torch.matmul.
 Every result is checked against float64 before it is timed. Kernel times
 are medians of event-timed runs after warm-up (bench.gpu_time_ms); each
@@ -214,6 +218,91 @@ def bench_fp8(mods, sizes=(4096, 8192)):
         ROWS.append((name, "torch._scaled_mm", ms, flops / ms / 1e9, ""))
 
 
+def bench_fp8_more(mods):
+    """e5m2 with row-wise scales at 8192^3, and e4m3 with DeepSeek-style
+    block-wise scales (1x128 for A, 128x128 for B) at 4096^3 and 8192^3."""
+    configs = [(128, 256, 128, 8, 3), (128, 128, 128, 8, 4)]
+    size = 8192
+    M = N = K = size
+    name = "fp8 e5m2 %d^3" % size
+    a = torch.randn(M, K, device="cuda").to(torch.float8_e5m2)
+    b = torch.randn(N, K, device="cuda").to(torch.float8_e5m2)
+    sa = torch.rand(M, device="cuda") + 0.5
+    sb = torch.rand(N, device="cuda") + 0.5
+    want = (a.double() @ b.double().t()) * sa.double()[:, None] * \
+        sb.double()[None, :]
+    c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
+    flops = 2.0 * M * N * K
+    for impl, m in mods.items():
+        def run(cfg, m=m):
+            bm, bn, bk, warps, stages = cfg
+            m.fp8_matmul_kernel[(cdiv(M, bm) * cdiv(N, bn),)](
+                a, b, sa, sb, c, M, N, K, a.stride(0), b.stride(0),
+                c.stride(0), BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8,
+                num_warps=warps, num_stages=stages)
+        best_of(name, impl, configs, run, flops, c, want)
+    try:
+        ms = bench.gpu_time_ms(lambda: torch._scaled_mm(
+            a, b.t(), scale_a=sa[:, None], scale_b=sb[None, :],
+            out_dtype=torch.bfloat16), reps=50)
+        ROWS.append((name, "torch._scaled_mm", ms, flops / ms / 1e9, ""))
+    except Exception as e:  # noqa: BLE001 - reported, not fatal
+        print("%s _scaled_mm: %s" % (name, str(e).splitlines()[0][:160]))
+
+    configs = [(128, 128, 128, 8, 3), (128, 128, 128, 8, 4),
+               (64, 128, 128, 4, 4)]
+    for size in (4096, 8192):
+        M = N = K = size
+        name = "fp8 e4m3 block-scaled %d^3" % size
+        a = torch.randn(M, K, device="cuda").to(torch.float8_e4m3fn)
+        b = torch.randn(N, K, device="cuda").to(torch.float8_e4m3fn)
+        sa = torch.rand(M, K // 128, device="cuda") + 0.5
+        sb = torch.rand(N // 128, K // 128, device="cuda") + 0.5
+        expand_a = sa.double().repeat_interleave(128, 1)
+        expand_b = sb.double().repeat_interleave(128, 0).repeat_interleave(
+            128, 1)
+        want = (a.double() * expand_a) @ (b.double() * expand_b).t()
+        c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
+        flops = 2.0 * M * N * K
+        for impl, m in mods.items():
+            def run(cfg, m=m):
+                bm, bn, bk, warps, stages = cfg
+                m.fp8_blockwise_matmul_kernel[(cdiv(M, bm) * cdiv(N, bn),)](
+                    a, b, sa, sb, c, M, N, K, a.stride(0), b.stride(0),
+                    sa.stride(0), sb.stride(0), c.stride(0), BLOCK_M=bm,
+                    BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8, num_warps=warps,
+                    num_stages=stages)
+            best_of(name, impl, configs, run, flops, c, want)
+
+
+def bench_skinny(sizes=(1, 16, 64), N=8192, K=8192):
+    """fp16 decode-shaped products (bench/kernels_src.py's matmul) against
+    cuBLAS, kernel time."""
+    mods = {name: bench.load(name) for name in ("tile", "triton")}
+    configs = [(16, 64, 128, 4, 4), (16, 128, 64, 4, 4), (64, 64, 64, 4, 4),
+               (64, 128, 64, 4, 3)]
+    for M in sizes:
+        name = "fp16 skinny %dx%dx%d" % (M, N, K)
+        a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+        b = torch.randn(K, N, device="cuda", dtype=torch.float16)
+        want = a.double() @ b.double()
+        c = torch.empty(M, N, device="cuda", dtype=torch.float16)
+        flops = 2.0 * M * N * K
+        for impl, m in mods.items():
+            def run(cfg, m=m):
+                bm, bn, bk, warps, stages = cfg
+                m.matmul_kernel[(cdiv(M, bm) * cdiv(N, bn),)](
+                    a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0),
+                    b.stride(1), c.stride(0), c.stride(1), BLOCK_M=bm,
+                    BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8, num_warps=warps,
+                    num_stages=stages)
+            best_of(name, impl, [x for x in configs if x[0] >= min(M, 16)
+                                 and (M >= 64 or x[0] == 16)],
+                    run, flops, c, want)
+        ms = bench.gpu_time_ms(lambda: torch.matmul(a, b), reps=50)
+        ROWS.append((name, "cuBLAS", ms, flops / ms / 1e9, ""))
+
+
 def per_call_us(fn, calls=500):
     """Wall time per call of back-to-back calls from Python, launch
     included (median of 5 batches)."""
@@ -267,7 +356,8 @@ def bench_small(sizes=(256, 512, 1024)):
 
 
 def main():
-    sections = os.environ.get("BENCH_INFERENCE", "int4 fp8 small").split()
+    sections = os.environ.get("BENCH_INFERENCE",
+                              "int4 fp8 fp8more small skinny").split()
     mods = {name: bench.load(name, "inference_src.py")
             for name in ("tile", "triton")}
     print(torch.cuda.get_device_name())
@@ -276,8 +366,12 @@ def main():
             bench_int4(mods)
         if "fp8" in sections:
             bench_fp8(mods)
+        if "fp8more" in sections:
+            bench_fp8_more(mods)
         if "small" in sections:
             bench_small()
+        if "skinny" in sections:
+            bench_skinny()
     finally:
         print_table()
 

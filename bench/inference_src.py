@@ -147,3 +147,37 @@ def fp8_matmul_kernel(a_ptr, b_ptr, a_scale_ptr, b_scale_ptr, c_ptr, M, N, K,
     tl.store(c_ptr + offs_cm[:, None] * stride_cm + offs_cn[None, :],
              acc.to(tl.bfloat16),
              mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
+
+
+@jit_module.jit
+def fp8_blockwise_matmul_kernel(a_ptr, b_ptr, a_scale_ptr, b_scale_ptr, c_ptr,
+                                M, N, K, stride_am, stride_bn, stride_asm,
+                                stride_bsn, stride_cm, BLOCK_M: tl.constexpr,
+                                BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                                GROUP_M: tl.constexpr):
+    """c (bf16) = a (fp8, MxK) @ b^T (b: fp8, NxK) with block-wise scales,
+    as DeepSeek-V3 stores them: a_scale[m, k // 128] per row and 128-wide
+    K block, b_scale[n // 128, k // 128] per 128x128 block. Each K step's
+    partial product is scaled before it is accumulated. BLOCK_K is 128;
+    BLOCK_N divides 128; K is a multiple of 128."""
+    pid_m, pid_n = grouped_pids(M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+    offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + offs_am[:, None] * stride_am + offs_k[None, :]
+    b_ptrs = b_ptr + offs_bn[None, :] * stride_bn + offs_k[:, None]
+    a_scale_ptrs = a_scale_ptr + offs_am * stride_asm
+    b_scale_ptr += (pid_n * BLOCK_N // 128) * stride_bsn
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K // BLOCK_K):
+        partial = tl.dot(tl.load(a_ptrs), tl.load(b_ptrs))
+        a_scale = tl.load(a_scale_ptrs + k)
+        b_scale = tl.load(b_scale_ptr + k)
+        acc += partial * (a_scale[:, None] * b_scale)
+        a_ptrs += BLOCK_K
+        b_ptrs += BLOCK_K
+    offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    tl.store(c_ptr + offs_cm[:, None] * stride_cm + offs_cn[None, :],
+             acc.to(tl.bfloat16),
+             mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
