@@ -186,14 +186,16 @@ def bench_int4_splitk(mods, name, a, scales, group, packings, flops):
                          flops / best[0] / 1e9, best[1]))
 
 
-def bench_fp8(mods, sizes=(4096, 8192)):
+def bench_fp8(mods, sizes=(4096, 8192), dtype=torch.float8_e4m3fn):
+    """Row-wise scaled fp8 against torch._scaled_mm with the same scales."""
     configs = [(128, 256, 128, 8, 3), (128, 128, 128, 8, 4),
                (128, 256, 64, 8, 4)]
+    kind = "e4m3" if dtype == torch.float8_e4m3fn else "e5m2"
     for size in sizes:
         M = N = K = size
-        name = "fp8 e4m3 %d^3" % size
-        a = torch.randn(M, K, device="cuda").to(torch.float8_e4m3fn)
-        b = torch.randn(N, K, device="cuda").to(torch.float8_e4m3fn)
+        name = "fp8 %s %d^3" % (kind, size)
+        a = torch.randn(M, K, device="cuda").to(dtype)
+        b = torch.randn(N, K, device="cuda").to(dtype)
         sa = torch.rand(M, device="cuda") + 0.5
         sb = torch.rand(N, device="cuda") + 0.5
         want = (a.double() @ b.double().t()) * sa.double()[:, None] * \
@@ -218,37 +220,9 @@ def bench_fp8(mods, sizes=(4096, 8192)):
         ROWS.append((name, "torch._scaled_mm", ms, flops / ms / 1e9, ""))
 
 
-def bench_fp8_more(mods):
-    """e5m2 with row-wise scales at 8192^3, and e4m3 with DeepSeek-style
-    block-wise scales (1x128 for A, 128x128 for B) at 4096^3 and 8192^3."""
-    configs = [(128, 256, 128, 8, 3), (128, 128, 128, 8, 4)]
-    size = 8192
-    M = N = K = size
-    name = "fp8 e5m2 %d^3" % size
-    a = torch.randn(M, K, device="cuda").to(torch.float8_e5m2)
-    b = torch.randn(N, K, device="cuda").to(torch.float8_e5m2)
-    sa = torch.rand(M, device="cuda") + 0.5
-    sb = torch.rand(N, device="cuda") + 0.5
-    want = (a.double() @ b.double().t()) * sa.double()[:, None] * \
-        sb.double()[None, :]
-    c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
-    flops = 2.0 * M * N * K
-    for impl, m in mods.items():
-        def run(cfg, m=m):
-            bm, bn, bk, warps, stages = cfg
-            m.fp8_matmul_kernel[(cdiv(M, bm) * cdiv(N, bn),)](
-                a, b, sa, sb, c, M, N, K, a.stride(0), b.stride(0),
-                c.stride(0), BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8,
-                num_warps=warps, num_stages=stages)
-        best_of(name, impl, configs, run, flops, c, want)
-    try:
-        ms = bench.gpu_time_ms(lambda: torch._scaled_mm(
-            a, b.t(), scale_a=sa[:, None], scale_b=sb[None, :],
-            out_dtype=torch.bfloat16), reps=50)
-        ROWS.append((name, "torch._scaled_mm", ms, flops / ms / 1e9, ""))
-    except Exception as e:  # noqa: BLE001 - reported, not fatal
-        print("%s _scaled_mm: %s" % (name, str(e).splitlines()[0][:160]))
-
+def bench_fp8_block_scaled(mods):
+    """e4m3 with DeepSeek-style block-wise scales (1x128 for A, 128x128 for
+    B) at 4096^3 and 8192^3, tile and Triton (no library row)."""
     configs = [(128, 128, 128, 8, 3), (128, 128, 128, 8, 4),
                (64, 128, 128, 4, 4)]
     for size in (4096, 8192):
@@ -367,7 +341,8 @@ def main():
         if "fp8" in sections:
             bench_fp8(mods)
         if "fp8more" in sections:
-            bench_fp8_more(mods)
+            bench_fp8(mods, sizes=(8192,), dtype=torch.float8_e5m2)
+            bench_fp8_block_scaled(mods)
         if "small" in sections:
             bench_small()
         if "skinny" in sections:

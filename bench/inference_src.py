@@ -22,6 +22,26 @@ def grouped_pids(M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
 
 
 @jit_module.jit
+def int4_k_step(acc, a_ptrs, b_ptrs, scale_ptr, offs_bn, k, stride_ak,
+                stride_sg, GROUP_SIZE: tl.constexpr, BLOCK_K: tl.constexpr):
+    """One K step of the int4 kernels below: two dots, one per nibble
+    plane, with group scales applied to the unpacked weights."""
+    HALF: tl.constexpr = BLOCK_K // 2
+    a_lo = tl.load(a_ptrs)
+    a_hi = tl.load(a_ptrs + HALF * stride_ak)
+    packed = tl.load(b_ptrs)
+    b_lo = ((packed << 4) >> 4).to(tl.bfloat16)
+    b_hi = (packed >> 4).to(tl.bfloat16)
+    if GROUP_SIZE > 0:
+        group = (k * BLOCK_K) // GROUP_SIZE
+        scale = tl.load(scale_ptr + group * stride_sg + offs_bn)
+        b_lo = b_lo * scale[None, :]
+        b_hi = b_hi * scale[None, :]
+    acc = tl.dot(a_lo, b_lo, acc)
+    return tl.dot(a_hi, b_hi, acc)
+
+
+@jit_module.jit
 def int4_matmul_kernel(a_ptr, b_ptr, scale_ptr, c_ptr, M, N, K,
                        stride_am, stride_ak, stride_bk, stride_bn,
                        stride_sg, stride_cm, stride_cn,
@@ -46,18 +66,8 @@ def int4_matmul_kernel(a_ptr, b_ptr, scale_ptr, c_ptr, M, N, K,
     b_ptrs = b_ptr + offs_h[:, None] * stride_bk + offs_bn[None, :] * stride_bn
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k in range(0, K // BLOCK_K):
-        a_lo = tl.load(a_ptrs)
-        a_hi = tl.load(a_ptrs + HALF * stride_ak)
-        packed = tl.load(b_ptrs)
-        b_lo = ((packed << 4) >> 4).to(tl.bfloat16)
-        b_hi = (packed >> 4).to(tl.bfloat16)
-        if GROUP_SIZE > 0:
-            group = (k * BLOCK_K) // GROUP_SIZE
-            scale = tl.load(scale_ptr + group * stride_sg + offs_bn)
-            b_lo = b_lo * scale[None, :]
-            b_hi = b_hi * scale[None, :]
-        acc = tl.dot(a_lo, b_lo, acc)
-        acc = tl.dot(a_hi, b_hi, acc)
+        acc = int4_k_step(acc, a_ptrs, b_ptrs, scale_ptr, offs_bn, k,
+                          stride_ak, stride_sg, GROUP_SIZE, BLOCK_K)
         a_ptrs += BLOCK_K * stride_ak
         b_ptrs += HALF * stride_bk
     if GROUP_SIZE == 0:
@@ -96,18 +106,8 @@ def int4_matmul_splitk_kernel(a_ptr, b_ptr, scale_ptr, c_ptr, M, N, K,
               + offs_bn[None, :] * stride_bn)
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k in range(first, first + steps):
-        a_lo = tl.load(a_ptrs)
-        a_hi = tl.load(a_ptrs + HALF * stride_ak)
-        packed = tl.load(b_ptrs)
-        b_lo = ((packed << 4) >> 4).to(tl.bfloat16)
-        b_hi = (packed >> 4).to(tl.bfloat16)
-        if GROUP_SIZE > 0:
-            group = (k * BLOCK_K) // GROUP_SIZE
-            scale = tl.load(scale_ptr + group * stride_sg + offs_bn)
-            b_lo = b_lo * scale[None, :]
-            b_hi = b_hi * scale[None, :]
-        acc = tl.dot(a_lo, b_lo, acc)
-        acc = tl.dot(a_hi, b_hi, acc)
+        acc = int4_k_step(acc, a_ptrs, b_ptrs, scale_ptr, offs_bn, k,
+                          stride_ak, stride_sg, GROUP_SIZE, BLOCK_K)
         a_ptrs += BLOCK_K * stride_ak
         b_ptrs += HALF * stride_bk
     if GROUP_SIZE == 0:

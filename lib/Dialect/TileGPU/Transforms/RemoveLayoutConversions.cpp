@@ -351,27 +351,19 @@ bool throughTrans(ConvertLayoutOp convert) {
 
 bool backward(ConvertLayoutOp convert) {
   Operation *def = convert.getSrc().getDefiningOp();
+  Attribute target = cast<RankedTensorType>(convert.getType()).getEncoding();
   // Into a dot operand's registers, the elementwise producers (an unpack,
   // a cast, a scale) are recomputed in that layout, so that only the
   // narrowest tile (the packed weights) moves between threads.
-  if (isDotOperandLike(
-          cast<RankedTensorType>(convert.getType()).getEncoding()) &&
-      isElementwise(def) && narrowsOrKeepsWidth(def)) {
-    OpBuilder b(convert);
-    Operation *clone = cloneInLayout(
-        b, def, cast<RankedTensorType>(convert.getType()).getEncoding());
-    convert.replaceAllUsesWith(clone->getResult(0));
-    convert.erase();
-    return true;
-  }
+  bool intoOperand =
+      isDotOperandLike(target) && isElementwise(def) && narrowsOrKeepsWidth(def);
   // Broadcasts and expand_dims cost nothing to redo in another layout, and
   // converting their (smaller or equal) operand instead never costs more.
-  if (!canRematerialize(convert.getSrc()) &&
+  if (!intoOperand && !canRematerialize(convert.getSrc()) &&
       !isa_and_nonnull<BroadcastOp, ExpandDimsOp>(def))
     return false;
   OpBuilder b(convert);
-  Operation *clone = cloneInLayout(
-      b, def, cast<RankedTensorType>(convert.getType()).getEncoding());
+  Operation *clone = cloneInLayout(b, def, target);
   convert.replaceAllUsesWith(clone->getResult(0));
   convert.erase();
   return true;
