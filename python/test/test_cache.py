@@ -5,6 +5,8 @@ nothing behind."""
 import importlib.util
 import os
 import shutil
+import sys
+import types
 
 import pytest
 
@@ -309,3 +311,55 @@ def test_a_misnamed_backend_is_a_warning(cache_dir, tmp_path, monkeypatch):
     with pytest.warns(RuntimeWarning, match="remote cache backend .* is unusable"):
         launch(load_module(tmp_path, "misnamed"))
     assert len(entries(cache_dir)) == 1
+
+
+class FakeRedis:
+    """What RedisRemoteCacheBackend uses of `redis.Redis`, over a dict
+    shared by every client of one (host, port): a stand-in server."""
+    servers = {}
+
+    def __init__(self, host, port):
+        self.data = FakeRedis.servers.setdefault((host, port), {})
+
+    def mget(self, names):
+        return [self.data.get(name) for name in names]
+
+    def set(self, name, value):
+        self.data[name] = bytes(value)
+
+
+def test_redis_backend_shares_entries_between_machines(cache_dir, tmp_path,
+                                                       monkeypatch):
+    monkeypatch.setitem(sys.modules, "redis",
+                        types.SimpleNamespace(Redis=FakeRedis))
+    FakeRedis.servers = {}
+    monkeypatch.setenv("TILE_REMOTE_CACHE_BACKEND",
+                       "tile.runtime.cache:RedisRemoteCacheBackend")
+    monkeypatch.setenv("TILE_REDIS_HOST", "cache.example")
+    monkeypatch.setenv("TILE_REDIS_PORT", "7000")
+    monkeypatch.setenv("TILE_REDIS_KEY_FORMAT", "k/{key}/{filename}")
+    launch(load_module(tmp_path, "writer"))
+    (server,) = FakeRedis.servers
+    assert server == ("cache.example", 7000)
+    names = FakeRedis.servers[server]
+    assert {n.split("/")[-1] for n in names} >= {"kernel.cubin",
+                                                 "manifest.json"}
+    assert all(n.startswith("k/") for n in names)
+    # Another machine: an empty local cache, the same server.
+    shutil.rmtree(cache_dir)
+    forbid_compiles(monkeypatch)
+    reader = load_module(tmp_path, "reader")
+    launch(reader)
+    (kernel,) = reader.kernel.cache.values()
+    assert kernel.asm["cubin"][:4] == b"\x7fELF"
+
+
+def test_redis_backend_without_the_client_is_a_warning(cache_dir, tmp_path,
+                                                       monkeypatch):
+    monkeypatch.setitem(sys.modules, "redis", None)   # import fails
+    monkeypatch.setenv("TILE_REMOTE_CACHE_BACKEND",
+                       "tile.runtime.cache:RedisRemoteCacheBackend")
+    with pytest.warns(RuntimeWarning, match="pip install redis"):
+        launch(load_module(tmp_path, "noclient"))
+    assert len(entries(cache_dir)) == 1
+

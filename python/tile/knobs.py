@@ -6,7 +6,8 @@ seen); assigning it overrides the variable; `del` (or `scope()` ending)
 goes back to the variable. Groups:
 
   knobs.runtime      debug, interpret, launch/load/compile hooks
-  knobs.cache        dir, enabled, remote_backend
+  knobs.cache        dir, enabled, remote_backend, redis_host, redis_port,
+                     redis_key_format
   knobs.autotuning   print, cache
   knobs.compilation  dump_ir, always_compile
   knobs.nvidia       ptxas (its path and version)
@@ -167,6 +168,12 @@ class CacheKnobs(_Group):
     enabled = env_knob("TILE_CACHE", True, _parse_bool)
     # A RemoteCacheBackend subclass, or "module:Class" naming one.
     remote_backend = env_knob("TILE_REMOTE_CACHE_BACKEND", None)
+    # Where tile.runtime.cache.RedisRemoteCacheBackend finds its server,
+    # and how it names an entry's files there.
+    redis_host = env_knob("TILE_REDIS_HOST", "localhost")
+    redis_port = env_knob("TILE_REDIS_PORT", 6379, int)
+    redis_key_format = env_knob("TILE_REDIS_KEY_FORMAT",
+                                "tile:{key}:{filename}")
 
     @property
     def resolved_dir(self):

@@ -151,6 +151,37 @@ class RemoteCacheBackend:
         raise NotImplementedError
 
 
+class RedisRemoteCacheBackend(RemoteCacheBackend):
+    """The remote cache on a Redis server (the `redis` client package,
+    which tile does not bundle: `pip install redis`). The server is
+    knobs.cache.redis_host/redis_port (TILE_REDIS_HOST, TILE_REDIS_PORT);
+    each file of an entry is one string value, named by
+    knobs.cache.redis_key_format (TILE_REDIS_KEY_FORMAT, with {key} and
+    {filename}). Select it with
+    TILE_REMOTE_CACHE_BACKEND=tile.runtime.cache:RedisRemoteCacheBackend."""
+
+    def __init__(self, key):
+        super().__init__(key)
+        try:
+            import redis
+        except ImportError as e:
+            raise ImportError("RedisRemoteCacheBackend needs the `redis` "
+                              "package (pip install redis)") from e
+        self._names = knobs.cache.redis_key_format
+        self._client = redis.Redis(host=knobs.cache.redis_host,
+                                   port=knobs.cache.redis_port)
+
+    def _name(self, filename):
+        return self._names.format(key=self.key, filename=filename)
+
+    def get(self, filenames):
+        values = self._client.mget([self._name(f) for f in filenames])
+        return {f: v for f, v in zip(filenames, values) if v is not None}
+
+    def put(self, filename, data):
+        self._client.set(self._name(filename), data)
+
+
 def _remote(key):
     """The configured remote backend for `key`, or None."""
     backend = knobs.cache.remote_backend
