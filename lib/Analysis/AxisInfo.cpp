@@ -225,6 +225,24 @@ void AxisInfoAnalysis::visit(Operation *op) {
               return AxisInfo::unknown(shape.size());
             return uniform(type, highestPowerOf2Divisor(*value), value);
           })
+          .Case([&](HintOp hint) {
+            // The kernel's promises replace what the analysis derives, as
+            // Triton's tt.divisibility/contiguity/constancy attributes do;
+            // runs are capped at the dimension's length.
+            AxisInfo facts = operand(0);
+            auto take = [&](std::optional<ArrayRef<int64_t>> values,
+                            AxisInfo::Vec &into, bool isRun) {
+              if (!values)
+                return;
+              for (auto [d, v] : llvm::enumerate(*values))
+                into[d] = isRun ? std::min(v, shape[d])
+                                : highestPowerOf2Divisor(v);
+            };
+            take(hint.getDivisibility(), facts.divisibility, false);
+            take(hint.getContiguity(), facts.contiguity, true);
+            take(hint.getConstancy(), facts.constancy, true);
+            return facts;
+          })
           .Case([&](MakeRangeOp range) {
             AxisInfo facts = AxisInfo::unknown(1);
             facts.contiguity[0] = range.getEnd() - range.getStart();

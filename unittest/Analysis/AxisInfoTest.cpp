@@ -171,6 +171,31 @@ TEST_F(AxisInfoTest, LoadedValuesAreUnknown) {
   EXPECT_EQ(info("xi"), AxisInfo::unknown(1));
 }
 
+TEST_F(AxisInfoTest, HintsReplaceWhatIsDerived) {
+  // Offsets loaded from memory: nothing known until the kernel promises
+  // runs of 64 consecutive values starting at multiples of 48 (whose
+  // largest power-of-two factor, 16, is what counts). A contiguity beyond
+  // the dimension is capped at it; a scalar hint has one entry.
+  analyse(R"(
+  %r = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %ps = tile.splat %p : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
+  %ptrs = tile.addptr %ps, %r : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  %x = tile.load %ptrs : tensor<64x!tile.ptr<f32>>
+  %xi = arith.fptosi %x : tensor<64xf32> to tensor<64xi32>
+  %h = tile.hint %xi {divisibility = array<i64: 48>, contiguity = array<i64: 64>, test.id = "h"} : tensor<64xi32>
+  %c = tile.hint %xi {contiguity = array<i64: 1000>, constancy = array<i64: 2>, test.id = "c"} : tensor<64xi32>
+  %s = tile.hint %m {divisibility = array<i64: 8>, test.id = "s"} : i32)");
+  AxisInfo h = info("h");
+  EXPECT_EQ(h.divisibility[0], 16);
+  EXPECT_EQ(h.contiguity[0], 64);
+  EXPECT_EQ(h.constancy[0], 1);
+  AxisInfo c = info("c");
+  EXPECT_EQ(c.contiguity[0], 64);
+  EXPECT_EQ(c.constancy[0], 2);
+  EXPECT_EQ(c.divisibility[0], 1);
+  EXPECT_EQ(info("s").divisibility[0], 8);
+}
+
 TEST(AxisInfoMath, HighestPowerOf2Divisor) {
   EXPECT_EQ(highestPowerOf2Divisor(48), 16);
   EXPECT_EQ(highestPowerOf2Divisor(7), 1);

@@ -8,7 +8,9 @@
 //  - constancy: the length of runs of equal values.
 // These are what decide how wide a vectorised load or store may be. The
 // facts come from make_range, splat and constants, the argument attributes
-// tile.divisibility / tile.contiguity, and propagate through arithmetic and
+// tile.divisibility / tile.contiguity and tile.hint ops (the kernel's
+// tl.multiple_of / max_contiguous / max_constancy, which replace what is
+// derived), and propagate through arithmetic and
 // addptr. A loop-carried value gets what its initial and yielded values
 // share (a fixed point over the loop body). Values the analysis cannot see
 // through (loads) get the trivial facts [1, 1, 1].

@@ -87,6 +87,8 @@ struct ConvertTileGPUToLLVMPass
     // Memory ops become PTX here even on scalars.
     target.addIllegalOp<LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp>();
     target.addIllegalOp<PrintOp, AssertOp, DebugBarrierOp>();
+    // Hints go here on scalars too: later passes have no use for them.
+    target.addIllegalOp<HintOp>();
     // Inline asm is lowered here in both forms, where packing is known.
     target.addIllegalOp<ElementwiseInlineAsmOp>();
     target.addIllegalOp<TurnInitOp, TurnWaitOp, TurnPassOp>();

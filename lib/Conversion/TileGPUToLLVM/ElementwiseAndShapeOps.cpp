@@ -39,8 +39,8 @@ bool isSpecialOp(Operation *op) {
              TransOp, ReshapeOp, ConvertLayoutOp, LoadOp, StoreOp, AtomicRMWOp,
              AtomicCASOp, ReduceOp, ScanOp, DotOp, HistogramOp, GatherOp, JoinOp,
              SplitOp,
-             CatOp, PrintOp, AssertOp, DebugBarrierOp, ElementwiseInlineAsmOp>(
-             op) ||
+             CatOp, PrintOp, AssertOp, DebugBarrierOp, ElementwiseInlineAsmOp,
+             HintOp>(op) ||
          op->getNumRegions() != 0 ||
          op->getDialect()->getNamespace() == "scf" ||
          op->getDialect()->getNamespace() == "func";
@@ -411,6 +411,18 @@ template <typename OpTy> struct RearrangePattern : OpConversionPattern<OpTy> {
   }
 };
 
+/// A hint has done its work once the axis analysis has read it: its
+/// result is its operand's registers.
+struct HintPattern : OpConversionPattern<HintOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(HintOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithMultiple(op, {adaptor.getSrc()});
+    return success();
+  }
+};
+
 /// The region runs on each thread's registers, `pack` consecutive ones at
 /// a time. A last, partial pack repeats its last register, whose results
 /// are then dropped, so the region never sees an undefined value.
@@ -455,6 +467,6 @@ void mlir::tile::populateElementwiseAndShapePatterns(
   patterns.add<ConstantPattern, SplatPattern, MakeRangePattern,
                RearrangePattern<BroadcastOp>, RearrangePattern<ExpandDimsOp>,
                RearrangePattern<TransOp>, RearrangePattern<ConvertLayoutOp>,
-               RearrangePattern<ReshapeOp>, MapElementwisePattern>(converter,
-                                                                   context);
+               RearrangePattern<ReshapeOp>, MapElementwisePattern,
+               HintPattern>(converter, context);
 }

@@ -832,24 +832,52 @@ def reduce_or(input, axis=None, keep_dims=False):
     return _reduce1(input, axis, _combine_or, keep_dims)
 
 
+def _hint(name, fact, input, values):
+    """`input` with a fact promised about it (tile.hint): the axis
+    analysis then takes `values` (one per dimension; a scalar has one) as
+    the value's divisibility, contiguity or constancy. Floats, constexprs
+    and the interpreter take the hint as a no-op, as Triton's semantics
+    allow."""
+    _constexpr_ints(name, values)
+    items = _unwrap(values)
+    items = [int(_unwrap(v)) for v in
+             (items if isinstance(items, (tuple, list)) else [items])]
+    x = _unwrap(input)
+    if interpreter() is not None or not isinstance(x, tensor):
+        return input
+    value = x.handle
+    ty = value.type
+    rank = len(ty.shape) if ty.is_block() else 1
+    if len(items) != rank:
+        raise sem.SemanticError("%s takes one value per dimension: %d for a "
+                                "rank-%d value, got %d"
+                                % (name, rank, rank, len(items)))
+    scalar = ty.scalar if ty.is_block() else ty
+    if not (scalar.is_int() or scalar.is_ptr()):
+        return input
+    return tensor(current_builder().op(ty, "tile.hint %s {%s = array<i64: %s>} : %s" % (
+        value.name, fact, ", ".join(map(str, items)), ty.to_ir())))
+
+
 @builtin
 def max_constancy(input, values):
-    # A hint, like max_contiguous: checked, then the value is unchanged.
-    _constexpr_ints("max_constancy", values)
-    return input
+    """`input`, promised to hold runs of `values` equal elements per
+    dimension."""
+    return _hint("max_constancy", "constancy", input, values)
 
 
 @builtin
 def multiple_of(input, values):
-    # Recorded by the axis analysis of the GPU path; a no-op on the value.
-    _constexpr_ints("multiple_of", values)
-    return input
+    """`input`, promised to start each run at a multiple of `values` per
+    dimension (for pointers, an address alignment in bytes)."""
+    return _hint("multiple_of", "divisibility", input, values)
 
 
 @builtin
 def max_contiguous(input, values):
-    _constexpr_ints("max_contiguous", values)
-    return input
+    """`input`, promised to hold runs of `values` consecutive elements per
+    dimension."""
+    return _hint("max_contiguous", "contiguity", input, values)
 
 
 @builtin

@@ -1024,3 +1024,35 @@ func.func @desc_store_type(%d: !tile.tensordesc<tensor<64x64xf16>>, %i: i32, %v:
   tile.descriptor_store %d[%i, %i], %v : !tile.tensordesc<tensor<64x64xf16>>, tensor<64x64xf32>
   return
 }
+
+// -----
+
+func.func @hint_without_facts(%x: tensor<64xi32>) {
+  // expected-error @+1 {{needs at least one of divisibility, contiguity and constancy}}
+  %0 = tile.hint %x : tensor<64xi32>
+  return
+}
+
+// -----
+
+func.func @hint_rank(%x: tensor<8x8xi32>) {
+  // expected-error @+1 {{contiguity has 1 entries for a value of rank 2}}
+  %0 = tile.hint %x {contiguity = array<i64: 8>} : tensor<8x8xi32>
+  return
+}
+
+// -----
+
+func.func @hint_positive(%x: i32) {
+  // expected-error @+1 {{divisibility entries must be positive, got 0}}
+  %0 = tile.hint %x {divisibility = array<i64: 0>} : i32
+  return
+}
+
+// -----
+
+func.func @hint_float(%x: tensor<64xf32>) {
+  // expected-error @+1 {{operand #0 must be}}
+  %0 = tile.hint %x {divisibility = array<i64: 16>} : tensor<64xf32>
+  return
+}

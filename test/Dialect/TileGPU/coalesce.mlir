@@ -99,3 +99,29 @@ func.func @gathered_alone(%w: !tile.ptr<f32>, %u: !tile.ptr<f32>, %k: i32) attri
   tile.store %up, %wv : tensor<1024x!tile.ptr<f32>>
   return
 }
+
+// -----
+
+// Offsets loaded from memory say nothing about contiguity; the kernel's
+// tile.hint (tl.multiple_of / tl.max_contiguous) promises runs of 512
+// starting at multiples of 16: 128-bit accesses. (Without it the loads
+// are scalar whatever their layout; python/test/test_hints.py checks that
+// in the PTX.)
+// CHECK-DAG: #[[H4:.*]] = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+// CHECK-LABEL: func.func @hinted
+// CHECK: tile.hint
+// CHECK: tile.load %{{.*}} : tensor<512x!tile.ptr<f32>, #[[H4]]>
+// CHECK: tile.store %{{.*}} : tensor<512x!tile.ptr<f32>, #[[H4]]>
+func.func @hinted(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %q: !tile.ptr<i32> {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+  %r = tile.make_range {end = 512 : i32, start = 0 : i32} : tensor<512xi32>
+  %qs = tile.splat %q : !tile.ptr<i32> -> tensor<512x!tile.ptr<i32>>
+  %qp = tile.addptr %qs, %r : tensor<512x!tile.ptr<i32>>, tensor<512xi32>
+  %offs = tile.load %qp : tensor<512x!tile.ptr<i32>>
+  %h = tile.hint %offs {divisibility = array<i64: 16>, contiguity = array<i64: 512>} : tensor<512xi32>
+  %ps = tile.splat %p : !tile.ptr<f32> -> tensor<512x!tile.ptr<f32>>
+  %hp = tile.addptr %ps, %h : tensor<512x!tile.ptr<f32>>, tensor<512xi32>
+  %x = tile.load %hp : tensor<512x!tile.ptr<f32>>
+  tile.store %hp, %x : tensor<512x!tile.ptr<f32>>
+  return
+}
+

@@ -197,6 +197,29 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
   return foldRearrangement(getSrc(), adaptor.getSrc(), getType());
 }
 
+LogicalResult HintOp::verify() {
+  auto tensor = dyn_cast<RankedTensorType>(getSrc().getType());
+  size_t rank = tensor ? tensor.getRank() : 1;
+  if (!getDivisibility() && !getContiguity() && !getConstancy())
+    return emitOpError("needs at least one of divisibility, contiguity and "
+                       "constancy");
+  for (auto [name, values] :
+       {std::pair{"divisibility", getDivisibility()},
+        std::pair{"contiguity", getContiguity()},
+        std::pair{"constancy", getConstancy()}}) {
+    if (!values)
+      continue;
+    if (values->size() != rank)
+      return emitOpError() << name << " has " << values->size()
+                           << " entries for a value of rank " << rank;
+    for (int64_t v : *values)
+      if (v <= 0)
+        return emitOpError() << name << " entries must be positive, got "
+                             << v;
+  }
+  return success();
+}
+
 LogicalResult TransOp::verify() {
   auto srcType = cast<RankedTensorType>(getSrc().getType());
   auto resultType = cast<RankedTensorType>(getType());

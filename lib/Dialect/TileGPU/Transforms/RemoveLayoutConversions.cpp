@@ -65,7 +65,8 @@ bool isElementwise(Operation *op) {
   return op->getDialect()->getNamespace() == "arith" ||
          op->getDialect()->getNamespace() == "math" ||
          isa<AddPtrOp, FpToFpOp, BitcastOp, IntToPtrOp, PtrToIntOp, ClampFOp,
-             PreciseSqrtOp, PreciseDivFOp, MulhiUIOp, ExternElementwiseOp>(op);
+             PreciseSqrtOp, PreciseDivFOp, MulhiUIOp, ExternElementwiseOp,
+             HintOp>(op);
 }
 
 /// True when `value` can be recomputed in any layout from scalars alone:

@@ -582,6 +582,31 @@ def Tile_PtrToIntOp : Tile_Op<"ptr_to_int", [Pure]> {
 // Elementwise operations the upstream dialects do not have
 //===----------------------------------------------------------------------===//
 
+def Tile_HintOp : Tile_Op<"hint", [Pure, SameOperandsAndResultType]> {
+  let summary = "Facts the kernel promises about an integer or pointer value";
+  let description = [{
+    `tl.multiple_of`, `tl.max_contiguous` and `tl.max_constancy`: the
+    result is the operand, and the axis analysis takes, per dimension, the
+    given divisibility (the first element of each run is a multiple of it;
+    its largest power-of-two factor is used), contiguity (runs of that many
+    consecutive values) or constancy (runs of that many equal values)
+    instead of what it derives. A scalar has one dimension. The facts decide
+    how wide loads and stores are: a false promise is the kernel's error,
+    as in Triton.
+
+    ```mlir
+    %o = tile.hint %offs {divisibility = array<i64: 16>, contiguity = array<i64: 16>} : tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins AnyTypeOf<[Tile_IntLike, Tile_PtrLike]>:$src,
+                       OptionalAttr<DenseI64ArrayAttr>:$divisibility,
+                       OptionalAttr<DenseI64ArrayAttr>:$contiguity,
+                       OptionalAttr<DenseI64ArrayAttr>:$constancy);
+  let results = (outs AnyTypeOf<[Tile_IntLike, Tile_PtrLike]>:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src)";
+  let hasVerifier = 1;
+}
+
 def Tile_ClampFOp : Tile_Op<"clampf", [Pure, SameOperandsAndResultType]> {
   let summary = "min(max(x, min), max), with a choice of NaN propagation";
   let arguments = (ins Tile_FloatLike:$x, Tile_FloatLike:$min, Tile_FloatLike:$max,
