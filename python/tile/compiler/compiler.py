@@ -394,14 +394,17 @@ def _annotation(fn, name):
     return None
 
 
-def lower_to_tile_ir(fn, params, arg_attrs=None, debug=False, target=None):
+def lower_to_tile_ir(fn, params, arg_attrs=None, debug=False, target=None,
+                     num_warps=None):
     """The verified Tile IR of kernel `fn` specialised on `params`; without
     `debug`, tl.device_assert compiles to nothing (as in Triton). `target`
     (e.g. "sm_90a") lets the front end choose target-specific forms, such
-    as TMA copies for block pointers on sm_90 and later."""
+    as TMA copies for block pointers on sm_90 and later; `num_warps` is
+    what tl.extra.cuda.num_warps() reads."""
     builder = IRBuilder(fn.filename)
     builder.debug = debug
     builder.target = target
+    builder.num_warps = num_warps
     # Pointer and integer parameters specialised as multiples of 16.
     builder.divisible_args = {name for name, attr in (arg_attrs or {}).items()
                               if isinstance(attr, str) and "divisibility" in attr}
@@ -508,7 +511,8 @@ def compile(fn=None, signature=None, constexprs=None, num_warps=4,
                          num_ctas=num_ctas, maxnreg=maxnreg,
                          enable_fp_fusion=enable_fp_fusion, debug=debug,
                          target=target, enable_reflect_ftz=enable_reflect_ftz)
-    ir = lower_to_tile_ir(fn, params, arg_attrs, debug=debug, target=target)
+    ir = lower_to_tile_ir(fn, params, arg_attrs, debug=debug, target=target,
+                          num_warps=num_warps)
     kernel = compile_to_gpu(fn, params, ir, num_warps, num_stages, target,
                             fp_fusion=enable_fp_fusion, num_ctas=num_ctas,
                             maxnreg=maxnreg or 0,

@@ -61,6 +61,8 @@ class IRBuilder:
         # The target ("sm_90a") and the parameters known to be multiples of
         # 16, where the compile says (tile.compiler.lower_to_tile_ir).
         self.target = None
+        # The warps per program of this compile (tl.extra.cuda.num_warps).
+        self.num_warps = None
         self.divisible_args = set()
 
     # Locations and names.

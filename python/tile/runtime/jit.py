@@ -389,7 +389,8 @@ class JITFunction:
             cache.load(disk_key)
         if kernel is None:
             ir = lower_to_tile_ir(self, params, attrs, debug=options.debug,
-                                  target=options.target)
+                                  target=options.target,
+                                  num_warps=options.num_warps)
             kernel = compile_to_gpu(self, params, ir, options.num_warps,
                                     options.num_stages, options.target,
                                     fp_fusion=options.enable_fp_fusion,
