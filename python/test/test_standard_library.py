@@ -55,6 +55,12 @@ def false_assumption(x_ptr, N: tl.constexpr):
 
 
 @tile.jit
+def tensor_assumption(x_ptr, N: tl.constexpr):
+    tl.assume(tl.arange(0, N) < N)
+    tl.store(x_ptr, N)
+
+
+@tile.jit
 def scalar_bitcast(x_ptr):
     tl.store(x_ptr, tl.cast(3, tl.float32, bitcast=True))
 
@@ -63,6 +69,8 @@ def scalar_bitcast(x_ptr):
     (bad_flip, {"N": 16, "DIM": 1}, "flip: dim 1 is out of range for a block of rank 1"),
     (false_assumption, {"N": 4}, "assume: the condition is false at compile time"),
     (scalar_bitcast, {}, "cast: bitcast needs a tensor, got 3"),
+    (tensor_assumption, {"N": 16},
+     "assume takes a scalar boolean condition, got tensor<16xi1>"),
 ])
 def test_misuse_is_an_error_at_the_line(fn, constexprs, message):
     with pytest.raises(tile.CompilationError) as info:
@@ -86,3 +94,22 @@ def test_flip_of_a_reshaped_block_and_the_numel_alias():
     tile.jit(k.fn, interpret=True)[(1,)](data)
     np.testing.assert_array_equal(data, np.arange(16, dtype=np.float32)[::-1])
     assert tl.TRITON_MAX_TENSOR_NUMEL == tl.TILE_MAX_TENSOR_NUMEL == 1 << 20
+
+
+@tile.jit
+def assumed_bounds(x_ptr, n, BLOCK: tl.constexpr):
+    tl.assume(n > 0)
+    tl.assume(n % 16 == 0)
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, 1.0, mask=offs < n)
+
+
+def test_runtime_assumptions_reach_llvm_and_the_interpreter_ignores_them():
+    kernel = tile.compile(assumed_bounds, {"x_ptr": "*fp32", "n": "i32"},
+                          {"BLOCK": 128})
+    assert kernel.asm["tile"].count("tile.assume") == 2
+    assert kernel.asm["llir"].count("call void @llvm.assume") == 2
+    x = np.zeros(128, np.float32)
+    tile.jit(assumed_bounds.fn, interpret=True)[(1,)](x, 48, BLOCK=128)
+    assert x.tolist() == [1.0] * 48 + [0.0] * 80
+

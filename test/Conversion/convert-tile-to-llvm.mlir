@@ -85,3 +85,18 @@ module attributes {tilegpu.num_warps = 4 : i32} {
     return
   }
 }
+
+// -----
+
+// tl.assume: the promise reaches LLVM as llvm.intr.assume.
+// CHECK-LABEL: llvm.func @assumed(
+// CHECK: %[[C:.*]] = llvm.icmp "sgt" %arg0, %{{.*}} : i32
+// CHECK: llvm.intr.assume %[[C]] : i1
+module attributes {tilegpu.num_warps = 4 : i32} {
+  func.func @assumed(%n: i32) attributes {tile.kernel} {
+    %c0 = arith.constant 0 : i32
+    %ok = arith.cmpi sgt, %n, %c0 : i32
+    tile.assume %ok
+    return
+  }
+}

@@ -265,6 +265,17 @@ struct ClampFPattern : ConvertOpToLLVMPattern<ClampFOp> {
   }
 };
 
+struct AssumePattern : ConvertOpToLLVMPattern<AssumeOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(AssumeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    LLVM::AssumeOp::create(rewriter, op.getLoc(), adaptor.getCond());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct PreciseSqrtPattern : ConvertOpToLLVMPattern<PreciseSqrtOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
@@ -398,8 +409,8 @@ struct ConvertTileToLLVMPass
     patterns
         .add<AddPtrPattern, PtrToIntPattern, IntToPtrPattern, BitcastPattern,
              FpToFpPattern, ClampFPattern, PreciseSqrtPattern,
-             PreciseDivPattern, MulhiUIPattern, ExternElementwisePattern>(
-            converter);
+             PreciseDivPattern, MulhiUIPattern, ExternElementwisePattern,
+             AssumePattern>(converter);
     patterns.add<FastDivF32Pattern>(converter, /*benefit=*/20);
     // libdevice first; what it does not cover goes to LLVM intrinsics.
     populateLibDeviceConversionPatterns(converter, patterns, /*benefit=*/10);

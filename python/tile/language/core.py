@@ -1219,13 +1219,23 @@ def cast(input, dtype, fp_downcast_rounding=None, bitcast=False):
 
 @builtin
 def assume(cond):
-    """A fact the compiler may rely on (Triton lowers it to llvm.assume).
-    tile does not use such facts yet; a compile-time false one is an
-    error."""
+    """A condition the compiler may rely on: a runtime scalar becomes
+    `tile.assume` (llvm.assume, as in Triton); a compile-time false one is
+    an error, a true one nothing. The interpreter does not check it, as
+    Triton's does not."""
     value = _unwrap(cond)
-    if isinstance(value, bool) and not value:
-        raise sem.SemanticError("assume: the condition is false at compile "
-                                "time")
+    if isinstance(value, bool):
+        if not value:
+            raise sem.SemanticError("assume: the condition is false at "
+                                    "compile time")
+        return
+    if interpreter() is not None or not isinstance(value, tensor):
+        return
+    handle = value.handle
+    if handle.type.is_block() or not handle.type.is_bool():
+        raise sem.SemanticError("assume takes a scalar boolean condition, got "
+                                "%s" % handle.type.to_ir())
+    current_builder().emit("tile.assume %s" % handle.name)
 
 
 # ---------------------------------------------------------------------------

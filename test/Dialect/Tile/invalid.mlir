@@ -1056,3 +1056,11 @@ func.func @hint_float(%x: tensor<64xf32>) {
   %0 = tile.hint %x {divisibility = array<i64: 16>} : tensor<64xf32>
   return
 }
+
+// -----
+
+func.func @assume_int(%x: i32) {
+  // expected-error @+1 {{operand #0 must be 1-bit signless integer}}
+  "tile.assume"(%x) : (i32) -> ()
+  return
+}

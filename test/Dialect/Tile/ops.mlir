@@ -176,6 +176,9 @@ func.func @casts_and_math(%x: tensor<64xf32>, %h: tensor<64xf16>, %i: tensor<64x
   %2 = tile.fp_to_fp %h : tensor<64xf16> -> tensor<64xf32>
   // CHECK: tile.bitcast %{{.*}} : tensor<64xf32> -> tensor<64xi32>
   %3 = tile.bitcast %x : tensor<64xf32> -> tensor<64xi32>
+  // CHECK: tile.assume %{{.*}}
+  %ok = arith.cmpi sgt, %u, %u : i64
+  tile.assume %ok
   // CHECK: tile.hint %{{.*}} {contiguity = array<i64: 64>, divisibility = array<i64: 16>} : tensor<64xi32>
   %hinted = tile.hint %i {divisibility = array<i64: 16>, contiguity = array<i64: 64>} : tensor<64xi32>
   // CHECK: tile.clampf %{{.*}}, %{{.*}}, %{{.*}}, propagateNan = all : tensor<64xf32>

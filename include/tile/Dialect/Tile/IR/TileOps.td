@@ -716,6 +716,22 @@ def Tile_AssertOp : Tile_Op<"assert", [
   let assemblyFormat = "$condition `,` $message attr-dict `:` type($condition)";
 }
 
+def Tile_AssumeOp : Tile_Op<"assume"> {
+  let summary = "A condition the kernel promises is true (tl.assume)";
+  let description = [{
+    Becomes `llvm.intr.assume`: LLVM may rely on `cond` holding (to fold a
+    bound check, to prove a loop runs at least once). A false condition is
+    the kernel's error, as in Triton. It has no memory effects but is kept
+    (its meaning is to be there), so it carries none of `Pure`.
+
+    ```mlir
+    tile.assume %ok
+    ```
+  }];
+  let arguments = (ins I1:$cond);
+  let assemblyFormat = "$cond attr-dict";
+}
+
 def Tile_DebugBarrierOp : Tile_Op<"debug_barrier", [
     MemoryEffects<[MemRead<Tile_GlobalMemory>, MemWrite<Tile_GlobalMemory>]>]> {
   let summary = "Waits for every thread of the program (tl.debug_barrier)";
