@@ -471,3 +471,35 @@ def test_debug_knob_reaches_warm_launches(recorder):
     asserts = ["tile.assert" in kernel.asm["tile"]
                for kernel, _, _ in recorder.launches]
     assert asserts == [False, False, True, False]
+
+
+# -- jit(repr=...) names the compiled kernel ---------------------------------
+
+def _named(specialization):
+    ty = specialization.signature["value"]
+    ones = "_".join(k for k, v in specialization.constants.items() if v == 1)
+    return "kernel_%s_%s" % (ty, ones)
+
+
+@tile.jit(repr=_named)
+def named_kernel(value, is_one, x_ptr):
+    tl.store(x_ptr, value + is_one)
+
+
+@pytest.mark.parametrize("value,ty", [(-1, "i32"), (2**31, "i64"),
+                                      (2**63, "u64")])
+def test_repr_names_the_kernel(recorder, value, ty):
+    compiled = named_kernel.warmup(value, 1, FakeTensor(4), grid=(1,))
+    assert compiled.name == "kernel_%s_is_one" % ty
+    assert ".entry kernel_%s_is_one(" % ty in compiled.asm["ptx"]
+    # A launch finds the kernel under that name.
+    named_kernel[(1,)](value, 1, FakeTensor(4))
+    assert recorder.launches
+
+
+def test_repr_text_becomes_a_valid_symbol(recorder):
+    @tile.jit(repr=lambda s: "3 odd:name")
+    def k(x_ptr):
+        tl.store(x_ptr, 1.0)
+
+    assert k.warmup(FakeTensor(4), grid=(1,)).name == "_3_odd_name"

@@ -395,12 +395,13 @@ def _annotation(fn, name):
 
 
 def lower_to_tile_ir(fn, params, arg_attrs=None, debug=False, target=None,
-                     num_warps=None):
+                     num_warps=None, name=None):
     """The verified Tile IR of kernel `fn` specialised on `params`; without
     `debug`, tl.device_assert compiles to nothing (as in Triton). `target`
     (e.g. "sm_90a") lets the front end choose target-specific forms, such
     as TMA copies for block pointers on sm_90 and later; `num_warps` is
-    what tl.extra.cuda.num_warps() reads."""
+    what tl.extra.cuda.num_warps() reads; `name` is the kernel's symbol
+    (its function name unless `jit(repr=...)` gives one)."""
     builder = IRBuilder(fn.filename)
     builder.debug = debug
     builder.target = target
@@ -409,7 +410,8 @@ def lower_to_tile_ir(fn, params, arg_attrs=None, debug=False, target=None,
     builder.divisible_args = {name for name, attr in (arg_attrs or {}).items()
                               if isinstance(attr, str) and "divisibility" in attr}
     module = Module(builder)
-    module.generate(fn, fn.__name__, params, kernel=True, arg_attrs=arg_attrs)
+    module.generate(fn, name or fn.__name__, params, kernel=True,
+                    arg_attrs=arg_attrs)
     text = builder.module_text()
     result = _C.parse_and_verify(text, "<tile-ir:%s>" % fn.__name__)
     _dump_ir(fn, params, "tile", result.ir if result.ok else text)

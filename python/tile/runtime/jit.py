@@ -6,7 +6,9 @@ import hashlib
 import json
 import inspect
 import os
+import re
 import textwrap
+import types
 import weakref
 
 from tile import _C
@@ -120,6 +122,30 @@ class JITFunction:
 
     def repr(self, specialization):
         return self.__name__ if self._repr is None else self._repr(specialization)
+
+    def _kernel_symbol(self, key):
+        """The compiled kernel's name: `jit(repr=...)` applied to this
+        specialization (its `signature`, the runtime arguments' types, and
+        `constants`, the compile-time ones, an argument specialised as 1
+        included), made a valid symbol; else the function's name."""
+        if self._repr is None:
+            return self.__name__
+        signature, constants = {}, {}
+        for name, spec in zip(self.arg_names, key[0]):
+            kind = spec[0]
+            if kind == "constexpr":
+                constants[name] = spec[1]
+            elif kind == "one":
+                constants[name] = 1
+            elif kind == "none":
+                constants[name] = None
+            else:
+                signature[name] = kind
+        text = str(self.repr(types.SimpleNamespace(signature=signature,
+                                                   constants=constants)))
+        symbol = re.sub(r"[^A-Za-z0-9_]", "_", text)
+        return symbol if symbol[:1].isalpha() or symbol[:1] == "_" else \
+            "_" + symbol
 
     def __getitem__(self, grid):
         """`kernel[grid](*args, num_warps=4, num_stages=3, **constexprs)`.
@@ -390,7 +416,8 @@ class JITFunction:
         if kernel is None:
             ir = lower_to_tile_ir(self, params, attrs, debug=options.debug,
                                   target=options.target,
-                                  num_warps=options.num_warps)
+                                  num_warps=options.num_warps,
+                                  name=self._kernel_symbol(key))
             kernel = compile_to_gpu(self, params, ir, options.num_warps,
                                     options.num_stages, options.target,
                                     fp_fusion=options.enable_fp_fusion,
