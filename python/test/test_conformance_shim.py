@@ -86,3 +86,49 @@ def test_a_run_cut_short_reports_the_tests_that_finished(tmp_path):
     passed = int(total.split("**")[3].split("/")[0])
     assert 1 <= passed < 40
     assert "(collection)" not in result.stdout
+
+
+def test_concurrent_runs_both_compilers_at_once(tmp_path):
+    # --concurrent starts both pytest sessions together: each test records
+    # when it ran and under which name `triton` was; the two runs overlap.
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "_internal_testing.py").write_text("")
+    stamps = tmp_path / "stamps"
+    stamps.mkdir()
+    (suite / "test_both.py").write_text(textwrap.dedent("""
+        import os, sys, time
+        import pytest
+
+        @pytest.mark.parametrize("i", range(3))
+        def test_stamp(i):
+            flavor = "tile" if "triton_alias" in sys.modules else "triton"
+            start = time.time()
+            time.sleep(1.0)
+            with open(os.path.join(%r, "%%s-%%d" %% (flavor, i)), "w") as f:
+                f.write("%%f %%f" %% (start, time.time()))
+    """ % str(stamps)))
+    # The Triton half needs a `triton` to import: a stand-in package will
+    # do (this test is about the runner, and CI has no Triton).
+    stub = tmp_path / "stub" / "triton"
+    stub.mkdir(parents=True)
+    (stub / "__init__.py").write_text("")
+    import tile
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [os.path.dirname(os.path.dirname(tile.__file__)),
+         str(tmp_path / "stub")] +
+        [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+    result = subprocess.run(
+        [sys.executable, os.path.join(SHIM, "run.py"), "--concurrent",
+         "--suite", str(suite), "--out", str(tmp_path / "out"),
+         "test_both.py"], capture_output=True, text=True, env=env, timeout=300)
+    total = [line for line in result.stdout.splitlines() if "**total**" in line]
+    assert total and total[0].count("**3 / 0 / 0**") == 2, result.stdout
+    spans = {}
+    for stamp in stamps.iterdir():
+        flavor = stamp.name.split("-")[0]
+        start, end = map(float, stamp.read_text().split())
+        lo, hi = spans.get(flavor, (start, end))
+        spans[flavor] = (min(lo, start), max(hi, end))
+    (a_lo, a_hi), (b_lo, b_hi) = spans["tile"], spans["triton"]
+    assert a_lo < b_hi and b_lo < a_hi   # the two sessions overlapped

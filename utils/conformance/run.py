@@ -20,6 +20,7 @@ N (the same tests for both compilers), for suites too large to run whole.
 
 import argparse
 import collections
+import concurrent.futures
 import hashlib
 import os
 import re
@@ -169,6 +170,11 @@ def main():
     parser.add_argument("-k", dest="keyword")
     parser.add_argument("--out", default="conformance-out")
     parser.add_argument("--pytest-arg", action="append", default=[])
+    parser.add_argument("--concurrent", action="store_true",
+                        help="run the two compilers' pytest sessions at the "
+                        "same time (on a GPU host with cores to spare, about "
+                        "half the wall time; the tests' own timings are then "
+                        "not comparable)")
     parser.add_argument("--budget", type=float, default=None,
                         help="seconds each compiler's run may take; a run cut "
                         "short reports the tests that finished")
@@ -196,8 +202,12 @@ def main():
     flavors = [opts.only] if opts.only else ["tile", "triton"]
     results = {}
     cut = {}
+    workers = len(flavors) if opts.concurrent else 1
+    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+        runs = {f: pool.submit(run_pytest, f, suite, files, args, out,
+                               opts.budget) for f in flavors}
     for f in flavors:
-        xml, cut[f] = run_pytest(f, suite, files, args, out, opts.budget)
+        xml, cut[f] = runs[f].result()
         results[f] = outcomes(xml)
         # Why each test failed, grouped: what to fix first.
         write_failures(xml, os.path.join(out, "%s-failures.md" % f))
