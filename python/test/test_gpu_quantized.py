@@ -113,7 +113,7 @@ def test_fp8_weight_matmul(stages, M, N, K, bm, bn, bk, warps):
     a = torch.randn(M, K, device="cuda", dtype=torch.float16)
     b = torch.randn(K, N, device="cuda").to(torch.float8_e4m3fn)
     c = torch.full((M, N), float("nan"), device="cuda")
-    q.fp8_weight_matmul_kernel[(cdiv(M, bm), cdiv(N, bn))](
+    q.int8_weight_matmul_kernel[(cdiv(M, bm), cdiv(N, bn))](
         a, b, c, M, N, K, a.stride(0), b.stride(0), c.stride(0), BLOCK_M=bm,
         BLOCK_N=bn, BLOCK_K=bk, num_warps=warps, num_stages=stages)
     torch.cuda.synchronize()

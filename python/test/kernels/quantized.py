@@ -12,7 +12,8 @@ def int8_weight_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
                               stride_am, stride_bk, stride_cm,
                               BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                               BLOCK_K: tl.constexpr):
-    """c (fp32) = a (bf16, MxK) @ b (int8, KxN)."""
+    """c (fp32) = a (bf16 or fp16, MxK) @ b (int8 or fp8, KxN) widened to
+    a's type."""
     offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_n = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
     offs_k = tl.arange(0, BLOCK_K)
@@ -23,7 +24,7 @@ def int8_weight_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
                     mask=(offs_m[:, None] < M) & (ks[None, :] < K), other=0.0)
         b = tl.load(b_ptr + ks[:, None] * stride_bk + offs_n[None, :],
                     mask=(ks[:, None] < K) & (offs_n[None, :] < N), other=0)
-        acc = tl.dot(a, b.to(tl.bfloat16), acc)
+        acc = tl.dot(a, b.to(a.dtype), acc)
     tl.store(c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :], acc,
              mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
 
@@ -137,23 +138,3 @@ def grouped_uint4_matmul_kernel(a_ptr, b_ptr, scale_ptr, zero_ptr, c_ptr, M,
         acc = tl.dot(a_hi, w_hi, acc)
     tl.store(c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :], acc,
              mask=rows_ok & cols_ok[None, :])
-
-
-@tile.jit
-def fp8_weight_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am,
-                             stride_bk, stride_cm, BLOCK_M: tl.constexpr,
-                             BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
-    """c (fp32) = a (fp16, MxK) @ b (fp8 e4m3, KxN) widened to fp16."""
-    offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
-    offs_n = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
-    offs_k = tl.arange(0, BLOCK_K)
-    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k0 in range(0, K, BLOCK_K):
-        ks = k0 + offs_k
-        a = tl.load(a_ptr + offs_m[:, None] * stride_am + ks[None, :],
-                    mask=(offs_m[:, None] < M) & (ks[None, :] < K), other=0.0)
-        b = tl.load(b_ptr + ks[:, None] * stride_bk + offs_n[None, :],
-                    mask=(ks[:, None] < K) & (offs_n[None, :] < N), other=0.0)
-        acc = tl.dot(a, b.to(tl.float16), acc)
-    tl.store(c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :], acc,
-             mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))

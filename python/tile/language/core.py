@@ -393,12 +393,13 @@ def _flag(name, value):
 def _constexpr_ints(name, values):
     """The compile-time positive ints of a hint."""
     values = _unwrap(values)
-    items = values if isinstance(values, (tuple, list)) else [values]
+    items = [_unwrap(v) for v in
+             (values if isinstance(values, (tuple, list)) else [values])]
     for v in items:
-        v = _unwrap(v)
         if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
             raise sem.SemanticError("%s takes positive constexpr ints, got %r"
                                     % (name, v))
+    return items
 
 
 @builtin
@@ -838,10 +839,7 @@ def _hint(name, fact, input, values):
     the value's divisibility, contiguity or constancy. Floats, constexprs
     and the interpreter take the hint as a no-op, as Triton's semantics
     allow."""
-    _constexpr_ints(name, values)
-    items = _unwrap(values)
-    items = [int(_unwrap(v)) for v in
-             (items if isinstance(items, (tuple, list)) else [items])]
+    items = _constexpr_ints(name, values)
     x = _unwrap(input)
     if interpreter() is not None or not isinstance(x, tensor):
         return input

@@ -430,30 +430,27 @@ void pipeliner::stageRegisterLoads(LoopPlan &plan) {
     // a dot operand's registers) is read from the buffer in that layout:
     // the buffer already is the trip through shared memory a conversion
     // would make.
-    Type readType = load.getType();
-    SmallVector<ConvertLayoutOp> converts;
-    for (Operation *user : load->getUsers())
-      if (auto convert = dyn_cast<ConvertLayoutOp>(user))
-        converts.push_back(convert);
-    bool oneLayout = !converts.empty() &&
-                     converts.size() == size_t(std::distance(
-                                            load->user_begin(),
-                                            load->user_end())) &&
-                     llvm::all_of(converts, [&](ConvertLayoutOp convert) {
-                       return convert.getType() == converts[0].getType();
-                     });
-    if (oneLayout)
-      readType = converts[0].getType();
+    Type convertedType;
+    bool oneLayout = llvm::all_of(load->getUsers(), [&](Operation *user) {
+      auto convert = dyn_cast<ConvertLayoutOp>(user);
+      if (!convert || (convertedType && convertedType != convert.getType()))
+        return false;
+      convertedType = convert.getType();
+      return true;
+    });
+    oneLayout &= static_cast<bool>(convertedType);
     OpBuilder b(load->getContext());
     b.setInsertionPointAfter(load);
     auto alloc =
         LocalAllocOp::create(b, load.getLoc(), registerLoadBuffer(load), load);
-    auto value = LocalLoadOp::create(b, load.getLoc(), readType, alloc);
+    auto value = LocalLoadOp::create(
+        b, load.getLoc(), oneLayout ? convertedType : load.getType(), alloc);
     if (oneLayout) {
-      for (ConvertLayoutOp convert : converts) {
-        convert.replaceAllUsesWith(value.getResult());
-        convert.erase();
-      }
+      for (Operation *convert : llvm::make_early_inc_range(load->getUsers()))
+        if (convert != alloc) {
+          convert->replaceAllUsesWith(value);
+          convert->erase();
+        }
     } else {
       load.getResult().replaceAllUsesExcept(value, alloc);
     }
