@@ -2,12 +2,17 @@
 profiling the third run with ncu:
 
     ncu --kernel-name regex:'matmul|attention' --launch-skip 2 --launch-count 1 \\
-        python3 bench/profile.py matmul|attention|dkdv tile|triton|cublas [OUT_DIR]
+        python3 bench/profile.py matmul|attention|dkdv|int4|int4_decode \\
+        tile|triton|cublas [OUT_DIR]
 
 matmul: $MATMUL_SIZE^3 (4096 by default), 128x256x64, 8 warps, 3 stages;
 `cublas` runs torch.matmul on the same operands instead. dkdv: the dK/dV
 kernel of examples/05_attention.py's backward (32 heads x 4096 x 128,
-causal when $CAUSAL=1), under tile or Triton. attention: d=128, S=4096,
+causal when $CAUSAL=1), under tile or Triton. int4: bench/inference_src.py's
+int4_matmul_kernel at 4096x8192x8192 ($INT4_CONFIG "BM,BN,BK,warps,stages",
+default 128,256,64,8,3; $GROUP 0 or 128); int4_decode: its split-K kernel at
+M=16 ($INT4_CONFIG "BM,BN,BK,warps,stages,split", default 16,64,128,4,4,8).
+attention: d=128, S=4096,
 128 heads, 128x64 blocks, 8 warps, 3 stages (or $ATTENTION_CONFIG). With OUT_DIR, also writes the
 implementation's intermediate IR and PTX there (Triton only)."""
 import os
@@ -46,6 +51,44 @@ def run_attention(m):
         num_stages=stages, BLOCK_M=block_m, BLOCK_N=block_n, HEAD_DIM=dim)
 
 
+def int4_operands(M, N, K, group):
+    a = torch.randn(M, K, device="cuda").to(torch.bfloat16)
+    packed = torch.randint(-128, 128, (K // 2, N), device="cuda",
+                           dtype=torch.int16).to(torch.int8)
+    rows = K // group if group else 1
+    scales = (torch.rand(rows, N, device="cuda") + 0.5).to(torch.bfloat16)
+    return a, packed, scales
+
+
+def run_int4(m):
+    config = os.environ.get("INT4_CONFIG", "128,256,64,8,3")
+    bm, bn, bk, warps, stages = (int(x) for x in config.split(","))
+    group = int(os.environ.get("GROUP", "0"))
+    M, N, K = 4096, 8192, 8192
+    a, packed, scales = int4_operands(M, N, K, group)
+    c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
+    grid = (((M + bm - 1) // bm) * ((N + bn - 1) // bn),)
+    return m.int4_matmul_kernel[grid](
+        a, packed, scales, c, M, N, K, a.stride(0), a.stride(1),
+        packed.stride(0), packed.stride(1), scales.stride(0) if group else 0,
+        c.stride(0), c.stride(1), GROUP_SIZE=group, BLOCK_M=bm, BLOCK_N=bn,
+        BLOCK_K=bk, GROUP_M=8, num_warps=warps, num_stages=stages)
+
+
+def run_int4_decode(m):
+    config = os.environ.get("INT4_CONFIG", "16,64,128,4,4,8")
+    bm, bn, bk, warps, stages, split = (int(x) for x in config.split(","))
+    group = int(os.environ.get("GROUP", "0"))
+    M, N, K = 16, 8192, 8192
+    a, packed, scales = int4_operands(M, N, K, group)
+    c = torch.zeros(M, N, device="cuda", dtype=torch.float32)
+    return m.int4_matmul_splitk_kernel[(1, N // bn, split)](
+        a, packed, scales, c, M, N, K, a.stride(0), a.stride(1),
+        packed.stride(0), packed.stride(1), scales.stride(0) if group else 0,
+        c.stride(0), c.stride(1), GROUP_SIZE=group, BLOCK_M=bm, BLOCK_N=bn,
+        BLOCK_K=bk, SPLIT_K=split, num_warps=warps, num_stages=stages)
+
+
 def run_dkdv(example):
     heads, seq, dim = 32, 4096, 128
     causal = os.environ.get("CAUSAL", "0") == "1"
@@ -64,10 +107,13 @@ def main():
         import demo
         m = demo.load_example("05_attention",
                               port_to_triton=flavor == "triton")
+    elif kernel_name.startswith("int4"):
+        m = load(flavor, "inference_src.py")
     else:
         m = None if flavor == "cublas" else load(flavor)
     run = {"matmul": run_matmul, "attention": run_attention,
-           "dkdv": run_dkdv}[kernel_name]
+           "dkdv": run_dkdv, "int4": run_int4,
+           "int4_decode": run_int4_decode}[kernel_name]
     for _ in range(3):
         kernel = run(m)
     torch.cuda.synchronize()

@@ -117,6 +117,7 @@ public:
     emitPrologue();
     addStageIndices(/*fills=*/true);
     rewriteBody();
+    loop = prefetchRegisterOperands(loop, plan, distance, rewriter);
     waitForCarriedDotsAfterLoop(loop, plan, rewriter);
     if (plan.hasCpAsync())
       AsyncWaitOp::create(rewriter, loc, 0);

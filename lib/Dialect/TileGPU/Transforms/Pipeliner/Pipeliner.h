@@ -9,6 +9,8 @@
 //                     mbarrier arrays, and the copies into them (cp.async
 //                     or TMA);
 //   AsyncDotWaits.cpp where each async dot is waited for;
+//   RegisterOperandPrefetch.cpp  register A operands made one iteration
+//                     early;
 //   Pipeline.cpp      the tilegpu-pipeline pass: copies run ahead in the
 //                     loop itself (prologue + body);
 //   WarpSpecialize.cpp the tilegpu-warp-specialize pass: a producer
@@ -162,6 +164,17 @@ void waitForCarriedDotsAfterLoop(scf::ForOp loop, const LoopPlan &plan,
 /// The first op of the body after which no dot of the previous iteration
 /// is in flight.
 Operation *previousDotsRetired(scf::ForOp loop);
+
+//===----------------------------------------------------------------------===//
+// Register operands one iteration ahead (RegisterOperandPrefetch.cpp)
+//===----------------------------------------------------------------------===//
+
+/// For a pipelined chain of dots that reads A from registers the body
+/// computes, with copies `distance` >= 2 iterations ahead: computes the
+/// operands one iteration early, so that making them overlaps the previous
+/// step's MMAs. Returns the loop (replaced when rewritten).
+scf::ForOp prefetchRegisterOperands(scf::ForOp loop, const LoopPlan &plan,
+                                    int distance, RewriterBase &rewriter);
 
 //===----------------------------------------------------------------------===//
 // Multi-buffered operands (MultiBuffer.cpp)
