@@ -487,3 +487,23 @@ CHECK: arith.addf
 CHECK: arith.subf
 CHECK: return %[[R]] : f32
 """)
+
+
+@tile.jit
+def cdiv_of_constants(x_ptr, M, BLOCK: tl.constexpr):
+    tl.store(x_ptr, tl.cdiv(M, BLOCK))
+    tl.store(x_ptr + 1, tl.cdiv(BLOCK, 3) * 10 - (BLOCK >> 2))
+
+
+def test_builtins_on_two_constexprs_stay_constant():
+    # An integer argument equal to 1 is specialised as a constexpr, as in
+    # Triton, so tl.cdiv(M, BLOCK) gets two constexprs (the skinny M=1
+    # matmul): their arithmetic folds at compile time.
+    ir = ir_of(cdiv_of_constants, {"x_ptr": "*i32"}, {"M": 1, "BLOCK": 16})
+    filecheck(ir, r"""
+CHECK-DAG: arith.constant 1 : i32
+CHECK-DAG: arith.constant 56 : i32
+CHECK-NOT: arith.divsi
+""")
+    assert tl.constexpr(7) // 2 == 3 and -tl.constexpr(3) == -3
+    assert (2 + tl.constexpr(5)).value == 7 and tl.constexpr(5) > 4

@@ -39,6 +39,47 @@ class constexpr:
         return constexpr_type(self.value)
 
 
+def _constexpr_binary(op, reflected=False):
+    # Arithmetic between compile-time values stays compile-time (a builtin
+    # such as cdiv called on two constexprs); with anything else (a tensor)
+    # the other operand's own operator decides.
+    def method(self, other):
+        if isinstance(other, constexpr):
+            other = other.value
+        elif not isinstance(other, (bool, int, float)):
+            return NotImplemented
+        return constexpr(op(other, self.value) if reflected
+                         else op(self.value, other))
+    return method
+
+
+def _constexpr_unary(op):
+    return lambda self: constexpr(op(self.value))
+
+
+def _add_constexpr_operators():
+    import operator
+    binary = {"add": operator.add, "sub": operator.sub, "mul": operator.mul,
+              "truediv": operator.truediv, "floordiv": operator.floordiv,
+              "mod": operator.mod, "pow": operator.pow,
+              "lshift": operator.lshift, "rshift": operator.rshift,
+              "and": operator.and_, "or": operator.or_,
+              "xor": operator.xor}
+    for name, op in binary.items():
+        setattr(constexpr, "__%s__" % name, _constexpr_binary(op))
+        setattr(constexpr, "__r%s__" % name, _constexpr_binary(op, True))
+    for name, op in {"lt": operator.lt, "le": operator.le,
+                     "gt": operator.gt, "ge": operator.ge,
+                     "ne": operator.ne}.items():
+        setattr(constexpr, "__%s__" % name, _constexpr_binary(op))
+    for name, op in {"neg": operator.neg, "pos": operator.pos,
+                     "invert": operator.invert, "abs": abs}.items():
+        setattr(constexpr, "__%s__" % name, _constexpr_unary(op))
+
+
+_add_constexpr_operators()
+
+
 class constexpr_type:
     """The type of a compile-time value (Triton's): two are equal when their
     values are. It is no tensor type: not a block, a pointer or a number
