@@ -215,6 +215,7 @@ void compileInSession(CompileSession &session, CompiledKernel &kernel,
   layouts.addPass(tilegpu::createTileGPURemoveLayoutConversions());
   layouts.addPass(createCanonicalizerPass());
   layouts.addPass(createCSEPass());
+  layouts.addPass(tilegpu::createTileGPUIntToFloatByBits());
   tilegpu::TileGPUWarpSpecializeOptions specialize;
   specialize.numStages = options.numStages;
   layouts.addPass(tilegpu::createTileGPUWarpSpecialize(specialize));

@@ -34,6 +34,27 @@ def TileGPUSwapDotOperands
   }];
 }
 
+def TileGPUIntToFloatByBits
+    : Pass<"tilegpu-int-to-float-by-bits", "mlir::ModuleOp"> {
+  let summary = "Convert narrow-range integers to floats with bit operations";
+  let description = [{
+    An integer-to-float conversion is a quarter-rate instruction on the
+    GPU (I2F), and unpacking quantised weights does one per element
+    (`((packed << 4) >> 4).to(tl.bfloat16)`). Where the integer range
+    analysis bounds the operand of an `arith.sitofp`/`arith.uitofp` to
+    fewer values than the float type's mantissa holds exactly, the
+    conversion is done with full-rate integer and float ops instead:
+
+      u = v - min                   (0 <= u < 2^p, p the mantissa bits)
+      f = bitcast(2^p's bits | u)   (the float 2^p + u, exactly)
+      r = f - (2^p - min)           (exactly v)
+
+    LLVM then folds the shifts that isolated a nibble into the masks.
+    bf16, f16 and f32 results; the constants must be exact in the type.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 def TileGPUAccelerateMatmul
     : Pass<"tilegpu-accelerate-matmul", "mlir::ModuleOp"> {
   let summary = "Move dots onto the tensor cores";
