@@ -62,3 +62,23 @@ func.func @left_alone(%x: tensor<16xi8>, %y: i32, %z: i8) -> (tensor<16xbf16>, f
   %d = arith.sitofp %z : i8 to f64
   return %f, %h, %d : tensor<16xbf16>, f16, f64
 }
+
+// -----
+
+// Booleans: sitofp gives -1 or 0, uitofp 1 or 0 (129 - 129 and 128 - 129
+// for the signed bf16 case). Vectors are not tile's and are left alone.
+// CHECK-LABEL: func.func @booleans_and_vectors
+// CHECK: arith.sitofp %{{.*}} : vector<4xi8> to vector<4xbf16>
+// CHECK: arith.constant 17153 : i16
+// CHECK: arith.constant 1.290000e+02 : bf16
+// CHECK: arith.constant 1258291200 : i32
+// CHECK-NOT: arith.sitofp
+// CHECK-NOT: arith.uitofp
+func.func @booleans_and_vectors(%x: vector<4xi8>, %b: i1) -> (vector<4xbf16>, bf16, f32) {
+  %c4 = arith.constant dense<4> : vector<4xi8>
+  %v = arith.shrsi %x, %c4 : vector<4xi8>
+  %f = arith.sitofp %v : vector<4xi8> to vector<4xbf16>
+  %s = arith.sitofp %b : i1 to bf16
+  %u = arith.uitofp %b : i1 to f32
+  return %f, %s, %u : vector<4xbf16>, bf16, f32
+}

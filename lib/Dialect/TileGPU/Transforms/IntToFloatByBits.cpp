@@ -63,6 +63,10 @@ Type withElement(Type like, Type element) {
 void rewriteByBits(Operation *op, const ConstantIntRanges &range,
                    bool isSigned) {
   Value input = op->getOperand(0);
+  // Scalars and ranked tensors (tile's IR); not vectors or unranked ones.
+  if (isa<ShapedType>(input.getType()) &&
+      !isa<RankedTensorType>(input.getType()))
+    return;
   auto intType = cast<IntegerType>(getElementTypeOrSelf(input.getType()));
   auto floatType = dyn_cast<FloatType>(getElementTypeOrSelf(op->getResult(0)));
   if (!floatType || intType.getWidth() > 32)
