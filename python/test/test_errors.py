@@ -192,10 +192,10 @@ def test_launch_argument_errors():
                      constexprs={"BLOCK": 4}, num_warps=64)
     tile.compile(k, signature={"x_ptr": "*fp32", "n": "i32"},
                  constexprs={"BLOCK": 4}, num_warps=32)
-    with pytest.raises(ValueError, match=r"num_stages must be an integer in \[1, 16\], got 0"):
+    with pytest.raises(ValueError, match=r"num_stages must be an integer in \[1, 1024\], got 0"):
         tile.compile(k, signature={"x_ptr": "*fp32", "n": "i32"},
                      constexprs={"BLOCK": 4}, num_stages=0)
-    with pytest.raises(ValueError, match=r"num_stages must be an integer in \[1, 16\], got 1073741824"):
+    with pytest.raises(ValueError, match=r"num_stages must be an integer in \[1, 1024\], got 1073741824"):
         tile.compile(k, signature={"x_ptr": "*fp32", "n": "i32"},
                      constexprs={"BLOCK": 4}, num_stages=2**30)
     with pytest.raises(TypeError, match="enable_fp_fusion must be True or False"):
@@ -466,3 +466,34 @@ def test_what_triton_refuses_is_refused():
     check_error(int_shape, {"x_ptr": "*fp32"}, {},
                 "full's shape must be a tuple or list of constexpr ints, got 16",
                 "tl.full(16")
+
+
+@tile.jit
+def deep_pipeline(a_ptr, b_ptr, c_ptr, K, STAGES: tl.constexpr):
+    offs = tl.arange(0, 64)
+    a_ptrs = a_ptr + offs[:, None] * K + offs[None, :]
+    b_ptrs = b_ptr + offs[:, None] * 64 + offs[None, :]
+    acc = tl.zeros((64, 64), dtype=tl.float32)
+    for _ in tl.range(0, K // 64, num_stages=STAGES):
+        acc = tl.dot(tl.load(a_ptrs), tl.load(b_ptrs), acc)
+        a_ptrs += 64
+        b_ptrs += 64 * 64
+    tl.store(c_ptr + offs[:, None] * 64 + offs[None, :], acc)
+
+
+def test_a_pipeline_deeper_than_shared_memory_is_out_of_resources():
+    # As in Triton (test_autotuner.py::test_hooks): any stage count is
+    # accepted, and one whose buffers cannot fit is OutOfResources naming
+    # shared memory, which an autotuner prunes; 100 stages of two 8 KiB
+    # operands need 1.6 MB.
+    signature = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32",
+                 "K": "i32"}
+    divisible = ["a_ptr", "b_ptr", "c_ptr", "K"]
+    with pytest.raises(tile.OutOfResources,
+                       match=r"out of resource: shared memory, Required: "
+                             r"1638400, Hardware limit: 232448"):
+        tile.compile(deep_pipeline, signature=signature,
+                     constexprs={"STAGES": 100}, divisibility=divisible)
+    kernel = tile.compile(deep_pipeline, signature=signature,
+                          constexprs={"STAGES": 4}, divisibility=divisible)
+    assert "cp.async" in kernel.asm["ptx"]

@@ -34,10 +34,12 @@ constexpr bool isSupportedTarget(std::string_view target) {
 /// this.
 constexpr int kMaxNumWarps = 32;
 
-/// Pipeline depth a loop or a launch may ask for. Each stage is a buffer of
-/// every staged operand in shared memory, so a few suffice; the bound keeps a
-/// hostile `tile.num_stages` from making the pipeliner allocate without end.
-constexpr int kMaxNumStages = 16;
+/// Pipeline depth a loop or a launch may ask for. Triton takes any count,
+/// and a pipeline deeper than shared memory holds fails with
+/// OutOfResources; so does tile's, checked before its buffers are built
+/// (the pipeliner), so this bound only keeps a hostile `tile.num_stages`
+/// far from overflowing the stage arithmetic.
+constexpr int kMaxNumStages = 1024;
 
 } // namespace tile
 

@@ -970,7 +970,7 @@ func.func @load_cache_modifier(%p: !tile.ptr<f32>) {
 
 func.func @num_stages_zero(%n: i32) {
   %c0 = arith.constant 0 : i32
-  // expected-error @+1 {{'tile.num_stages' must be an integer attribute in [1, 16]}}
+  // expected-error @+1 {{'tile.num_stages' must be an integer attribute in [1, 1024]}}
   scf.for %i = %c0 to %n step %n : i32 {
   } {tile.num_stages = 0 : i32}
   return
@@ -981,7 +981,7 @@ func.func @num_stages_zero(%n: i32) {
 // A bound, so that a pipeliner does not allocate 2^30 buffers.
 func.func @num_stages_huge(%n: i32) {
   %c0 = arith.constant 0 : i32
-  // expected-error @+1 {{'tile.num_stages' must be an integer attribute in [1, 16]}}
+  // expected-error @+1 {{'tile.num_stages' must be an integer attribute in [1, 1024]}}
   scf.for %i = %c0 to %n step %n : i32 {
   } {tile.num_stages = 1073741824 : i32}
   return

@@ -18,6 +18,7 @@
 #include "tile/Support/Limits.h"
 
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
@@ -29,6 +30,36 @@ int64_t pipeliner::bufferBytes(MemDescType type) {
   int64_t bytes = getSharedElementBytes(type.getElementType());
   for (int64_t dim : type.getShape())
     bytes *= dim;
+  return bytes;
+}
+
+LogicalResult pipeliner::checkBuffersFit(scf::ForOp loop, const LoopPlan &plan,
+                                         int64_t numBuffers,
+                                         int64_t maxShared) {
+  int64_t perStage = 0;
+  for (StagedLoad staged : plan.loads)
+    perStage += bufferBytes(staged.alloc.getType());
+  int64_t needed = numBuffers * perStage + otherBufferBytes(loop, plan);
+  if (needed <= maxShared)
+    return success();
+  auto module = loop->getParentOfType<ModuleOp>();
+  module->setAttr(TileGPUDialect::getSharedAttrName(),
+                  IntegerAttr::get(IntegerType::get(loop.getContext(), 64),
+                                   needed));
+  return loop.emitError() << "pipelining this loop with " << numBuffers
+                          << " buffers needs " << needed
+                          << " bytes of shared memory, more than the "
+                          << maxShared << " available";
+}
+
+int64_t pipeliner::otherBufferBytes(scf::ForOp loop, const LoopPlan &plan) {
+  int64_t bytes = 0;
+  auto func = loop->getParentOfType<FunctionOpInterface>();
+  func->walk([&](LocalAllocOp alloc) {
+    if (llvm::none_of(plan.loads,
+                      [&](StagedLoad staged) { return staged.alloc == alloc; }))
+      bytes += bufferBytes(alloc.getType());
+  });
   return bytes;
 }
 

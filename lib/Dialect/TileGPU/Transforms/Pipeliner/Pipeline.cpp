@@ -60,20 +60,6 @@ using namespace mlir::tilegpu::pipeliner;
 
 namespace {
 
-/// Bytes of the function's other shared buffers (operands staged once,
-/// like attention's Q): an estimate of what shares the SM with the
-/// pipeline's buffers (conversion scratch comes later and is not known).
-int64_t otherBufferBytes(scf::ForOp loop, const LoopPlan &plan) {
-  int64_t bytes = 0;
-  auto func = loop->getParentOfType<FunctionOpInterface>();
-  func->walk([&](LocalAllocOp alloc) {
-    if (llvm::none_of(plan.loads,
-                      [&](StagedLoad staged) { return staged.alloc == alloc; }))
-      bytes += bufferBytes(alloc.getType());
-  });
-  return bytes;
-}
-
 /// The buffer schedule of `plan` at `numStages`.
 PipelineSchedule scheduleFor(scf::ForOp loop, const LoopPlan &plan,
                              int numStages, int64_t maxShared,
@@ -230,6 +216,11 @@ struct PipelinePass : tilegpu::impl::TileGPUPipelineBase<PipelinePass> {
         stageRegisterLoads(*plan);
         PipelineSchedule schedule =
             scheduleFor(loop, *plan, stages, maxShared, sharedPerSM);
+        // Against what a CTA can have at all, not `max-shared` (which
+        // steers the schedule): these buffers could never be allocated.
+        if (failed(checkBuffersFit(loop, *plan, schedule.numBuffers,
+                                   PipelineBudget().maxShared)))
+          return signalPassFailure();
         LoopPipeliner(loop, std::move(*plan), stages, schedule).run();
       }
   }

@@ -133,6 +133,21 @@ void stageRegisterLoads(LoopPlan &plan);
 /// Bytes of one copy of a staged operand's buffer.
 int64_t bufferBytes(MemDescType type);
 
+/// Fails, with an error at the loop and the bytes needed as the module's
+/// `tilegpu.shared` (so that callers report out of shared memory, as for an
+/// allocation that does not fit), when `numBuffers` copies of the plan's
+/// buffers and the function's other buffers exceed `maxShared` (what a CTA
+/// may have: PipelineBudget's default): checked
+/// before the buffers and their copies are built, so that a deep pipeline
+/// (`tl.range(num_stages=100)`) fails at once.
+LogicalResult checkBuffersFit(scf::ForOp loop, const LoopPlan &plan,
+                              int64_t numBuffers, int64_t maxShared);
+
+/// Bytes of the function's other shared buffers (operands staged once,
+/// like attention's Q): an estimate of what shares the SM with the
+/// pipeline's buffers (conversion scratch comes later and is not known).
+int64_t otherBufferBytes(scf::ForOp loop, const LoopPlan &plan);
+
 /// The op of `body` that first reads `value`, if any.
 Operation *firstReaderIn(Block *body, Value value);
 

@@ -23,6 +23,8 @@
 
 #include "Pipeliner.h"
 
+#include "tile/Dialect/TileGPU/Transforms/PipelineSchedule.h"
+
 #include "tile/Dialect/TileGPU/Transforms/Passes.h"
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -232,6 +234,9 @@ struct WarpSpecializePass
       std::optional<LoopPlan> plan = planLoop(loop, axisInfo);
       if (!plan)
         continue;
+      if (failed(checkBuffersFit(loop, *plan, stages,
+                                 PipelineBudget().maxShared)))
+        return signalPassFailure();
       WarpSpecializer specializer(loop, std::move(*plan), stages);
       if (specializer.canWarpSpecialize())
         specializer.run();
