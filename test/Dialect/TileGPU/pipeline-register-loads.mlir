@@ -283,3 +283,84 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
   }
 }
 
+
+// -----
+
+// A loop with no dot, whose `tl.range(..., num_stages=4)` asks for a
+// pipeline (Triton's test_hooks): its load is copied ahead like a dot
+// loop's register load. The pointer offsets also serve the store, so they
+// are not shifted: the loop carries a copy that starts three steps ahead
+// (%[[AHEAD]]) for the copies, and keeps the original for the store.
+// CHECK-LABEL: func.func @loads_and_stores
+// CHECK: tilegpu.async_copy_global_to_local
+// CHECK: tilegpu.async_copy_global_to_local
+// CHECK: tilegpu.async_copy_global_to_local
+// CHECK: scf.for {{.*}} iter_args(%[[OFFS:.*]] = %{{.*}}, %[[AHEAD:.*]] = %{{.*}}, %{{.*}} = %c3_i32, %[[READ:.*]] = %c0_i32)
+// CHECK-NEXT: tilegpu.async_wait {pending = 2 : i32}
+// CHECK: tile.addptr %{{.*}}, %[[AHEAD]]
+// CHECK: tilegpu.async_copy_global_to_local
+// CHECK: %[[PTRS:.*]] = tile.addptr %{{.*}}, %[[OFFS]]
+// CHECK: %[[SLOT:.*]] = tilegpu.memdesc_index %{{.*}}[%[[READ]]]
+// CHECK: %[[X:.*]] = tilegpu.local_load %[[SLOT]]
+// CHECK: tile.store %[[PTRS]], %[[X]]
+// CHECK-NOT: tile.load
+// CHECK: scf.yield
+#blocked = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @loads_and_stores(%arg0: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %arg1: i32 {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+    %cst = arith.constant dense<32> : tensor<32xi32, #blocked>
+    %c31_i32 = arith.constant 31 : i32
+    %c0_i32 = arith.constant 0 : i32
+    %c1_i32 = arith.constant 1 : i32
+    %c32_i32 = arith.constant 32 : i32
+    %0 = tile.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #blocked>
+    %1 = arith.addi %arg1, %c31_i32 : i32
+    %2 = arith.divsi %1, %c32_i32 : i32
+    %3 = scf.for %arg2 = %c0_i32 to %2 step %c1_i32 iter_args(%arg3 = %0) -> (tensor<32xi32, #blocked>)  : i32 {
+      %4 = tile.splat %arg0 : !tile.ptr<f32> -> tensor<32x!tile.ptr<f32>, #blocked>
+      %5 = tile.addptr %4, %arg3 : tensor<32x!tile.ptr<f32>, #blocked>, tensor<32xi32, #blocked>
+      %6 = tile.splat %arg1 : i32 -> tensor<32xi32, #blocked>
+      %7 = arith.cmpi slt, %arg3, %6 : tensor<32xi32, #blocked>
+      %8 = tile.load %5, %7 : tensor<32x!tile.ptr<f32>, #blocked>
+      tile.store %5, %8, %7 : tensor<32x!tile.ptr<f32>, #blocked>
+      %9 = arith.addi %arg3, %cst : tensor<32xi32, #blocked>
+      scf.yield %9 : tensor<32xi32, #blocked>
+    } {tile.num_stages = 4 : i32}
+    return
+  }
+}
+
+
+// -----
+
+// The same loop without the request is left alone (as Triton leaves it).
+// CHECK-LABEL: func.func @not_asked
+// CHECK-NOT: async_copy
+// CHECK: tile.load
+// CHECK-NOT: async_copy
+// CHECK: tile.store
+#blocked = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @not_asked(%arg0: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %arg1: i32 {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+    %cst = arith.constant dense<32> : tensor<32xi32, #blocked>
+    %c31_i32 = arith.constant 31 : i32
+    %c0_i32 = arith.constant 0 : i32
+    %c1_i32 = arith.constant 1 : i32
+    %c32_i32 = arith.constant 32 : i32
+    %0 = tile.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #blocked>
+    %1 = arith.addi %arg1, %c31_i32 : i32
+    %2 = arith.divsi %1, %c32_i32 : i32
+    %3 = scf.for %arg2 = %c0_i32 to %2 step %c1_i32 iter_args(%arg3 = %0) -> (tensor<32xi32, #blocked>)  : i32 {
+      %4 = tile.splat %arg0 : !tile.ptr<f32> -> tensor<32x!tile.ptr<f32>, #blocked>
+      %5 = tile.addptr %4, %arg3 : tensor<32x!tile.ptr<f32>, #blocked>, tensor<32xi32, #blocked>
+      %6 = tile.splat %arg1 : i32 -> tensor<32xi32, #blocked>
+      %7 = arith.cmpi slt, %arg3, %6 : tensor<32xi32, #blocked>
+      %8 = tile.load %5, %7 : tensor<32x!tile.ptr<f32>, #blocked>
+      tile.store %5, %8, %7 : tensor<32x!tile.ptr<f32>, #blocked>
+      %9 = arith.addi %arg3, %cst : tensor<32xi32, #blocked>
+      scf.yield %9 : tensor<32xi32, #blocked>
+    }
+    return
+  }
+}
+

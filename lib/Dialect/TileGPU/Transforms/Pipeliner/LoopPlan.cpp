@@ -334,8 +334,11 @@ std::optional<StagedLoad> matchStagedLoad(Operation *op, Block *body,
 
 /// Collects the body ops that `roots` depend on, and the iter args they
 /// read, closing over the next values of those iter args. Fails when one
-/// of them has side effects or regions.
-LogicalResult collectAddressOps(scf::ForOp loop, LoopPlan &plan) {
+/// of them has side effects or regions. With `duplicate`, iter args that
+/// other ops read too (a pointer that a store also uses) are run ahead as
+/// copies instead of failing (LoopPlan::duplicateArgs).
+LogicalResult collectAddressOps(scf::ForOp loop, LoopPlan &plan,
+                                bool duplicate) {
   Block *body = loop.getBody();
   llvm::SmallPtrSet<Operation *, 32> ops;
   llvm::SmallSetVector<unsigned, 4> args;
@@ -376,6 +379,11 @@ LogicalResult collectAddressOps(scf::ForOp loop, LoopPlan &plan) {
     if (ops.contains(&op))
       plan.addressOps.push_back(&op);
   plan.shiftedArgs.assign(args.begin(), args.end());
+  if (duplicate) {
+    // The originals stay as they are for their other users.
+    plan.duplicateArgs = true;
+    return success();
+  }
 
   // The shifted values and everything computed from them must feed only
   // addresses, staged loads and the shifted args' next values.
@@ -444,12 +452,15 @@ std::optional<LoopPlan> pipeliner::planLoop(scf::ForOp loop,
     else if (withRegisterLoads && isRegisterLoad(&op, loop, axisInfo))
       others.push_back(cast<LoadOp>(op));
   }
-  // Only loops that stage dot operands anyway: a loop without a dot is
-  // left to the hardware's own latency hiding, as Triton leaves it.
-  if (plan.loads.empty())
+  // A loop without dot operands to stage is pipelined only when its
+  // `tl.range(..., num_stages=)` asks for it (as Triton does): its loads'
+  // pointers usually serve its stores too, so they are run ahead as copies.
+  bool asked = loop->hasAttr(TileDialect::getNumStagesAttrName());
+  bool dotless = plan.loads.empty();
+  if (dotless && !(asked && withRegisterLoads && !others.empty()))
     return std::nullopt;
   plan.registerLoads = std::move(others);
-  if (failed(collectAddressOps(loop, plan)))
+  if (failed(collectAddressOps(loop, plan, /*duplicate=*/dotless)))
     return std::nullopt;
   matchAsyncDots(loop, plan);
   return plan;

@@ -101,6 +101,8 @@ public:
       InitBarrierOp::create(rewriter, loc, barriers, 1);
     }
     emitPrologue();
+    if (plan.duplicateArgs)
+      addAheadArgs();
     addStageIndices(/*fills=*/true);
     rewriteBody();
     loop = prefetchRegisterOperands(loop, plan, distance, rewriter);
@@ -143,8 +145,29 @@ private:
         current[i] =
             mapping.lookupOrDefault(yield.getOperand(plan.shiftedArgs[i]));
     }
+    if (plan.duplicateArgs) {
+      aheadInits = std::move(current);
+      return;
+    }
     for (size_t i = 0; i < current.size(); ++i)
       loop.getInitArgsMutable()[plan.shiftedArgs[i]].assign(current[i]);
+  }
+
+  /// The run-ahead copies of the shifted args (LoopPlan::duplicateArgs),
+  /// starting where the prologue left them; their next values are set by
+  /// rewriteBody. Replaces `loop`.
+  void addAheadArgs() {
+    aheadIndex = loop.getRegionIterArgs().size();
+    FailureOr<LoopLikeOpInterface> replaced =
+        cast<LoopLikeOpInterface>(loop.getOperation())
+            .replaceWithAdditionalYields(
+                rewriter, aheadInits,
+                /*replaceInitOperandUsesInLoop=*/false,
+                [](OpBuilder &, Location, ArrayRef<BlockArgument> args) {
+                  return SmallVector<Value>(args.begin(), args.end());
+                });
+    loop = cast<scf::ForOp>(replaced->getOperation());
+    rewriter.setInsertionPoint(loop);
   }
 
   void rewriteBody() {
@@ -167,9 +190,13 @@ private:
     IRMapping mapping;
     Value iv = ivAhead(loop.getInductionVar(), distance);
     mapping.map(loop.getInductionVar(), iv);
+    if (plan.duplicateArgs)
+      for (auto [i, index] : llvm::enumerate(plan.shiftedArgs))
+        mapping.map(loop.getRegionIterArg(index),
+                    loop.getRegionIterArg(aheadIndex + i));
     emitCopies(mapping, iv, fillStage);
-    for (unsigned index : plan.shiftedArgs)
-      yield->setOperand(index,
+    for (auto [i, index] : llvm::enumerate(plan.shiftedArgs))
+      yield->setOperand(plan.duplicateArgs ? aheadIndex + i : index,
                         mapping.lookupOrDefault(yield.getOperand(index)));
     SmallVector<Operation *> copyOps;
     for (Operation *op = lastWait->getNextNode();
@@ -195,6 +222,10 @@ private:
   /// Copies start where the previous iteration's dots have finished, not
   /// at the top of the body (S buffers for async dots that would need S+1).
   bool lateCopies;
+  /// With LoopPlan::duplicateArgs: the prologue's run-ahead values, and the
+  /// index of the first iter arg carrying them.
+  SmallVector<Value> aheadInits;
+  unsigned aheadIndex = 0;
 };
 
 struct PipelinePass : tilegpu::impl::TileGPUPipelineBase<PipelinePass> {

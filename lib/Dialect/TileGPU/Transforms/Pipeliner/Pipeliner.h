@@ -72,6 +72,10 @@ struct LoopPlan {
   SmallVector<Operation *> addressOps;
   /// Iter args that run ahead.
   SmallVector<unsigned> shiftedArgs;
+  /// The shifted args are used by more than the copies (a loop of loads and
+  /// stores through one pointer): the loop keeps them and carries copies
+  /// that run ahead for the copies.
+  bool duplicateArgs = false;
   /// The body's dots, in body order, all run asynchronously. When the only
   /// dot takes its accumulator straight from the iter arg its result goes
   /// back to (a K loop, `chained`), one MMA stays in flight behind the
