@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tile/Dialect/TileGPU/IR/Dialect.h"
+#include "tile/Dialect/TileGPU/Transforms/IntToFloatByBits.h"
 #include "tile/Dialect/TileGPU/Transforms/Passes.h"
 
 #include "mlir/Analysis/DataFlow/ConstantPropagationAnalysis.h"
@@ -33,16 +34,9 @@ namespace tilegpu {
 } // namespace mlir
 
 using namespace mlir;
+using namespace mlir::tilegpu;
 
 namespace {
-
-/// How a conversion to `type` is done by bits: the float's width and
-/// mantissa bits, or none for other float types.
-std::optional<std::pair<unsigned, unsigned>> magicOf(FloatType type) {
-  if (type.isBF16() || type.isF16() || type.isF32())
-    return std::make_pair(type.getWidth(), type.getFPMantissaWidth() - 1);
-  return std::nullopt;
-}
 
 /// A constant of `type` (a scalar or a tensor of it) shaped like `like`.
 Value constantLike(OpBuilder &b, Location loc, Type like, TypedAttr value) {
@@ -71,10 +65,6 @@ void rewriteByBits(Operation *op, const ConstantIntRanges &range,
   auto floatType = dyn_cast<FloatType>(getElementTypeOrSelf(op->getResult(0)));
   if (!floatType || intType.getWidth() > 32)
     return;
-  std::optional<std::pair<unsigned, unsigned>> magic = magicOf(floatType);
-  if (!magic)
-    return;
-  auto [width, p] = *magic;
   int64_t lo, hi;
   if (isSigned) {
     lo = range.smin().getSExtValue();
@@ -83,67 +73,77 @@ void rewriteByBits(Operation *op, const ConstantIntRanges &range,
     lo = range.umin().getZExtValue();
     hi = range.umax().getZExtValue();
   }
-  // u = v - min must fit the mantissa, and v itself must be exact.
-  int64_t limit = int64_t(1) << p;
-  if (hi - lo >= limit || lo < -limit || hi > limit)
-    return;
-  // The offset 2^p - min, exactly representable in the float type.
-  APFloat offset(static_cast<double>(limit - lo));
-  bool lost = false;
-  offset.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven,
-                 &lost);
-  if (lost)
+  std::optional<IntToFloatByBits> plan =
+      planIntToFloatByBits(lo, hi, floatType.getFloatSemantics());
+  if (!plan)
     return;
 
   OpBuilder b(op);
   Location loc = op->getLoc();
   Type inType = input.getType();
-  // bits = bits(2^p) | (v - min), computed in the float's width and
-  // masked to the bits u needs: the mask is a no-op given the range, but it
-  // tells LLVM which bits of v matter, so that it drops the shifts that
-  // isolated them. For a full signed b-bit range, v - min is the flip of
-  // bit b-1 of those bits, and the or and the flip are one xor with
-  // bits(2^p) | 2^(b-1): two ops in all (an and and an xor).
-  uint64_t span = static_cast<uint64_t>(hi - lo) + 1;
-  uint64_t mask = llvm::PowerOf2Ceil(span) - 1;
+  unsigned width = floatType.getWidth();
   auto bitsType = b.getIntegerType(width);
   Type bitsLike = withElement(inType, bitsType);
   auto bitsConstant = [&](const APInt &value) {
     return constantLike(b, loc, bitsLike, b.getIntegerAttr(bitsType, value));
   };
-  APFloat base(static_cast<double>(limit));
-  base.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven,
-               &lost);
-  APInt magicBits = base.bitcastToAPInt();
   Value v = input;
   if (intType.getWidth() < width)
     v = arith::ExtUIOp::create(b, loc, bitsLike, v);
   else if (intType.getWidth() > width)
     v = arith::TruncIOp::create(b, loc, bitsLike, v);
   Value bits;
-  bool signedField = lo < 0 && lo == -static_cast<int64_t>((mask + 1) / 2);
-  if (signedField) {
-    Value field = arith::AndIOp::create(b, loc, v,
-                                        bitsConstant(APInt(width, mask)));
-    bits = arith::XOrIOp::create(
-        b, loc, field, bitsConstant(magicBits | APInt(width, -lo)));
+  if (plan->flip) {
+    Value field = arith::AndIOp::create(b, loc, v, bitsConstant(plan->mask));
+    bits = arith::XOrIOp::create(b, loc, field, bitsConstant(plan->combine));
   } else {
-    if (lo != 0)
-      v = arith::SubIOp::create(b, loc, v,
-                                bitsConstant(APInt(width, lo, true)));
-    Value field = arith::AndIOp::create(b, loc, v,
-                                        bitsConstant(APInt(width, mask)));
-    bits = arith::OrIOp::create(b, loc, field, bitsConstant(magicBits));
+    if (!plan->low.isZero())
+      v = arith::SubIOp::create(b, loc, v, bitsConstant(plan->low));
+    Value field = arith::AndIOp::create(b, loc, v, bitsConstant(plan->mask));
+    bits = arith::OrIOp::create(b, loc, field, bitsConstant(plan->combine));
   }
   Value shifted = arith::BitcastOp::create(
       b, loc, op->getResult(0).getType(), bits);
   Value result = arith::SubFOp::create(
       b, loc, shifted,
       constantLike(b, loc, op->getResult(0).getType(),
-                   b.getFloatAttr(floatType, offset)));
+                   b.getFloatAttr(floatType, plan->offset)));
   op->getResult(0).replaceAllUsesWith(result);
   op->erase();
 }
+
+} // namespace
+
+std::optional<IntToFloatByBits>
+mlir::tilegpu::planIntToFloatByBits(int64_t lo, int64_t hi,
+                                    const llvm::fltSemantics &semantics) {
+  if (&semantics != &APFloat::BFloat() &&
+      &semantics != &APFloat::IEEEhalf() &&
+      &semantics != &APFloat::IEEEsingle())
+    return std::nullopt;
+  unsigned width = APFloat::getSizeInBits(semantics);
+  unsigned p = APFloat::semanticsPrecision(semantics) - 1;
+  // u = v - lo must fit the mantissa, and v itself must be exact.
+  int64_t limit = int64_t(1) << p;
+  if (lo > hi || hi - lo >= limit || lo < -limit || hi > limit)
+    return std::nullopt;
+  bool lost = false;
+  APFloat offset(static_cast<double>(limit - lo));
+  offset.convert(semantics, APFloat::rmNearestTiesToEven, &lost);
+  if (lost)
+    return std::nullopt;
+  APFloat base(static_cast<double>(limit));
+  base.convert(semantics, APFloat::rmNearestTiesToEven, &lost);
+  uint64_t span = static_cast<uint64_t>(hi - lo) + 1;
+  uint64_t mask = llvm::PowerOf2Ceil(span) - 1;
+  bool flip = lo < 0 && lo == -static_cast<int64_t>((mask + 1) / 2);
+  APInt magic = base.bitcastToAPInt();
+  return IntToFloatByBits{
+      APInt(width, mask), flip, APInt(width, lo, /*isSigned=*/true),
+      flip ? magic | APInt(width, -lo) : magic, offset};
+}
+
+namespace {
 
 struct IntToFloatByBitsPass
     : tilegpu::impl::TileGPUIntToFloatByBitsBase<IntToFloatByBitsPass> {
