@@ -103,10 +103,7 @@ public:
     Location loc = loop.getLoc();
     rewriter.setInsertionPoint(loop);
     Value ran =
-        arith::CmpIOp::create(rewriter, loc,
-                              loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
-                                                    : arith::CmpIPredicate::slt,
-                              loop.getLowerBound(), loop.getUpperBound());
+        isBefore(rewriter, loop, loop.getLowerBound(), loop.getUpperBound());
     auto guard = scf::IfOp::create(rewriter, loc, loop.getResultTypes(), ran,
                                    /*withElse=*/true);
     loop->replaceAllUsesWith(guard.getResults());

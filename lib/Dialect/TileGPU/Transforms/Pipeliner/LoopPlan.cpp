@@ -33,13 +33,26 @@ int64_t pipeliner::bufferBytes(MemDescType type) {
   return bytes;
 }
 
+int64_t pipeliner::stageBytes(const LoopPlan &plan) {
+  int64_t bytes = 0;
+  for (StagedLoad staged : plan.loads)
+    bytes += bufferBytes(staged.alloc.getType());
+  return bytes;
+}
+
+Value pipeliner::isBefore(OpBuilder &b, scf::ForOp loop, Value lhs,
+                          Value rhs) {
+  return arith::CmpIOp::create(b, loop.getLoc(),
+                               loop.getUnsignedCmp()
+                                   ? arith::CmpIPredicate::ult
+                                   : arith::CmpIPredicate::slt,
+                               lhs, rhs);
+}
+
 LogicalResult pipeliner::checkBuffersFit(scf::ForOp loop, const LoopPlan &plan,
                                          int64_t numBuffers,
                                          int64_t maxShared) {
-  int64_t perStage = 0;
-  for (StagedLoad staged : plan.loads)
-    perStage += bufferBytes(staged.alloc.getType());
-  int64_t needed = numBuffers * perStage + otherBufferBytes(loop, plan);
+  int64_t needed = numBuffers * stageBytes(plan) + otherBufferBytes(loop, plan);
   if (needed <= maxShared)
     return success();
   auto module = loop->getParentOfType<ModuleOp>();

@@ -81,11 +81,7 @@ void MultiBufferRewriter::emitCopies(IRMapping &mapping, Value iv, Value stage,
   for (Operation *op : plan.addressOps)
     rewriter.clone(*op, mapping);
   if (!inRange)
-    inRange =
-        arith::CmpIOp::create(rewriter, loc,
-                              loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
-                                                    : arith::CmpIPredicate::slt,
-                              iv, loop.getUpperBound());
+    inRange = isBefore(rewriter, loop, iv, loop.getUpperBound());
   if (plan.hasTMA())
     BarrierExpectOp::create(rewriter, loc, barrierOf(stage), tmaBytesPerStage(),
                             inRange);

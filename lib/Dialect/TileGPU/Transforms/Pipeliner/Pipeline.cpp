@@ -70,8 +70,7 @@ PipelineSchedule scheduleFor(scf::ForOp loop, const LoopPlan &plan,
   budget.maxShared = maxShared;
   budget.sharedPerSM = sharedPerSM;
   if (budget.hasCarriedDot) {
-    for (StagedLoad staged : plan.loads)
-      budget.bytesPerStage += bufferBytes(staged.alloc.getType());
+    budget.bytesPerStage = stageBytes(plan);
     budget.otherBytes = otherBufferBytes(loop, plan);
   }
   return choosePipelineSchedule(budget);

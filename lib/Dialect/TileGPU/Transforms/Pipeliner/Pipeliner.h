@@ -137,6 +137,13 @@ void stageRegisterLoads(LoopPlan &plan);
 /// Bytes of one copy of a staged operand's buffer.
 int64_t bufferBytes(MemDescType type);
 
+/// Bytes of one stage: one buffer of every staged operand.
+int64_t stageBytes(const LoopPlan &plan);
+
+/// `lhs < rhs` as `loop` compares its bounds (signed or unsigned): whether
+/// the iteration at `lhs` runs.
+Value isBefore(OpBuilder &b, scf::ForOp loop, Value lhs, Value rhs);
+
 /// Fails, with an error at the loop and the bytes needed as the module's
 /// `tilegpu.shared` (so that callers report out of shared memory, as for an
 /// allocation that does not fit), when `numBuffers` copies of the plan's

@@ -206,13 +206,9 @@ private:
         ->getResult(cast<OpResult>(value).getResultNumber());
   }
 
-  /// `iv < upper bound`.
+  /// Whether the iteration at `iv` runs.
   Value inRange(Value iv) {
-    return arith::CmpIOp::create(
-        rewriter, loop.getLoc(),
-        loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
-                              : arith::CmpIPredicate::slt,
-        iv, loop.getUpperBound());
+    return isBefore(rewriter, loop, iv, loop.getUpperBound());
   }
 
   /// Clones the slice with `mapping`, masking its global loads by `valid`;
