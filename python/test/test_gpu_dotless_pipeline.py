@@ -24,7 +24,9 @@ def test_pipelined_loop_values(stages, n, block):
     dst = torch.full((n,), float("nan"), device="cuda")
     k.scale_rows_kernel[(1,)](src, dst, n, STAGES=stages, BLOCK=block)
     torch.cuda.synchronize()
-    assert torch.equal(dst, src * 3 + 1)
+    # Against float64: the kernel may fuse x * 3 + 1 into one rounding.
+    torch.testing.assert_close(dst.double(), src.double() * 3 + 1,
+                               rtol=1e-6, atol=1e-6)
 
 
 def test_hooks_see_the_config_that_runs_out_of_shared_memory():

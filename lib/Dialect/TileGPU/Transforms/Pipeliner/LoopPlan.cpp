@@ -19,6 +19,7 @@
 
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
@@ -40,8 +41,7 @@ int64_t pipeliner::stageBytes(const LoopPlan &plan) {
   return bytes;
 }
 
-Value pipeliner::isBefore(OpBuilder &b, scf::ForOp loop, Value lhs,
-                          Value rhs) {
+Value pipeliner::isBefore(OpBuilder &b, scf::ForOp loop, Value lhs, Value rhs) {
   return arith::CmpIOp::create(b, loop.getLoc(),
                                loop.getUnsignedCmp()
                                    ? arith::CmpIPredicate::ult
@@ -52,13 +52,14 @@ Value pipeliner::isBefore(OpBuilder &b, scf::ForOp loop, Value lhs,
 LogicalResult pipeliner::checkBuffersFit(scf::ForOp loop, const LoopPlan &plan,
                                          int64_t numBuffers,
                                          int64_t maxShared) {
-  int64_t needed = numBuffers * stageBytes(plan) + otherBufferBytes(loop, plan);
+  int64_t needed =
+      numBuffers * stageBytes(plan) + otherBufferBytesDuring(loop, plan);
   if (needed <= maxShared)
     return success();
   auto module = loop->getParentOfType<ModuleOp>();
-  module->setAttr(TileGPUDialect::getSharedAttrName(),
-                  IntegerAttr::get(IntegerType::get(loop.getContext(), 64),
-                                   needed));
+  module->setAttr(
+      TileGPUDialect::getSharedAttrName(),
+      IntegerAttr::get(IntegerType::get(loop.getContext(), 64), needed));
   return loop.emitError() << "pipelining this loop with " << numBuffers
                           << " buffers needs " << needed
                           << " bytes of shared memory, more than the "
@@ -71,6 +72,55 @@ int64_t pipeliner::otherBufferBytes(scf::ForOp loop, const LoopPlan &plan) {
   func->walk([&](LocalAllocOp alloc) {
     if (llvm::none_of(plan.loads,
                       [&](StagedLoad staged) { return staged.alloc == alloc; }))
+      bytes += bufferBytes(alloc.getType());
+  });
+  return bytes;
+}
+
+/// Whether `alloc`'s buffer may be live while `loop` runs, by the rule the
+/// shared-memory allocation uses: from the alloc to its last user (through
+/// views), a user inside a loop that does not hold the alloc keeping it to
+/// that loop's end; a buffer an async dot reads counts as live (its read
+/// may be pending anywhere after).
+static bool liveDuring(LocalAllocOp alloc, scf::ForOp loop) {
+  if (loop->isAncestor(alloc))
+    return true;
+  auto func = loop->getParentOfType<FunctionOpInterface>();
+  DenseMap<Operation *, int64_t> index;
+  int64_t next = 0;
+  func->walk<WalkOrder::PreOrder>([&](Operation *op) { index[op] = next++; });
+  auto lastIndexIn = [&](Operation *op) {
+    int64_t last = index[op];
+    op->walk([&](Operation *inner) { last = std::max(last, index[inner]); });
+    return last;
+  };
+  int64_t loopStart = index[loop], loopEnd = lastIndexIn(loop);
+  int64_t start = index[alloc], end = start;
+  SmallVector<Value> worklist{alloc.getResult()};
+  while (!worklist.empty())
+    for (Operation *user : worklist.pop_back_val().getUsers()) {
+      if (isa<MemDescTransOp, MemDescIndexOp>(user))
+        worklist.push_back(user->getResult(0));
+      if (auto dot = dyn_cast<WarpGroupDotOp>(user); dot && dot.getIsAsync())
+        return true;
+      end = std::max(end, index[user]);
+      for (Operation *parent = user->getParentOp(); parent && parent != func;
+           parent = parent->getParentOp())
+        if (isa<LoopLikeOpInterface>(parent) && !parent->isAncestor(alloc))
+          end = std::max(end, lastIndexIn(parent));
+    }
+  return start <= loopEnd && loopStart <= end;
+}
+
+int64_t pipeliner::otherBufferBytesDuring(scf::ForOp loop,
+                                          const LoopPlan &plan) {
+  int64_t bytes = 0;
+  auto func = loop->getParentOfType<FunctionOpInterface>();
+  func->walk([&](LocalAllocOp alloc) {
+    if (llvm::none_of(
+            plan.loads,
+            [&](StagedLoad staged) { return staged.alloc == alloc; }) &&
+        liveDuring(alloc, loop))
       bytes += bufferBytes(alloc.getType());
   });
   return bytes;
@@ -182,7 +232,8 @@ OpOperand *soleUseAfterRenamings(Value value) {
 /// only for the previous iteration's (`chained`), or for all of its own
 /// when they read registers it computes (`chainReadsRegisters`). Into
 /// `plan`; false when the dots are not such a chain.
-bool matchAccumulatorChain(scf::ForOp loop, MutableArrayRef<WarpGroupDotOp> dots,
+bool matchAccumulatorChain(scf::ForOp loop,
+                           MutableArrayRef<WarpGroupDotOp> dots,
                            LoopPlan &plan) {
   if (dots.empty())
     return false;

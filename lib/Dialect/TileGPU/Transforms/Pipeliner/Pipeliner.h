@@ -147,9 +147,9 @@ Value isBefore(OpBuilder &b, scf::ForOp loop, Value lhs, Value rhs);
 /// Fails, with an error at the loop and the bytes needed as the module's
 /// `tilegpu.shared` (so that callers report out of shared memory, as for an
 /// allocation that does not fit), when `numBuffers` copies of the plan's
-/// buffers and the function's other buffers exceed `maxShared` (what a CTA
-/// may have: PipelineBudget's default): checked
-/// before the buffers and their copies are built, so that a deep pipeline
+/// buffers and the function's other buffers live during the loop exceed
+/// `maxShared` (what a CTA may have: PipelineBudget's default): checked before
+/// the buffers and their copies are built, so that a deep pipeline
 /// (`tl.range(num_stages=100)`) fails at once.
 LogicalResult checkBuffersFit(scf::ForOp loop, const LoopPlan &plan,
                               int64_t numBuffers, int64_t maxShared);
@@ -158,6 +158,12 @@ LogicalResult checkBuffersFit(scf::ForOp loop, const LoopPlan &plan,
 /// like attention's Q): an estimate of what shares the SM with the
 /// pipeline's buffers (conversion scratch comes later and is not known).
 int64_t otherBufferBytes(scf::ForOp loop, const LoopPlan &plan);
+
+/// Bytes of the function's other shared buffers that may be live while
+/// `loop` runs (as the allocation will place them): what the pipeline's
+/// buffers must fit beside. A buffer used only before the loop (attention's
+/// first key block, say) shares its bytes with them.
+int64_t otherBufferBytesDuring(scf::ForOp loop, const LoopPlan &plan);
 
 /// The op of `body` that first reads `value`, if any.
 Operation *firstReaderIn(Block *body, Value value);
