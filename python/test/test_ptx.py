@@ -132,13 +132,31 @@ CHECK-NOT: mma.sync
 
 
 def test_small_matmul_uses_mma_sync():
-    # 32 rows cannot feed a 64-row warpgroup MMA; on sm_90a the dot then
-    # runs on mma.sync rather than the CUDA cores.
+    # 32 x 32 cannot feed a 64-row warpgroup MMA either way round; on
+    # sm_90a the dot then runs on mma.sync rather than the CUDA cores.
     kernel = tile.compile(k.matmul_kernel, signature=_MATMUL_SIGNATURE,
-                          constexprs=dict(BLOCK_M=32, BLOCK_N=64, BLOCK_K=32,
+                          constexprs=dict(BLOCK_M=32, BLOCK_N=32, BLOCK_K=32,
                                           GROUP_M=8, ACTIVATION=""))
     assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in kernel.asm["ptx"]
     assert "wgmma" not in kernel.asm["ptx"]
+    assert len(kernel.asm["cubin"]) > 0
+
+
+def test_skinny_matmul_is_transposed_onto_wgmma():
+    # 32 rows but 64 columns: the transposed product (64 x 32) has a
+    # warpgroup tiling, so tilegpu-swap-dot-operands computes it, and both
+    # operands are copied ahead by cp.async (unit strides, aligned rows).
+    signature = {name: kind for name, kind in _MATMUL_SIGNATURE.items()
+                 if name not in ("stride_ak", "stride_bn", "stride_cn")}
+    kernel = tile.compile(k.matmul_kernel, signature=signature,
+                          constexprs=dict(BLOCK_M=32, BLOCK_N=64, BLOCK_K=32,
+                                          GROUP_M=8, ACTIVATION="",
+                                          stride_ak=1, stride_bn=1,
+                                          stride_cn=1),
+                          divisibility=list(signature))
+    ptx = kernel.asm["ptx"]
+    assert "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16" in ptx
+    assert "mma.sync" not in ptx and "cp.async" in ptx
     assert len(kernel.asm["cubin"]) > 0
 
 

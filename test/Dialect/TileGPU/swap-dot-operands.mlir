@@ -46,7 +46,27 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 
 // -----
 
-// Left alone: both operands loaded (nothing is stored per iteration); B
+// Both operands loaded, M = 16: the product has no warpgroup tiling (it
+// would run on mma.sync, whose operands the pipeliner does not stage); the
+// transposed one has, so it is swapped (and both tiles get copied ahead).
+// CHECK-LABEL: func.func @skinny_loaded
+// CHECK: tile.trans
+// CHECK: tile.dot {{.*}} : tensor<128x64xf16, {{.*}}> * tensor<64x16xf16, {{.*}}> -> tensor<128x16xf32,
+#bl = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#al = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @skinny_loaded(%pa: tensor<16x64x!tile.ptr<f16>, #al>, %pb: tensor<64x128x!tile.ptr<f16>, #bl>, %c: tensor<16x128xf32, #bl>) -> tensor<16x128xf32, #bl> {
+    %a = tile.load %pa : tensor<16x64x!tile.ptr<f16>, #al>
+    %b = tile.load %pb : tensor<64x128x!tile.ptr<f16>, #bl>
+    %d = tile.dot %a, %b, %c : tensor<16x64xf16, #al> * tensor<64x128xf16, #bl> -> tensor<16x128xf32, #bl>
+    return %d : tensor<16x128xf32, #bl>
+  }
+}
+
+// -----
+
+// Left alone: both operands loaded with M >= 64 (wgmma takes the product
+// as it is: nothing is stored per iteration); B
 // computed but A computed too (A is already the register operand); an
 // int8 product (wgmma's register A is 16-bit only); N = 32, too few rows
 // for the transposed product's warpgroup; and sm_80 (no wgmma) below.

@@ -26,6 +26,9 @@
 // Only where it pays off: sm_90a, 16-bit operands (wgmma's register A),
 // B computed elementwise from something, A loaded, and a wgmma tiling for
 // the N x M product (N >= 64, so a skinny M down to 8 still gets one).
+// Also a product with both operands loaded whose M x N has no wgmma tiling
+// (M < 64) while N x M has: on mma.sync its loads would not be copied
+// ahead; swapped, both are (the weights as a register load).
 //
 //===----------------------------------------------------------------------===//
 
@@ -70,13 +73,21 @@ bool paysOff(DotOp dot, int numWarps) {
       !(element.isF16() || element.isBF16()) ||
       !cType.getElementType().isF32())
     return false;
-  if (!madeInRegisters(dot.getB()) || !loadedFromMemory(dot.getA()))
-    return false;
   int64_t M = cType.getDimSize(0), N = cType.getDimSize(1);
   int64_t K = aType.getDimSize(1);
-  return static_cast<bool>(pickWgmmaLayout(dot.getContext(), N, M, K, element,
-                                           cType.getElementType(),
-                                           dot.getInputPrecision(), numWarps));
+  auto wgmmaFor = [&](int64_t rows, int64_t cols) {
+    return static_cast<bool>(pickWgmmaLayout(
+        dot.getContext(), rows, cols, K, element, cType.getElementType(),
+        dot.getInputPrecision(), numWarps));
+  };
+  if (!loadedFromMemory(dot.getA()))
+    return false;
+  // A computed B goes to wgmma's register A; a loaded B swaps only when
+  // the product itself has no wgmma tiling (M < 64: a skinny or decode
+  // product, on mma.sync otherwise) and the transposed one has.
+  if (madeInRegisters(dot.getB()))
+    return wgmmaFor(N, M);
+  return loadedFromMemory(dot.getB()) && !wgmmaFor(M, N) && wgmmaFor(N, M);
 }
 
 /// `tile.trans` of a rank-2 `value`, in the layout that keeps every element

@@ -31,6 +31,10 @@ def TileGPUSwapDotOperands
     loaded one is staged (and pipelined) as B, and the transpositions are
     register renamings (`#tilegpu.permuted` layouts) that
     tilegpu-remove-layout-conversions moves out of the way.
+
+    A dot with both operands loaded is swapped too when the product has no
+    wgmma tiling (M < 64, a skinny or decode product, which would run on
+    mma.sync with unstaged operands) and the transposed one has (N >= 64).
   }];
 }
 
