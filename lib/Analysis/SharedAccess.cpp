@@ -3,6 +3,11 @@
 #include "tile/Analysis/SharedAccess.h"
 #include "tile/Analysis/Allocation.h"
 
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <algorithm>
+
 using namespace mlir;
 using namespace mlir::tile;
 using namespace mlir::tilegpu;
@@ -55,4 +60,39 @@ mlir::tile::composeAccessMap(RankedTensorType tensorType,
   }
   map.vec = vec;
   return map;
+}
+
+int64_t mlir::tile::countSharedWavefronts(const SharedAccessMap &map,
+                                          unsigned elementBytes, unsigned vec) {
+  if (vec == 0)
+    vec = map.vec;
+  constexpr int64_t kBanks = 32, kBankBytes = 4, kLanes = 32;
+  int64_t accessBytes = int64_t(vec) * elementBytes;
+  int64_t lanesPerPhase =
+      std::clamp<int64_t>(kBanks * kBankBytes / accessBytes, 1, kLanes);
+  // Lane l's offset is the XOR of the lane offsets of its set bits (lanes
+  // past the map's bits repeat the first ones: broadcast copies).
+  SmallVector<int64_t> laneOffset(kLanes, 0);
+  for (int64_t lane = 0; lane < kLanes; ++lane)
+    for (auto [bit, offset] : llvm::enumerate(map.laneOffsets))
+      if ((lane >> bit) & 1)
+        laneOffset[lane] ^= offset;
+  int64_t wavefronts = 0;
+  for (size_t first = 0; first < map.registerOffsets.size(); first += vec) {
+    int64_t base = map.registerOffsets[first];
+    for (int64_t phase = 0; phase < kLanes; phase += lanesPerPhase) {
+      llvm::DenseMap<int64_t, llvm::DenseSet<int64_t>> wordsPerBank;
+      for (int64_t lane = phase; lane < phase + lanesPerPhase; ++lane) {
+        int64_t byte = (base ^ laneOffset[lane]) * elementBytes;
+        for (int64_t word = byte / kBankBytes;
+             word <= (byte + accessBytes - 1) / kBankBytes; ++word)
+          wordsPerBank[word % kBanks].insert(word);
+      }
+      int64_t most = 0;
+      for (auto &entry : wordsPerBank)
+        most = std::max<int64_t>(most, entry.second.size());
+      wavefronts += most;
+    }
+  }
+  return wavefronts;
 }

@@ -364,3 +364,90 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
   }
 }
 
+// -----
+
+// Packed weights read back in a (swapped) dot operand's layout: each thread
+// takes k-adjacent bytes from rows 64 bytes apart, so in plain rows the
+// four threads of a quad (rows 0, 2, 4, 6: 128 bytes apart, one bank) hit
+// one bank four times. The buffer's rows are XOR-swizzled in 16-byte
+// chunks (the copies' vectors) every two rows, which spreads them.
+// CHECK-DAG: #[[SWIZZLED:.*]] = #tilegpu.shared<{vec = 16, perPhase = 2, maxPhase = 4, order = [1, 0]}>
+// CHECK-LABEL: func.func @packed_weight_columns
+// CHECK: tilegpu.local_alloc : () -> !tilegpu.memdesc<3x64x64xi8, #[[SWIZZLED]]>
+// CHECK: scf.for
+// CHECK: tilegpu.local_load %{{.*}} : <64x64xi8, #[[SWIZZLED]]> -> tensor<64x64xi8, #permuted
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+#blocked1 = #tilegpu.blocked<{sizePerThread = [1, 16], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#blocked2 = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 16, 16]}>
+#nvmma = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#nvmma1 = #tilegpu.nvmma_shared<{swizzle = 128, order = [0, 1]}>
+#dot_op = #tilegpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
+#permuted = #tilegpu.permuted<{order = [1, 0], parent = #mma}>
+#slice = #tilegpu.slice<{dim = 1, parent = #blocked2}>
+#slice1 = #tilegpu.slice<{dim = 0, parent = #blocked2}>
+#slice2 = #tilegpu.slice<{dim = 1, parent = #blocked1}>
+#slice3 = #tilegpu.slice<{dim = 0, parent = #blocked1}>
+#slice4 = #tilegpu.slice<{dim = 1, parent = #blocked}>
+#slice5 = #tilegpu.slice<{dim = 0, parent = #blocked}>
+#permuted1 = #tilegpu.permuted<{order = [1, 0], parent = #dot_op}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @packed_weight_columns(%arg0: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %arg1: !tile.ptr<i8> {tile.divisibility = 16 : i32}, %arg2: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %arg3: i32 {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+    %cst = arith.constant dense<64> : tensor<16x1xi32, #blocked>
+    %cst_0 = arith.constant dense<64> : tensor<64x1xi32, #blocked1>
+    %cst_1 = arith.constant dense<0.000000e+00> : tensor<16x64xf32, #permuted>
+    %c64_i32 = arith.constant 64 : i32
+    %c0_i32 = arith.constant 0 : i32
+    %0 = scf.for %arg4 = %c0_i32 to %arg3 step %c64_i32 iter_args(%arg5 = %cst_1) -> (tensor<16x64xf32, #permuted>)  : i32 {
+      %12 = tile.splat %arg0 : !tile.ptr<bf16> -> tensor<16x1x!tile.ptr<bf16>, #blocked2>
+      %13 = tile.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32, #slice>
+      %14 = tile.expand_dims %13 {axis = 1 : i32} : tensor<16xi32, #slice> -> tensor<16x1xi32, #blocked2>
+      %15 = tile.splat %arg3 : i32 -> tensor<16x1xi32, #blocked2>
+      %16 = arith.muli %14, %15 : tensor<16x1xi32, #blocked2>
+      %17 = tile.addptr %12, %16 : tensor<16x1x!tile.ptr<bf16>, #blocked2>, tensor<16x1xi32, #blocked2>
+      %18 = tile.splat %arg4 : i32 -> tensor<16x1xi32, #blocked2>
+      %19 = tile.addptr %17, %18 : tensor<16x1x!tile.ptr<bf16>, #blocked2>, tensor<16x1xi32, #blocked2>
+      %20 = tile.broadcast %19 : tensor<16x1x!tile.ptr<bf16>, #blocked2> -> tensor<16x64x!tile.ptr<bf16>, #blocked2>
+      %21 = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #slice1>
+      %22 = tile.expand_dims %21 {axis = 0 : i32} : tensor<64xi32, #slice1> -> tensor<1x64xi32, #blocked2>
+      %23 = tile.broadcast %22 : tensor<1x64xi32, #blocked2> -> tensor<16x64xi32, #blocked2>
+      %24 = tile.addptr %20, %23 : tensor<16x64x!tile.ptr<bf16>, #blocked2>, tensor<16x64xi32, #blocked2>
+      %25 = tile.load %24 : tensor<16x64x!tile.ptr<bf16>, #blocked2>
+      %26 = tile.splat %arg1 : !tile.ptr<i8> -> tensor<64x1x!tile.ptr<i8>, #blocked1>
+      %27 = tile.splat %arg4 : i32 -> tensor<64x1xi32, #blocked1>
+      %28 = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #slice2>
+      %29 = tile.expand_dims %28 {axis = 1 : i32} : tensor<64xi32, #slice2> -> tensor<64x1xi32, #blocked1>
+      %30 = arith.addi %27, %29 : tensor<64x1xi32, #blocked1>
+      %31 = arith.muli %30, %cst_0 : tensor<64x1xi32, #blocked1>
+      %32 = tile.addptr %26, %31 : tensor<64x1x!tile.ptr<i8>, #blocked1>, tensor<64x1xi32, #blocked1>
+      %33 = tile.broadcast %32 : tensor<64x1x!tile.ptr<i8>, #blocked1> -> tensor<64x64x!tile.ptr<i8>, #blocked1>
+      %34 = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #slice3>
+      %35 = tile.expand_dims %34 {axis = 0 : i32} : tensor<64xi32, #slice3> -> tensor<1x64xi32, #blocked1>
+      %36 = tile.broadcast %35 : tensor<1x64xi32, #blocked1> -> tensor<64x64xi32, #blocked1>
+      %37 = tile.addptr %33, %36 : tensor<64x64x!tile.ptr<i8>, #blocked1>, tensor<64x64xi32, #blocked1>
+      %38 = tile.load %37 : tensor<64x64x!tile.ptr<i8>, #blocked1>
+      %39 = tile.trans %arg5 {order = array<i32: 1, 0>} : tensor<16x64xf32, #permuted> -> tensor<64x16xf32, #mma>
+      %40 = tilegpu.convert_layout %38 : tensor<64x64xi8, #blocked1> -> tensor<64x64xi8, #permuted1>
+      %41 = arith.sitofp %40 : tensor<64x64xi8, #permuted1> to tensor<64x64xbf16, #permuted1>
+      %42 = tile.trans %41 {order = array<i32: 1, 0>} : tensor<64x64xbf16, #permuted1> -> tensor<64x64xbf16, #dot_op>
+      %43 = tilegpu.local_alloc %25 : (tensor<16x64xbf16, #blocked2>) -> !tilegpu.memdesc<16x64xbf16, #nvmma>
+      %44 = tilegpu.memdesc_trans %43 : <16x64xbf16, #nvmma> -> <64x16xbf16, #nvmma1>
+      %45 = tilegpu.warpgroup_dot %42, %44, %39 : tensor<64x64xbf16, #dot_op> * <64x16xbf16, #nvmma1> -> tensor<64x16xf32, #mma>
+      %46 = tile.trans %45 {order = array<i32: 1, 0>} : tensor<64x16xf32, #mma> -> tensor<16x64xf32, #permuted>
+      scf.yield %46 : tensor<16x64xf32, #permuted>
+    }
+    %1 = tile.splat %arg2 : !tile.ptr<f32> -> tensor<16x1x!tile.ptr<f32>, #blocked>
+    %2 = tile.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32, #slice4>
+    %3 = tile.expand_dims %2 {axis = 1 : i32} : tensor<16xi32, #slice4> -> tensor<16x1xi32, #blocked>
+    %4 = arith.muli %3, %cst : tensor<16x1xi32, #blocked>
+    %5 = tile.addptr %1, %4 : tensor<16x1x!tile.ptr<f32>, #blocked>, tensor<16x1xi32, #blocked>
+    %6 = tile.broadcast %5 : tensor<16x1x!tile.ptr<f32>, #blocked> -> tensor<16x64x!tile.ptr<f32>, #blocked>
+    %7 = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #slice5>
+    %8 = tile.expand_dims %7 {axis = 0 : i32} : tensor<64xi32, #slice5> -> tensor<1x64xi32, #blocked>
+    %9 = tile.broadcast %8 : tensor<1x64xi32, #blocked> -> tensor<16x64xi32, #blocked>
+    %10 = tile.addptr %6, %9 : tensor<16x64x!tile.ptr<f32>, #blocked>, tensor<16x64xi32, #blocked>
+    %11 = tilegpu.convert_layout %0 : tensor<16x64xf32, #permuted> -> tensor<16x64xf32, #blocked>
+    tile.store %10, %11 : tensor<16x64x!tile.ptr<f32>, #blocked>
+    return
+  }
+}
