@@ -290,4 +290,27 @@ CompiledKernel compileKernel(const std::string &tileIR,
         compileInSession(session, kernel, tileIR, bufferName, options);
       });
 }
+
+CompiledKernel assemblePTX(const std::string &ptx, const std::string &target,
+                           int numWarps, long long sharedBytes) {
+  CompiledKernel kernel;
+  kernel.ptx = ptx;
+  kernel.numWarps = numWarps;
+  kernel.sharedBytes = sharedBytes;
+  std::string error;
+  mlir::tile::CubinInfo info;
+  FailureOr<std::string> cubin = mlir::tile::assembleCubin(
+      kernel.ptx, target, int64_t(numWarps) * 32, sharedBytes, error, &info,
+      /*occupancyCap=*/false);
+  if (failed(cubin)) {
+    Diagnostic diagnostic;
+    diagnostic.message = error;
+    kernel.diagnostics.push_back(std::move(diagnostic));
+    return kernel;
+  }
+  kernel.cubin = std::move(*cubin);
+  kernel.numRegisters = int(info.registers);
+  kernel.ok = true;
+  return kernel;
+}
 } // namespace tile

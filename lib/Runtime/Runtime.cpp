@@ -45,6 +45,10 @@ constexpr int kFuncMaxThreads = 0;           // ..._MAX_THREADS_PER_BLOCK
 constexpr int kFuncLocalBytes = 3;           // ..._LOCAL_SIZE_BYTES
 constexpr int kFuncNumRegs = 4;              // ..._NUM_REGS
 constexpr int kInvalidContext = 201;         // CUDA_ERROR_INVALID_CONTEXT
+// The most parameters a kernel is launched with, and the largest one passed
+// as zeros when the kernel declares more than the caller packs.
+constexpr size_t kMaxParams = 64;
+constexpr size_t kMaxZeroParamBytes = 256;
 
 struct Driver {
   CUresult (*cuInit)(unsigned);
@@ -62,6 +66,8 @@ struct Driver {
   CUresult (*cuLaunchKernelEx)(const LaunchConfig *, CUfunction, void **,
                                void **);
   CUresult (*cuFuncGetAttribute)(int *, int, CUfunction);
+  // Optional (CUDA 12.4+): null where the driver lacks it.
+  CUresult (*cuFuncGetParamInfo)(CUfunction, size_t, size_t *, size_t *);
   CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
   CUresult (*cuGetErrorString)(CUresult, const char **);
   CUresult (*cuTensorMapEncodeTiled)(void *, int, uint32_t, void *,
@@ -102,6 +108,7 @@ Driver &driver() {
         bind(lib, "cuDeviceGetAttribute", d.cuDeviceGetAttribute) &&
         bind(lib, "cuGetErrorString", d.cuGetErrorString) &&
         bind(lib, "cuTensorMapEncodeTiled", d.cuTensorMapEncodeTiled);
+    bind(lib, "cuFuncGetParamInfo", d.cuFuncGetParamInfo);
     if (!all) {
       d.error = "libcuda.so.1 lacks a driver API function tile needs";
       return;
@@ -225,6 +232,14 @@ bool loadKernel(const std::string &cubin, const std::string &name,
       return false;
     }
   }
+  kernel.paramBytes.clear();
+  if (d.cuFuncGetParamInfo) {
+    size_t offset, size;
+    while (kernel.paramBytes.size() < kMaxParams &&
+           d.cuFuncGetParamInfo(function, kernel.paramBytes.size(), &offset,
+                                &size) == 0)
+      kernel.paramBytes.push_back(static_cast<unsigned>(size));
+  }
   kernel.module = module;
   kernel.function = function;
   kernel.device = device;
@@ -234,16 +249,37 @@ bool loadKernel(const std::string &cubin, const std::string &name,
 }
 
 bool launchKernel(const LoadedKernel &kernel, unsigned gridX, unsigned gridY,
-                  unsigned gridZ, void *stream, void **params,
+                  unsigned gridZ, void *stream, void **params, size_t numParams,
                   std::string &error, bool onItsDevice) {
   Driver &d = driver();
+  void *padded[kMaxParams];
+  if (numParams < kernel.paramBytes.size()) {
+    alignas(64) static const unsigned char zeros[kMaxZeroParamBytes] = {};
+    for (size_t i = 0; i < kernel.paramBytes.size(); ++i) {
+      if (i < numParams) {
+        padded[i] = params[i];
+        continue;
+      }
+      if (kernel.paramBytes[i] > sizeof(zeros)) {
+        error = "the kernel's parameter " + std::to_string(i) + " (of " +
+                std::to_string(kernel.paramBytes[i]) +
+                " bytes) has no argument, and only parameters up to " +
+                std::to_string(sizeof(zeros)) + " bytes are passed as zeros";
+        return false;
+      }
+      padded[i] = const_cast<unsigned char *>(zeros);
+    }
+    params = padded;
+    numParams = kernel.paramBytes.size();
+  }
   if (onItsDevice) {
     CUcontext saved = nullptr;
     if (d.cuCtxGetCurrent(&saved) != 0)
       saved = nullptr;
     if (!ensureContext(d, kernel.device, error))
       return false;
-    bool ok = launchKernel(kernel, gridX, gridY, gridZ, stream, params, error);
+    bool ok = launchKernel(kernel, gridX, gridY, gridZ, stream, params,
+                           numParams, error);
     // Put back what the caller (torch) had current, even after a failure.
     if (saved)
       d.cuCtxSetCurrent(saved);

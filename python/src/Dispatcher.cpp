@@ -746,7 +746,7 @@ bool launchCuda(DispatcherObject *self, Entry &entry, const Call &call,
   }
   std::string error;
   if (!tile::launchKernel(*kernel, dims[0], dims[1], dims[2], stream, params,
-                          error, switchDevice)) {
+                          next, error, switchDevice)) {
     PyErr_SetString(PyExc_RuntimeError, error.c_str());
     return false;
   }

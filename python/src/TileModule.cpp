@@ -98,6 +98,9 @@ PYBIND11_MODULE(_C, m) {
   m.def("compile_kernel", &tile::compileKernel, py::arg("source"),
         py::arg("buffer_name"), py::arg("options"),
         py::call_guard<py::gil_scoped_release>());
+  m.def("assemble_ptx", &tile::assemblePTX, py::arg("ptx"), py::arg("target"),
+        py::arg("num_warps"), py::arg("shared"),
+        py::call_guard<py::gil_scoped_release>());
 
   m.def("driver_available", [] {
     std::string error;
@@ -181,7 +184,7 @@ PYBIND11_MODULE(_C, m) {
           for (int i = 0; i < repeat; ++i)
             if (!tile::launchKernel(kernel, gx, 1, 1,
                                     reinterpret_cast<void *>(stream),
-                                    params.data(), error))
+                                    params.data(), params.size(), error))
               throw std::runtime_error(error);
           std::chrono::duration<double, std::micro> elapsed =
               std::chrono::steady_clock::now() - start;
@@ -291,8 +294,8 @@ PYBIND11_MODULE(_C, m) {
     }
     std::string error;
     if (!tile::launchKernel(kernel, gx, gy, gz,
-                            reinterpret_cast<void *>(stream), params, error,
-                            on_its_device))
+                            reinterpret_cast<void *>(stream), params, n,
+                            error, on_its_device))
       throw std::runtime_error(error);
   }, py::arg("kernel"), py::arg("gx"), py::arg("gy"), py::arg("gz"),
      py::arg("stream"), py::arg("sig"), py::arg("args"),

@@ -101,6 +101,15 @@ TILE_API CompiledKernel compileKernel(const std::string &tileIR,
                                       const std::string &bufferName,
                                       const CompileOptions &options);
 
+/// Assembles PTX given in place of the compiler's (a launch's
+/// `ir_override`) into a cubin for `target`, as the pipeline's last step
+/// does but with the PTX's own `.maxnreg`, if any: `ptx`, `cubin`,
+/// `numRegisters` and `numWarps` are set; `ok` false with ptxas's log as
+/// the diagnostic otherwise.
+TILE_API CompiledKernel assemblePTX(const std::string &ptx,
+                                    const std::string &target, int numWarps,
+                                    long long sharedBytes);
+
 } // namespace tile
 
 #endif // TILE_API_COMPILER_H

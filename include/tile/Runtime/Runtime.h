@@ -30,6 +30,9 @@ struct LoadedKernel {
   /// (grid-wide synchronisation), or programmatic dependent launch.
   bool cooperative = false;
   bool dependentLaunch = false;
+  /// The bytes of each parameter the cubin's kernel declares, as the driver
+  /// reports them (empty where the driver cannot say: before CUDA 12.4).
+  std::vector<unsigned> paramBytes;
 };
 
 /// What the driver reports about a loaded kernel.
@@ -72,15 +75,18 @@ TILE_API bool getDeviceProperties(int ordinal, DeviceProperties &properties,
                                   std::string &error);
 
 /// Launches `gridX * ctasPerProgram` by `gridY` by `gridZ` CTAs with `params`
-/// (one pointer per kernel parameter): cuLaunchKernel, or cuLaunchKernelEx
-/// for cooperative and dependent launches.
+/// (one pointer per kernel parameter, `numParams` of them): cuLaunchKernel,
+/// or cuLaunchKernelEx for cooperative and dependent launches. Parameters
+/// the kernel declares past `numParams` are passed as zeros: a PTX override
+/// written for Triton declares its scratch pointers last, which Triton
+/// passes as null when the kernel needs no scratch.
 /// With `onItsDevice`, the kernel's device's primary context is made current
 /// for the launch and the caller's context restored after it: a launch on a
 /// device other than the current one (tensors on cuda:1 while torch's
 /// current device is cuda:0), as a torch device guard would do.
 TILE_API bool launchKernel(const LoadedKernel &kernel, unsigned gridX,
                            unsigned gridY, unsigned gridZ, void *stream,
-                           void **params, std::string &error,
+                           void **params, size_t numParams, std::string &error,
                            bool onItsDevice = false);
 
 /// Encodes the 128-byte CUtensorMap of a tensor at `address` with `shape`

@@ -6,10 +6,11 @@ LLVM IR, PTX and a cubin (compile_to_gpu), and the ahead-of-time
 import hashlib
 import inspect
 import os
+import re
 
 from tile import _C
 from tile.compiler.code_generator import CodeGenerator, is_jit_function
-from tile.compiler.errors import CompilationError, OutOfResources
+from tile.compiler.errors import CompilationError, OutOfResources, PTXASError
 from tile.compiler.values import Structure, is_aggregate
 from tile.language import core as tl
 from tile.language import dtypes as d
@@ -43,13 +44,38 @@ def check_options(num_warps, num_stages, fp_fusion, target="sm_90a"):
 MIN_MAXNREG, MAX_MAXNREG = 16, 255
 
 
+# The stages an `ir_override` file may replace, by its suffix: tile's own
+# Tile IR (compiled from there on) and the PTX (assembled as given).
+IR_OVERRIDE_STAGES = {".tile": "tile", ".ptx": "ptx"}
+
+
+def check_ir_override(path):
+    """`path` as a string when it names a readable file of a stage tile can
+    replace (IR_OVERRIDE_STAGES); ValueError naming the option otherwise."""
+    if path is None:
+        return None
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError("ir_override must be a file path, got %r" % (path,))
+    path = os.fspath(path)
+    suffix = os.path.splitext(path)[1]
+    if suffix not in IR_OVERRIDE_STAGES:
+        raise ValueError(
+            "ir_override must name a %s file (the stages tile can replace: "
+            "its Tile IR and the PTX; it has no Triton IR), got %r"
+            % (" or ".join(sorted(IR_OVERRIDE_STAGES)), path))
+    if not os.path.isfile(path):
+        raise ValueError("ir_override names %r, which is not a file" % path)
+    return path
+
+
 def check_launch_options(num_warps=4, num_stages=3, num_ctas=1, maxnreg=None,
                          enable_fp_fusion=True, launch_cooperative_grid=False,
                          launch_pdl=False, debug=False, target="sm_90a",
-                         enable_reflect_ftz=True):
+                         enable_reflect_ftz=True, ir_override=None):
     """Every launch option (Triton's names): ValueError (TypeError for a
     wrong type) naming the option and its allowed values."""
     check_options(num_warps, num_stages, enable_fp_fusion, target)
+    check_ir_override(ir_override)
     if (not isinstance(num_ctas, int) or isinstance(num_ctas, bool) or
             num_ctas not in (1, 2, 4, 8)):
         raise ValueError("num_ctas must be 1, 2, 4 or 8 (CTAs in a cluster), "
@@ -75,9 +101,21 @@ def check_launch_options(num_warps=4, num_stages=3, num_ctas=1, maxnreg=None,
 
 def compile_to_gpu(fn, params, ir, num_warps, num_stages, target,
                    emit_cubin=True, fp_fusion=True, num_ctas=1, maxnreg=0,
-                   reflect_ftz=True):
-    """Tile IR to TileGPU, LLVM IR, PTX and a cubin, in libtile."""
+                   reflect_ftz=True, ir_override=None):
+    """Tile IR to TileGPU, LLVM IR, PTX and a cubin, in libtile. With
+    `ir_override` (a .tile or .ptx file), that file's text takes the place
+    of the stage: the Tile IR is compiled from it, or the PTX assembled as
+    it is (the earlier stages still give the launch's shared memory and
+    warps)."""
     check_options(num_warps, num_stages, fp_fusion, target)
+    override = None
+    if ir_override is not None:
+        path = check_ir_override(ir_override)
+        with open(path) as f:
+            override = (IR_OVERRIDE_STAGES[os.path.splitext(path)[1]],
+                        f.read())
+        if override[0] == "tile":
+            ir = TileIR(override[1], getattr(ir, "host_descriptors", ()))
     options = _C.CompileOptions()
     options.num_ctas = num_ctas
     options.maxnreg = maxnreg
@@ -97,19 +135,35 @@ def compile_to_gpu(fn, params, ir, num_warps, num_stages, target,
         raise error
     asm = {"tile": ir, "tilegpu": result.tilegpu, "llir": result.llir,
            "ptx": result.ptx, "cubin": result.cubin}
+    name, num_regs = result.name, result.num_regs
+    if override is not None and override[0] == "ptx":
+        asm["ptx"] = override[1]
+        # The kernel is the PTX's entry, whatever the source called it.
+        entry = re.search(r"\.entry\s+([A-Za-z_$][\w$]*)", override[1])
+        if entry is None:
+            raise ValueError("ir_override %r has no .entry" % ir_override)
+        name = entry.group(1)
+        if emit_cubin:
+            assembled = _C.assemble_ptx(override[1], target, result.num_warps,
+                                        result.shared)
+            if not assembled.ok:
+                raise PTXASError("ir_override %r: %s" % (
+                    ir_override, "\n".join(
+                        d.message for d in assembled.diagnostics)))
+            asm["cubin"], num_regs = assembled.cubin, assembled.num_regs
     for stage in ("tilegpu", "llir", "ptx"):
         _dump_ir(fn, params, stage, asm[stage])
     # num_warps is what the kernel launches with: a warp-specialised loop
     # adds its producer warps to the ones asked for.
-    metadata = {"name": result.name, "num_warps": result.num_warps,
+    metadata = {"name": name, "num_warps": result.num_warps,
                 "num_stages": num_stages, "target": target,
                 "enable_fp_fusion": fp_fusion,
                 "enable_reflect_ftz": reflect_ftz,
                 "shared": result.shared,
-                "num_regs": result.num_regs,
+                "num_regs": num_regs,
                 "maxnreg": maxnreg or result.maxnreg, "num_ctas": num_ctas,
                 "host_descriptors": getattr(ir, "host_descriptors", [])}
-    return CompiledKernel(result.name, asm, metadata)
+    return CompiledKernel(name, asm, metadata)
 
 
 # How deeply @jit calls may nest while one compile emits them: far more than
@@ -459,7 +513,8 @@ def _target_name(target):
 def compile(fn=None, signature=None, constexprs=None, num_warps=4,
             num_stages=3, target="sm_90a", divisibility=None,
             enable_fp_fusion=True, num_ctas=1, maxnreg=None, debug=False,
-            src=None, options=None, enable_reflect_ftz=True):
+            src=None, options=None, enable_reflect_ftz=True,
+            ir_override=None):
     """Compiles `fn` ahead of time, without a GPU.
 
     `signature` maps each non-constexpr parameter to a Triton signature string
@@ -512,13 +567,15 @@ def compile(fn=None, signature=None, constexprs=None, num_warps=4,
     check_launch_options(num_warps=num_warps, num_stages=num_stages,
                          num_ctas=num_ctas, maxnreg=maxnreg,
                          enable_fp_fusion=enable_fp_fusion, debug=debug,
-                         target=target, enable_reflect_ftz=enable_reflect_ftz)
+                         target=target, enable_reflect_ftz=enable_reflect_ftz,
+                         ir_override=ir_override)
     ir = lower_to_tile_ir(fn, params, arg_attrs, debug=debug, target=target,
                           num_warps=num_warps)
     kernel = compile_to_gpu(fn, params, ir, num_warps, num_stages, target,
                             fp_fusion=enable_fp_fusion, num_ctas=num_ctas,
                             maxnreg=maxnreg or 0,
-                            reflect_ftz=enable_reflect_ftz)
+                            reflect_ftz=enable_reflect_ftz,
+                            ir_override=ir_override)
     kernel.arg_names = list(fn.arg_names)
     kernel.runtime_params = [i for i, name in enumerate(fn.arg_names)
                              if not isinstance(params[name], tl.constexpr)]

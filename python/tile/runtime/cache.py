@@ -77,9 +77,14 @@ def compiler_fingerprint():
 
 
 def kernel_key(fn, spec_key, options):
-    text = "\n".join([compiler_fingerprint(), fn.deps_key, repr(spec_key),
-                      repr(options)])
-    return hashlib.sha256(text.encode()).hexdigest()
+    parts = [compiler_fingerprint(), fn.deps_key, repr(spec_key),
+             repr(options)]
+    # An overriding stage is named by its path: the key holds its text too.
+    override = getattr(options, "ir_override", None)
+    if override is not None:
+        with open(override, "rb") as f:
+            parts.append(hashlib.sha256(f.read()).hexdigest())
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
 def _entry_dir(key):

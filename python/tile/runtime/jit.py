@@ -421,9 +421,9 @@ class JITFunction:
             kernel = compile_to_gpu(self, params, ir, options.num_warps,
                                     options.num_stages, options.target,
                                     fp_fusion=options.enable_fp_fusion,
-                                    num_ctas=options.num_ctas,
-                                    maxnreg=options.maxnreg or 0,
-                                    reflect_ftz=options.enable_reflect_ftz)
+                                    num_ctas=options.num_ctas, maxnreg=options.maxnreg or 0,
+                                    reflect_ftz=options.enable_reflect_ftz,
+                                    ir_override=options.ir_override)
             cache.store(disk_key, kernel)
         kernel.metadata.update(
             launch_cooperative_grid=options.launch_cooperative_grid,

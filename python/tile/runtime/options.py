@@ -4,7 +4,7 @@ kernel's own (Triton's names), their defaults and their checks."""
 import collections
 
 from tile import knobs
-from tile.compiler.compiler import check_launch_options
+from tile.compiler.compiler import check_ir_override, check_launch_options
 
 # What a launch takes besides the kernel's arguments (Triton's names), and
 # their defaults; `debug` None means the @jit's, else knobs.runtime.debug.
@@ -12,14 +12,12 @@ LAUNCH_OPTIONS = {"num_warps": 4, "num_stages": 3, "num_ctas": 1,
                   "maxnreg": None, "enable_fp_fusion": True,
                   "launch_cooperative_grid": False, "launch_pdl": False,
                   "debug": None, "target": "sm_90a",
-                  "enable_reflect_ftz": True}
+                  "enable_reflect_ftz": True, "ir_override": None}
 
 # Triton options tile has no way to honour, and why.
 UNSUPPORTED_OPTIONS = {
     "extern_libs": "tile links CUDA's libdevice itself and links no other "
                    "bitcode libraries",
-    "ir_override": "tile compiles from the kernel's source and has no Triton "
-                   "IR stages to replace",
     "cluster_dims": "use num_ctas: tile's clusters span x",
     "sanitize_overflow": "tile has no integer overflow sanitizer",
     "instrumentation_mode": "tile has no instrumentation passes",
@@ -46,5 +44,6 @@ def resolve_options(fn, kwargs):
     values["debug"] = bool(values["debug"])
     if values["maxnreg"] == 0:
         values["maxnreg"] = None
+    values["ir_override"] = check_ir_override(values["ir_override"])
     check_launch_options(**values)
     return LaunchOptions(**values)

@@ -165,6 +165,12 @@ int64_t otherBufferBytes(scf::ForOp loop, const LoopPlan &plan);
 /// first key block, say) shares its bytes with them.
 int64_t otherBufferBytesDuring(scf::ForOp loop, const LoopPlan &plan);
 
+/// The buffer `load` (of a blocked layout, used in registers) is copied
+/// into: row-major in its layout's order, or, when it is read back in
+/// another layout (`readType`, null if none), rows XOR-swizzled where that
+/// takes fewer shared-memory wavefronts.
+MemDescType registerLoadBuffer(tile::LoadOp load, RankedTensorType readType);
+
 /// The op of `body` that first reads `value`, if any.
 Operation *firstReaderIn(Block *body, Value value);
 
