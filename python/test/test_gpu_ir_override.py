@@ -62,7 +62,7 @@ def test_launch_runs_the_overriding_ptx(tmp_path, scratch_params, n):
     assert kernel.name == "scale_by_ten"
     # The same compiled kernel through the Python launch path.
     dst.fill_(float("nan"))
-    kernel[(triton_cdiv(n, 128), 1, 1)](dst, src, n)
+    kernel[(triton_cdiv(n, 128), 1, 1)](dst, src, n, 128)
     torch.cuda.synchronize()
     torch.testing.assert_close(dst, src * 10.0, rtol=0, atol=0)
 
