@@ -212,6 +212,8 @@ def bench_fp8(mods, sizes=(4096, 8192), dtype=torch.float8_e4m3fn):
                     GROUP_M=8, num_warps=warps, num_stages=stages)
             best_of(name, impl, configs, run, flops, c, want)
 
+        bench_fp8_persistent_tma(mods, name, a, b, sa, sb, c, want, flops)
+
         def scaled_mm():
             return torch._scaled_mm(a, b.t(), scale_a=sa[:, None],
                                     scale_b=sb[None, :],
@@ -223,6 +225,31 @@ def bench_fp8(mods, sizes=(4096, 8192), dtype=torch.float8_e4m3fn):
             continue
         ms = bench.gpu_time_ms(scaled_mm, reps=50)
         ROWS.append((name, "torch._scaled_mm", ms, flops / ms / 1e9, ""))
+
+
+def bench_fp8_persistent_tma(mods, name, a, b, sa, sb, c, want, flops):
+    """The row-scaled fp8 product as a persistent kernel on host tensor
+    descriptors (one program per SM), tile and Triton on the same source."""
+    M, K = a.shape
+    N = b.shape[0]
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    configs = [(128, 256, 128, 8, 3), (128, 128, 128, 8, 4),
+               (128, 256, 64, 8, 4)]
+    for impl, m in mods.items():
+        made = {}
+
+        def run(cfg, m=m, made=made):
+            bm, bn, bk, warps, stages = cfg
+            if cfg not in made:
+                made[cfg] = (m.TensorDescriptor.from_tensor(a, [bm, bk]),
+                             m.TensorDescriptor.from_tensor(b, [bn, bk]),
+                             m.TensorDescriptor.from_tensor(c, [bm, bn]))
+            descs = made[cfg]
+            tiles = cdiv(M, bm) * cdiv(N, bn)
+            m.fp8_persistent_tma_kernel[(min(sms, tiles),)](
+                *descs, sa, sb, M, N, K, NUM_SMS=sms, BLOCK_M=bm, BLOCK_N=bn,
+                BLOCK_K=bk, GROUP_M=8, num_warps=warps, num_stages=stages)
+        best_of(name + " persistent TMA", impl, configs, run, flops, c, want)
 
 
 def bench_fp8_block_scaled(mods):

@@ -1,8 +1,9 @@
 # Inference GEMMs as users write them, one source for both compilers:
 # bench/inference.py loads it twice, once as is (tile) and once with these
-# two import lines switched to Triton's.
+# import lines switched to Triton's.
 import tile as jit_module
 import tile.language as tl
+from tile.tools.tensor_descriptor import TensorDescriptor  # noqa: F401
 
 
 @jit_module.jit
@@ -147,6 +148,40 @@ def fp8_matmul_kernel(a_ptr, b_ptr, a_scale_ptr, b_scale_ptr, c_ptr, M, N, K,
     tl.store(c_ptr + offs_cm[:, None] * stride_cm + offs_cn[None, :],
              acc.to(tl.bfloat16),
              mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
+
+
+@jit_module.jit
+def fp8_persistent_tma_kernel(a_desc, b_desc, c_desc, a_scale_ptr,
+                              b_scale_ptr, M, N, K, NUM_SMS: tl.constexpr,
+                              BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                              BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+    """fp8_matmul_kernel on host tensor descriptors (a: MxK, b: NxK, c: MxN
+    bf16; the TMA unit fetches the tiles and zero-fills the edges), one
+    program per SM walking the output tiles in grouped order, the row-wise
+    scales applied in the epilogue."""
+    start_pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    num_pid_in_group = GROUP_M * num_pid_n
+    for tile_id in range(start_pid, num_pid_m * num_pid_n, NUM_SMS):
+        group_id = tile_id // num_pid_in_group
+        first_pid_m = group_id * GROUP_M
+        group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
+        pid_m = first_pid_m + ((tile_id % num_pid_in_group) % group_size_m)
+        pid_n = (tile_id % num_pid_in_group) // group_size_m
+        offs_am = pid_m * BLOCK_M
+        offs_bn = pid_n * BLOCK_N
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k in range(0, tl.cdiv(K, BLOCK_K)):
+            a = a_desc.load([offs_am, k * BLOCK_K])
+            b = b_desc.load([offs_bn, k * BLOCK_K])
+            acc = tl.dot(a, b.T, acc)
+        rows = offs_am + tl.arange(0, BLOCK_M)
+        cols = offs_bn + tl.arange(0, BLOCK_N)
+        a_scale = tl.load(a_scale_ptr + rows, mask=rows < M, other=0.0)
+        b_scale = tl.load(b_scale_ptr + cols, mask=cols < N, other=0.0)
+        acc = acc * a_scale[:, None] * b_scale[None, :]
+        c_desc.store([offs_am, offs_bn], acc.to(tl.bfloat16))
 
 
 @jit_module.jit
