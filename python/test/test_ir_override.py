@@ -90,9 +90,12 @@ def test_launch_and_config_take_the_override(tmp_path):
     path.write_text(str(plain.asm["tile"]).replace("3.000000e+00",
                                                    "5.000000e+00"))
     with use_launcher(Recorder()) as recorder:
-        scale_kernel[(1,)](FakeTensor(64), FakeTensor(64), 64, BLOCK=64,
-                           ir_override=str(path))
+        kernel = scale_kernel[(1,)](FakeTensor(64), FakeTensor(64), 64,
+                                    BLOCK=64, ir_override=str(path))
         assert "0f40A00000" in recorder.launches[-1][0].asm["ptx"]  # 5.0
+        # The launch returns what it ran, as every launch does (the
+        # dispatcher hands launches with this option to Python).
+        assert kernel is recorder.launches[-1][0]
 
         def bench(fn, quantiles):
             fn()

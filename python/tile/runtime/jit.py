@@ -356,8 +356,8 @@ class JITFunction:
                                                describe(now)))
 
     def _run_python(self, grid, args, kwargs):
-        """What the C++ dispatcher falls back to."""
-        self.run(*args, grid=grid, warmup=False, **kwargs)
+        """What the C++ dispatcher falls back to: the launch's result too."""
+        return self.run(*args, grid=grid, warmup=False, **kwargs)
 
     def _interpret(self, grid, args, kwargs):
         kwargs = dict(kwargs)
