@@ -62,8 +62,9 @@ mlir::tile::composeAccessMap(RankedTensorType tensorType,
   return map;
 }
 
-int64_t mlir::tile::countSharedWavefronts(const SharedAccessMap &map,
-                                          unsigned elementBytes, unsigned vec) {
+SharedWavefronts mlir::tile::measureSharedWavefronts(const SharedAccessMap &map,
+                                                    unsigned elementBytes,
+                                                    unsigned vec) {
   if (vec == 0)
     vec = map.vec;
   constexpr int64_t kBanks = 32, kBankBytes = 4, kLanes = 32;
@@ -77,22 +78,72 @@ int64_t mlir::tile::countSharedWavefronts(const SharedAccessMap &map,
     for (auto [bit, offset] : llvm::enumerate(map.laneOffsets))
       if ((lane >> bit) & 1)
         laneOffset[lane] ^= offset;
-  int64_t wavefronts = 0;
+  SharedWavefronts total;
   for (size_t first = 0; first < map.registerOffsets.size(); first += vec) {
     int64_t base = map.registerOffsets[first];
     for (int64_t phase = 0; phase < kLanes; phase += lanesPerPhase) {
       llvm::DenseMap<int64_t, llvm::DenseSet<int64_t>> wordsPerBank;
+      llvm::DenseSet<int64_t> words;
       for (int64_t lane = phase; lane < phase + lanesPerPhase; ++lane) {
         int64_t byte = (base ^ laneOffset[lane]) * elementBytes;
         for (int64_t word = byte / kBankBytes;
-             word <= (byte + accessBytes - 1) / kBankBytes; ++word)
+             word <= (byte + accessBytes - 1) / kBankBytes; ++word) {
           wordsPerBank[word % kBanks].insert(word);
+          words.insert(word);
+        }
       }
       int64_t most = 0;
       for (auto &entry : wordsPerBank)
         most = std::max<int64_t>(most, entry.second.size());
-      wavefronts += most;
+      total.actual += most;
+      total.conflictFree += (int64_t(words.size()) + kBanks - 1) / kBanks;
     }
   }
-  return wavefronts;
+  return total;
+}
+
+int64_t mlir::tile::countSharedWavefronts(const SharedAccessMap &map,
+                                          unsigned elementBytes,
+                                          unsigned vec) {
+  return measureSharedWavefronts(map, elementBytes, vec).actual;
+}
+
+/// Integers and floats of at least a byte: what storeTensor/loadTensor
+/// move (booleans and pointers take the element-wise path).
+static bool isPlainElement(Type type) {
+  return (isa<IntegerType>(type) || isa<FloatType>(type)) &&
+         getElementBitWidth(type) >= 8;
+}
+
+std::optional<MemDescType>
+mlir::tile::getConversionScratchLayout(RankedTensorType srcType,
+                                       RankedTensorType dstType) {
+  if (!isPlainElement(dstType.getElementType()) || dstType.getRank() != 2)
+    return std::nullopt;
+  LinearLayout layout = getLinearLayout(dstType);
+  unsigned rank = dstType.getRank();
+  unsigned fast = layout.getFastestDim().value_or(rank - 1);
+  SmallVector<unsigned> order{fast};
+  for (int d = rank - 1; d >= 0; --d)
+    if (unsigned(d) != fast)
+      order.push_back(d);
+  int64_t bytes = getSharedElementBytes(dstType.getElementType());
+  int64_t rowLength = dstType.getShape()[fast];
+  int64_t vec = std::min<int64_t>(layout.getContiguousRegisters(fast),
+                                  std::max<int64_t>(1, 16 / bytes));
+  vec = std::min(vec, rowLength);
+  unsigned perPhase = std::max<int64_t>(1, 128 / (rowLength * bytes));
+  unsigned maxPhase =
+      std::max<int64_t>(1, std::min(128 / (vec * bytes), rowLength / vec));
+  auto encoding = SharedEncodingAttr::get(dstType.getContext(), vec, perPhase,
+                                          maxPhase, order);
+  // Valid by construction: power-of-two dims (distributed tensors) and
+  // vec * maxPhase within a row.
+  auto type =
+      MemDescType::get(dstType.getContext(), dstType.getShape(),
+                       dstType.getElementType(), cast<SharedLayout>(encoding));
+  if (failed(composeAccessMap(srcType, type)) ||
+      failed(composeAccessMap(dstType, type)))
+    return std::nullopt;
+  return type;
 }

@@ -14,6 +14,8 @@
 
 #include "tile/Dialect/TileGPU/IR/Dialect.h"
 
+#include <optional>
+
 namespace mlir {
 namespace tile {
 
@@ -28,6 +30,28 @@ struct SharedAccessMap {
 /// fails when the buffer's layout is not a bijection.
 FailureOr<SharedAccessMap> composeAccessMap(RankedTensorType tensorType,
                                             tilegpu::MemDescType bufferType);
+
+/// The scratch buffer a 2-D layout conversion from `srcType` to `dstType`
+/// goes through when its data moves between threads in one round: row-major
+/// along the result's contiguous dimension, in chunks of the result's
+/// vector width, XOR-swizzled across 128 bytes of rows so that the source's
+/// column-wise writes spread over the banks. std::nullopt for elements
+/// below a byte, pointers and other ranks (element-wise shuffles instead).
+std::optional<tilegpu::MemDescType>
+getConversionScratchLayout(RankedTensorType srcType, RankedTensorType dstType);
+
+/// One warp's shared-memory wavefronts for the accesses of an access map:
+/// as made, and as they would be without bank conflicts (each phase's
+/// distinct words spread over the 32 banks).
+struct SharedWavefronts {
+  int64_t actual = 0;
+  int64_t conflictFree = 0;
+};
+
+/// The wavefronts of `map`'s accesses (see countSharedWavefronts).
+SharedWavefronts measureSharedWavefronts(const SharedAccessMap &map,
+                                         unsigned elementBytes,
+                                         unsigned vec = 0);
 
 /// Shared-memory wavefronts one warp takes to make every access of `map`
 /// (one per run of `vec` registers; 0 means `map.vec`) to elements of

@@ -138,49 +138,6 @@ struct MakeRangePattern : OpConversionPattern<MakeRangeOp> {
   }
 };
 
-/// Integers and floats of at least a byte: what storeTensor/loadTensor
-/// move (booleans and pointers take the element-wise path).
-bool isPlainElement(Type type) {
-  return (isa<IntegerType>(type) || isa<FloatType>(type)) &&
-         getElementBitWidth(type) >= 8;
-}
-
-/// The scratch buffer of a 2-D layout conversion: row-major along the
-/// result's contiguous dimension, in chunks of the result's vector width,
-/// XOR-swizzled across 128 bytes of rows so that the source's column-wise
-/// writes spread over the banks.
-std::optional<MemDescType> scratchLayoutFor(RankedTensorType srcType,
-                                            RankedTensorType dstType) {
-  if (!isPlainElement(dstType.getElementType()) || dstType.getRank() != 2)
-    return std::nullopt;
-  LinearLayout layout = getLinearLayout(dstType);
-  unsigned rank = dstType.getRank();
-  unsigned fast = layout.getFastestDim().value_or(rank - 1);
-  SmallVector<unsigned> order{fast};
-  for (int d = rank - 1; d >= 0; --d)
-    if (unsigned(d) != fast)
-      order.push_back(d);
-  int64_t bytes = getSharedElementBytes(dstType.getElementType());
-  int64_t rowLength = dstType.getShape()[fast];
-  int64_t vec = std::min<int64_t>(layout.getContiguousRegisters(fast),
-                                  std::max<int64_t>(1, 16 / bytes));
-  vec = std::min(vec, rowLength);
-  unsigned perPhase = std::max<int64_t>(1, 128 / (rowLength * bytes));
-  unsigned maxPhase =
-      std::max<int64_t>(1, std::min(128 / (vec * bytes), rowLength / vec));
-  auto encoding = SharedEncodingAttr::get(dstType.getContext(), vec, perPhase,
-                                          maxPhase, order);
-  // Valid by construction: power-of-two dims (distributed tensors) and
-  // vec * maxPhase within a row.
-  auto type =
-      MemDescType::get(dstType.getContext(), dstType.getShape(),
-                       dstType.getElementType(), cast<SharedLayout>(encoding));
-  if (failed(composeAccessMap(srcType, type)) ||
-      failed(composeAccessMap(dstType, type)))
-    return std::nullopt;
-  return type;
-}
-
 /// `index` with bits `bits` (descending) taken out, the higher bits moved
 /// down to close each gap.
 Value removeBits(OpBuilder &b, Location loc, Value index,
@@ -387,7 +344,7 @@ template <typename OpTy> struct RearrangePattern : OpConversionPattern<OpTy> {
         convertInRounds(convert, src, base, bits, rewriter);
         return success();
       }
-      scratch = scratchLayoutFor(srcType, dstType);
+      scratch = getConversionScratchLayout(srcType, dstType);
     }
     if (scratch) {
       // Through a buffer laid out for the result: its reads are vectors

@@ -172,6 +172,24 @@ def TileGPUAllocateSharedMemory
   ];
 }
 
+def TileGPUReportSharedWavefronts
+    : Pass<"tilegpu-report-shared-wavefronts", "mlir::ModuleOp"> {
+  let summary = "Remark the bank conflicts of each shared-memory access";
+  let description = [{
+    A diagnostic pass (not in the pipeline): every op that reads or writes
+    a shared buffer from registers (`local_load`, `local_store`, a
+    `local_alloc` from a value, `async_copy_global_to_local`) and every
+    `convert_layout` that goes through a scratch buffer in one round gets
+    a remark with one warp's shared-memory wavefronts for it, as made and
+    as they would be without bank conflicts, by the model the pipeliner
+    chooses register-load buffers with (`measureSharedWavefronts`): per
+    access, phases of 128 bytes, each taking as many wavefronts as the
+    most distinct words one bank serves. `tile-opt
+    --tilegpu-report-shared-wavefronts` on a kernel's TileGPU IR lists
+    where its shared-memory time goes to conflicts.
+  }];
+}
+
 def TileGPUInsertBarriers : Pass<"tilegpu-insert-barriers", "mlir::ModuleOp"> {
   let summary = "Insert barriers between conflicting shared-memory accesses";
   let description = [{
