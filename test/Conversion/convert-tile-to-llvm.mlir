@@ -100,3 +100,28 @@ module attributes {tilegpu.num_warps = 4 : i32} {
     return
   }
 }
+
+// -----
+
+// A `noinline` @jit function stays a device function: the marker reaches
+// the LLVM function, so LLVM's inliner leaves the call too. An ordinary
+// function (inlined earlier in the pipeline when it is called) gets none.
+// CHECK-LABEL: llvm.func @device_fn(
+// CHECK-SAME: no_inline
+// CHECK-LABEL: llvm.func @plain_fn(
+// CHECK-NOT: no_inline
+// CHECK-LABEL: llvm.func @calls_device_fn(
+// CHECK: llvm.call @device_fn(%arg0) : (i32) -> i32
+module attributes {tilegpu.num_warps = 4 : i32} {
+  func.func private @device_fn(%x: i32) -> i32 attributes {no_inline} {
+    %y = arith.addi %x, %x : i32
+    return %y : i32
+  }
+  func.func private @plain_fn(%x: i32) -> i32 {
+    return %x : i32
+  }
+  func.func @calls_device_fn(%n: i32) attributes {tile.kernel} {
+    %r = func.call @device_fn(%n) : (i32) -> i32
+    return
+  }
+}

@@ -367,7 +367,12 @@ struct ConvertTileToLLVMPass
     // Kernel entry points: NVVM's kernel marker and the block size, which
     // lets ptxas budget registers. Tile's own attributes are dropped.
     Builder b(context);
+    // A `noinline` @jit function stays a device function to the end: LLVM
+    // must not inline it either (func-to-llvm drops the marker).
+    SmallVector<StringAttr> noInline;
     module.walk([&](func::FuncOp function) {
+      if (function.getNoInline())
+        noInline.push_back(function.getSymNameAttr());
       if (function->hasAttr(TileDialect::getKernelAttrName())) {
         function->removeAttr(TileDialect::getKernelAttrName());
         function->setAttr("nvvm.kernel", b.getUnitAttr());
@@ -432,6 +437,9 @@ struct ConvertTileToLLVMPass
       signalPassFailure();
       return;
     }
+    for (StringAttr name : noInline)
+      if (auto function = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
+        function.setNoInline(true);
     if (numCtas > 1)
       module.walk([](LLVM::LLVMFuncOp function) {
         if (function->hasAttr(NVVM::NVVMDialect::getClusterDimAttrName()) &&

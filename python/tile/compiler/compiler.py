@@ -6,11 +6,13 @@ LLVM IR, PTX and a cubin (compile_to_gpu), and the ahead-of-time
 import hashlib
 import inspect
 import os
-import re
+import warnings
 
 from tile import _C
 from tile.compiler.code_generator import CodeGenerator, is_jit_function
-from tile.compiler.errors import CompilationError, OutOfResources, PTXASError
+from tile.compiler.errors import CompilationError, OutOfResources
+from tile.compiler.ir_override import (assemble_ptx_override, check_ir_override,
+                                       read_ir_override)
 from tile.compiler.values import Structure, is_aggregate
 from tile.language import core as tl
 from tile.language import dtypes as d
@@ -42,30 +44,6 @@ def check_options(num_warps, num_stages, fp_fusion, target="sm_90a"):
 # ptxas's .maxnreg: below 16 it refuses the kernel, above 255 there are no
 # registers to give.
 MIN_MAXNREG, MAX_MAXNREG = 16, 255
-
-
-# The stages an `ir_override` file may replace, by its suffix: tile's own
-# Tile IR (compiled from there on) and the PTX (assembled as given).
-IR_OVERRIDE_STAGES = {".tile": "tile", ".ptx": "ptx"}
-
-
-def check_ir_override(path):
-    """`path` as a string when it names a readable file of a stage tile can
-    replace (IR_OVERRIDE_STAGES); ValueError naming the option otherwise."""
-    if path is None:
-        return None
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError("ir_override must be a file path, got %r" % (path,))
-    path = os.fspath(path)
-    suffix = os.path.splitext(path)[1]
-    if suffix not in IR_OVERRIDE_STAGES:
-        raise ValueError(
-            "ir_override must name a %s file (the stages tile can replace: "
-            "its Tile IR and the PTX; it has no Triton IR), got %r"
-            % (" or ".join(sorted(IR_OVERRIDE_STAGES)), path))
-    if not os.path.isfile(path):
-        raise ValueError("ir_override names %r, which is not a file" % path)
-    return path
 
 
 def check_launch_options(num_warps=4, num_stages=3, num_ctas=1, maxnreg=None,
@@ -108,14 +86,9 @@ def compile_to_gpu(fn, params, ir, num_warps, num_stages, target,
     it is (the earlier stages still give the launch's shared memory and
     warps)."""
     check_options(num_warps, num_stages, fp_fusion, target)
-    override = None
-    if ir_override is not None:
-        path = check_ir_override(ir_override)
-        with open(path) as f:
-            override = (IR_OVERRIDE_STAGES[os.path.splitext(path)[1]],
-                        f.read())
-        if override[0] == "tile":
-            ir = TileIR(override[1], getattr(ir, "host_descriptors", ()))
+    override = read_ir_override(ir_override)
+    if override is not None and override[0] == "tile":
+        ir = TileIR(override[1], getattr(ir, "host_descriptors", ()))
     options = _C.CompileOptions()
     options.num_ctas = num_ctas
     options.maxnreg = maxnreg
@@ -137,20 +110,9 @@ def compile_to_gpu(fn, params, ir, num_warps, num_stages, target,
            "ptx": result.ptx, "cubin": result.cubin}
     name, num_regs = result.name, result.num_regs
     if override is not None and override[0] == "ptx":
-        asm["ptx"] = override[1]
-        # The kernel is the PTX's entry, whatever the source called it.
-        entry = re.search(r"\.entry\s+([A-Za-z_$][\w$]*)", override[1])
-        if entry is None:
-            raise ValueError("ir_override %r has no .entry" % ir_override)
-        name = entry.group(1)
-        if emit_cubin:
-            assembled = _C.assemble_ptx(override[1], target, result.num_warps,
-                                        result.shared)
-            if not assembled.ok:
-                raise PTXASError("ir_override %r: %s" % (
-                    ir_override, "\n".join(
-                        d.message for d in assembled.diagnostics)))
-            asm["cubin"], num_regs = assembled.cubin, assembled.num_regs
+        name, num_regs = assemble_ptx_override(
+            asm, ir_override, override[1], target, result.num_warps,
+            result.shared, emit_cubin)
     for stage in ("tilegpu", "llir", "ptx"):
         _dump_ir(fn, params, stage, asm[stage])
     # num_warps is what the kernel launches with: a warp-specialised loop
@@ -252,16 +214,39 @@ class Module:
                 # parameters that the launcher encodes.
                 arg_decls.extend("%s: %s %s" % (v.name, v.type.to_ir(), b.loc())
                                  for v, _ in b.host_descriptors)
+            attributes = " attributes {tile.kernel}" if kernel else \
+                " attributes {no_inline}" if self._stays_a_call(
+                    fn, params, result_types) else ""
             header = "func.func %s@%s(%s)%s%s {" % (
                 "" if kernel else "private ", symbol, ", ".join(arg_decls),
                 (" -> (%s)" % ", ".join(t.to_ir() for t in result_types))
-                if result_types else "",
-                " attributes {tile.kernel}" if kernel else "")
+                if result_types else "", attributes)
             b.emit(header, with_loc=False)
             b.emit_lines(lines)
             b.emit("}")
         b.in_kernel = saved_in_kernel
         return returned
+
+    @staticmethod
+    def _stays_a_call(fn, params, result_types):
+        """Whether a `noinline` @jit function is emitted as a device function
+        that its callers call (`no_inline`, through to the PTX's `.func`):
+        when it takes and returns only numbers and pointers. Tensors (and
+        descriptors, tuples) have no layout across a call in tile, so such
+        a function is inlined, with a warning."""
+        if not getattr(fn, "noinline", False):
+            return False
+        types = [v for v in params.values()
+                 if not isinstance(v, tl.constexpr)] + list(result_types)
+        scalar = all(isinstance(t, d.dtype) and not t.is_block() and
+                     not isinstance(t, d.tensor_descriptor_type)
+                     for t in types)
+        if not scalar:
+            warnings.warn(
+                "%s is noinline, but tile inlines it: it takes or returns "
+                "tensors, which tile passes between device functions only "
+                "by inlining" % fn.__name__, stacklevel=2)
+        return scalar
 
     def call(self, gen, node, fn, args, kwargs):
         """A call from kernel code to another @jit function."""

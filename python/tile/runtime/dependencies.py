@@ -83,7 +83,9 @@ def used_globals(fn, seen, found):
 
 def dependencies_key(fn, seen):
     seen.add(id(fn))
-    parts = [fn.src_key]
+    # `noinline` decides whether the function is a device function of its
+    # callers' compiled code.
+    parts = [fn.src_key, "noinline=%r" % bool(getattr(fn, "noinline", False))]
     for node in ast.walk(fn.def_node):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             found, value = fn.lookup(node.id)

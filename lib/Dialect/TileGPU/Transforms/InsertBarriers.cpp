@@ -292,7 +292,11 @@ struct InsertBarriersPass
     getOperation().walk([&](func::FuncOp function) {
       if (function.isExternal())
         return;
+      // A device function (a `noinline` @jit function) may start while the
+      // warps of its previous call still read its buffers.
       Accesses pending;
+      pending.unknown =
+          !function->hasAttr(tile::TileDialect::getKernelAttrName());
       BarrierInserter inserter(function);
       inserter.run(function.front(), pending, /*insert=*/true);
       if (inserter.producerHazard) {

@@ -23,6 +23,8 @@
 
 #include "Pipeliner.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
 #include "tile/Dialect/TileGPU/Transforms/PipelineSchedule.h"
 
 #include "tile/Dialect/TileGPU/Transforms/Passes.h"
@@ -224,8 +226,15 @@ struct WarpSpecializePass
         failed(checkNumStages(module, numStages)))
       return signalPassFailure();
     SmallVector<std::pair<scf::ForOp, int>> loops;
+    // A device function (a `noinline` @jit function) called in the loop
+    // would number its threads from the CTA's first, not the consumers'.
+    auto callsAFunction = [](scf::ForOp loop) {
+      return loop->walk([](func::CallOp) { return WalkResult::interrupt(); })
+          .wasInterrupted();
+    };
     for (auto [loop, stages] : loopsToPipeline(module, numStages))
-      if (loop->hasAttr(TileDialect::getWarpSpecializeAttrName()))
+      if (loop->hasAttr(TileDialect::getWarpSpecializeAttrName()) &&
+          !callsAFunction(loop))
         loops.push_back({loop, stages});
     if (loops.empty())
       return;
@@ -234,8 +243,8 @@ struct WarpSpecializePass
       std::optional<LoopPlan> plan = planLoop(loop, axisInfo);
       if (!plan)
         continue;
-      if (failed(checkBuffersFit(loop, *plan, stages,
-                                 PipelineBudget().maxShared)))
+      if (failed(
+              checkBuffersFit(loop, *plan, stages, PipelineBudget().maxShared)))
         return signalPassFailure();
       WarpSpecializer specializer(loop, std::move(*plan), stages);
       if (specializer.canWarpSpecialize())
