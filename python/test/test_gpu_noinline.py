@@ -10,44 +10,7 @@ torch = pytest.importorskip("torch")
 if not torch.cuda.is_available():
     pytest.skip("needs a CUDA GPU", allow_module_level=True)
 
-import tile  # noqa: E402
-import tile.language as tl  # noqa: E402
-
-
-@tile.jit(noinline=True)
-def add_rows(a, b, o, N: tl.constexpr):
-    idx = tl.arange(0, N)
-    tl.store(o + idx, tl.load(a + idx) + tl.load(b + idx))
-
-
-@tile.jit
-def add_twice(a, b, o, N: tl.constexpr):
-    add_rows(a, b, o, N)
-    add_rows(b, a, o + N, N)
-
-
-@tile.jit(noinline=True)
-def row_max(x, N: tl.constexpr):
-    return tl.max(tl.load(x + tl.arange(0, N)), axis=0)
-
-
-@tile.jit
-def sum_and_maxes(x, y, out, N: tl.constexpr):
-    s = tl.sum(tl.load(x + tl.arange(0, N)), axis=0)
-    tl.store(out, s + row_max(x, N) + row_max(y, N))
-
-
-@tile.jit(noinline=True)
-def scaled_row_sum(x, scale, N: tl.constexpr):
-    return tl.sum(tl.load(x + tl.arange(0, N)), axis=0) * scale
-
-
-@tile.jit
-def sums_in_a_loop(x, out, rows, N: tl.constexpr):
-    total = 0.0
-    for r in range(rows):
-        total += scaled_row_sum(x + r * N, r + 1.0, N)
-    tl.store(out, total)
+from kernels.noinline import add_twice, sum_and_maxes, sums_in_a_loop  # noqa: E402
 
 
 def test_two_calls():

@@ -11,52 +11,8 @@ import pytest
 
 import tile
 import tile.language as tl
-
-
-@tile.jit(noinline=True)
-def add_rows(a, b, o, N: tl.constexpr):
-    idx = tl.arange(0, N)
-    tl.store(o + idx, tl.load(a + idx) + tl.load(b + idx))
-
-
-@tile.jit
-def add_twice(a, b, o, N: tl.constexpr):
-    add_rows(a, b, o, N)
-    add_rows(b, a, o + N, N)
-
-
-@tile.jit(noinline=True)
-def row_max(x, N: tl.constexpr):
-    return tl.max(tl.load(x + tl.arange(0, N)), axis=0)
-
-
-@tile.jit
-def sum_and_maxes(x, y, out, N: tl.constexpr):
-    s = tl.sum(tl.load(x + tl.arange(0, N)), axis=0)
-    tl.store(out, s + row_max(x, N) + row_max(y, N))
-
-
-@tile.jit(noinline=True)
-def doubled(v):
-    return v * 2
-
-
-@tile.jit
-def doubles_a_tensor(x, o, N: tl.constexpr):
-    idx = tl.arange(0, N)
-    tl.store(o + idx, doubled(tl.load(x + idx)))
-
-
-@tile.jit
-def add_rows_inline(a, b, o, N: tl.constexpr):
-    idx = tl.arange(0, N)
-    tl.store(o + idx, tl.load(a + idx) + tl.load(b + idx))
-
-
-@tile.jit
-def add_twice_inline(a, b, o, N: tl.constexpr):
-    add_rows_inline(a, b, o, N)
-    add_rows_inline(b, a, o + N, N)
+from kernels.noinline import (add_rows_inline, add_twice, add_twice_inline,
+                              doubles_a_tensor, sum_and_maxes)
 
 
 PTRS = dict(a="*fp32", b="*fp32", o="*fp32")
