@@ -62,8 +62,11 @@ def run_pytest(flavor, suite, files, args, out, budget=None):
     cmd += args + files
     cut = False
     with open(log, "w") as f:
-        proc = subprocess.Popen(cmd, cwd=suite, env=env, stdout=f,
-                                stderr=subprocess.STDOUT)
+        # A job started in the background (nohup, `&`) inherits SIGINT
+        # ignored; pytest must take the budget's SIGINT.
+        proc = subprocess.Popen(
+            cmd, cwd=suite, env=env, stdout=f, stderr=subprocess.STDOUT,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         try:
             proc.wait(timeout=budget)
         except subprocess.TimeoutExpired:
