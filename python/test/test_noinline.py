@@ -6,13 +6,15 @@ is inlined, with a warning. Compiled without a GPU;
 test_gpu_noinline.py runs them."""
 
 import re
+import warnings
 
 import pytest
 
 import tile
 import tile.language as tl
 from kernels.noinline import (add_rows_inline, add_twice, add_twice_inline,
-                              doubles_a_tensor, sum_and_maxes)
+                              doubles_a_tensor, scaled_tile, softmax_twice,
+                              sum_and_maxes, sums_a_pair)
 
 
 PTRS = dict(a="*fp32", b="*fp32", o="*fp32")
@@ -49,12 +51,37 @@ def test_a_device_function_gets_its_own_shared_memory():
     assert kernel.asm["ptx"].count("call.uni") == 2
 
 
-def test_noinline_with_tensors_is_inlined_with_a_warning():
-    with pytest.warns(UserWarning, match="doubled is noinline, but tile "
+@pytest.mark.parametrize("kernel,signature,constexprs,calls", [
+    (doubles_a_tensor, dict(x="*fp32", o="*fp32"), dict(N=1024), 1),
+    (softmax_twice, dict(x_ptr="*fp32", o_ptr="*fp32"), dict(N=2048), 2),
+    (scaled_tile, dict(x_ptr="*fp32", s_ptr="*fp32", o_ptr="*fp16"),
+     dict(M=64, N=64), 1),
+])
+def test_tensors_pass_as_registers(kernel, signature, constexprs, calls):
+    # Each thread's registers of a tensor argument or result are parameters
+    # of the device function (a .func with one .param per register).
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        compiled = tile.compile(kernel, signature=signature,
+                                constexprs=constexprs)
+    assert "no_inline" in compiled.asm["tile"]
+    assert compiled.asm["ptx"].count("call.uni") == calls
+    functions = re.findall(r"\.func\s+\(([^)]*)\)\s*\w+\(([^)]*)\)",
+                           compiled.asm["ptx"])
+    assert functions
+    for result, params in functions:
+        assert ".param" in result and params.count(".param") >= 1
+    if kernel is doubles_a_tensor:
+        # 1024 floats over 128 threads: 8 registers in, 8 out (32 bytes).
+        assert functions[0][1].count(".param") == 8
+        assert "func_retval0[32]" in functions[0][0]
+
+
+def test_noinline_with_a_tuple_is_inlined_with_a_warning():
+    with pytest.warns(UserWarning, match="pair_sum is noinline, but tile "
                                          "inlines it"):
-        kernel = tile.compile(doubles_a_tensor, signature=dict(x="*fp32",
-                                                               o="*fp32"),
-                              constexprs=dict(N=64))
+        kernel = tile.compile(sums_a_pair, signature=dict(
+            a="*fp32", b="*fp32", o="*fp32"))
     assert "call.uni" not in kernel.asm["ptx"]
 
 

@@ -64,6 +64,46 @@ def doubled(v):
 
 @tile.jit
 def doubles_a_tensor(x, o, N: tl.constexpr):
-    """A noinline function that passes a tensor: inlined, with a warning."""
+    """A device function that takes and returns a tensor."""
     idx = tl.arange(0, N)
     tl.store(o + idx, doubled(tl.load(x + idx)))
+
+
+@tile.jit(noinline=True)
+def softmax_row(x):
+    e = tl.exp(x - tl.max(x, axis=0))
+    return e / tl.sum(e, axis=0)
+
+
+@tile.jit
+def softmax_twice(x_ptr, o_ptr, N: tl.constexpr):
+    """o = softmax(softmax(x)): reductions inside a device function whose
+    argument and result are tensors."""
+    idx = tl.arange(0, N)
+    tl.store(o_ptr + idx, softmax_row(softmax_row(tl.load(x_ptr + idx))))
+
+
+@tile.jit(noinline=True)
+def scale_rows(x, s):
+    return x * s[:, None]
+
+
+@tile.jit
+def scaled_tile(x_ptr, s_ptr, o_ptr, M: tl.constexpr, N: tl.constexpr):
+    """o[m, n] = x[m, n] * s[m] in fp16: 2-D and 1-D tensor arguments."""
+    r = tl.arange(0, M)
+    c = tl.arange(0, N)
+    x = tl.load(x_ptr + r[:, None] * N + c[None, :])
+    y = scale_rows(x, tl.load(s_ptr + r))
+    tl.store(o_ptr + r[:, None] * N + c[None, :], y.to(tl.float16))
+
+
+@tile.jit(noinline=True)
+def pair_sum(pair):
+    return tl.load(pair[0]) + tl.load(pair[1])
+
+
+@tile.jit
+def sums_a_pair(a, b, o):
+    """A noinline function that takes a tuple: inlined, with a warning."""
+    tl.store(o, pair_sum((a, b)))

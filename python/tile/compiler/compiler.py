@@ -231,22 +231,24 @@ class Module:
     def _stays_a_call(fn, params, result_types):
         """Whether a `noinline` @jit function is emitted as a device function
         that its callers call (`no_inline`, through to the PTX's `.func`):
-        when it takes and returns only numbers and pointers. Tensors (and
-        descriptors, tuples) have no layout across a call in tile, so such
-        a function is inlined, with a warning."""
+        when it takes and returns numbers, pointers and tensors (each
+        thread's registers of a tensor pass as parameters, in the layout the
+        function's arguments get). Descriptors and tuples do not cross a
+        call in tile: such a function is inlined, with a warning."""
         if not getattr(fn, "noinline", False):
             return False
         types = [v for v in params.values()
                  if not isinstance(v, tl.constexpr)] + list(result_types)
-        scalar = all(isinstance(t, d.dtype) and not t.is_block() and
-                     not isinstance(t, d.tensor_descriptor_type)
-                     for t in types)
-        if not scalar:
+        callable_ = all(isinstance(t, d.dtype) and
+                        not isinstance(t, d.tensor_descriptor_type)
+                        for t in types)
+        if not callable_:
             warnings.warn(
                 "%s is noinline, but tile inlines it: it takes or returns "
-                "tensors, which tile passes between device functions only "
-                "by inlining" % fn.__name__, stacklevel=2)
-        return scalar
+                "tensor descriptors or tuples, which tile passes between "
+                "device functions only by inlining" % fn.__name__,
+                stacklevel=2)
+        return callable_
 
     def call(self, gen, node, fn, args, kwargs):
         """A call from kernel code to another @jit function."""
