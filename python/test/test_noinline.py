@@ -79,10 +79,14 @@ def test_tensors_pass_as_registers(kernel, signature, constexprs, calls):
 
 def test_noinline_with_a_tuple_is_inlined_with_a_warning():
     with pytest.warns(UserWarning, match="pair_sum is noinline, but tile "
-                                         "inlines it"):
+                                         "inlines it") as record:
         kernel = tile.compile(sums_a_pair, signature=dict(
             a="*fp32", b="*fp32", o="*fp32"))
     assert "call.uni" not in kernel.asm["ptx"]
+    # The warning points at the function's definition.
+    assert record[0].filename.endswith("noinline.py")
+    source = open(record[0].filename).read().splitlines()
+    assert source[record[0].lineno - 1].startswith("def pair_sum(")
 
 
 def test_warp_specialized_loop_with_a_call_is_not_specialized():

@@ -243,11 +243,13 @@ class Module:
                         not isinstance(t, d.tensor_descriptor_type)
                         for t in types)
         if not callable_:
-            warnings.warn(
+            # Reported at the function's own line, as compile errors are.
+            warnings.warn_explicit(
                 "%s is noinline, but tile inlines it: it takes or returns "
                 "tensor descriptors or tuples, which tile passes between "
                 "device functions only by inlining" % fn.__name__,
-                stacklevel=2)
+                UserWarning, fn.filename,
+                fn.def_node.lineno + fn.line_offset)
         return callable_
 
     def call(self, gen, node, fn, args, kwargs):
