@@ -179,15 +179,10 @@ struct Interval {
 SharedMemoryAllocation::SharedMemoryAllocation(Operation *function) {
   // Number ops in program order; a buffer live across a loop iteration
   // stays live to the end of the loop.
-  DenseMap<Operation *, int64_t> index;
   int64_t next = 0;
   function->walk<WalkOrder::PreOrder>(
       [&](Operation *op) { index[op] = next++; });
-  auto lastIndexIn = [&](Operation *op) {
-    int64_t last = index[op];
-    op->walk([&](Operation *inner) { last = std::max(last, index[inner]); });
-    return last;
-  };
+  auto lastIndexIn = [&](Operation *op) { return lastIndexInside(op); };
   // An async warpgroup_dot reads its shared operands until something
   // retires it: a warpgroup_dot_wait leaving no more dots pending than were
   // issued after it, or a synchronous warpgroup_dot (which waits for all).
@@ -295,6 +290,7 @@ SharedMemoryAllocation::SharedMemoryAllocation(Operation *function) {
     offset = llvm::alignTo(offset, interval.alignment);
     placed.push_back({interval, offset});
     offsets[interval.owner] = offset;
+    liveRanges[interval.owner] = {interval.start, interval.end};
     totalBytes = std::max(totalBytes, offset + interval.bytes);
   }
 }
@@ -304,4 +300,20 @@ std::optional<int64_t> SharedMemoryAllocation::getOffset(Operation *op) const {
   if (it == offsets.end())
     return std::nullopt;
   return it->second;
+}
+
+int64_t SharedMemoryAllocation::lastIndexInside(Operation *op) const {
+  int64_t last = index.lookup(op);
+  op->walk(
+      [&](Operation *inner) { last = std::max(last, index.lookup(inner)); });
+  return last;
+}
+
+bool SharedMemoryAllocation::isLiveDuring(Operation *buffer,
+                                          Operation *op) const {
+  auto it = liveRanges.find(buffer);
+  if (it == liveRanges.end())
+    return false;
+  auto [start, end] = it->second;
+  return start <= lastIndexInside(op) && index.lookup(op) <= end;
 }

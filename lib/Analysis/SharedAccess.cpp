@@ -102,12 +102,6 @@ SharedWavefronts mlir::tile::measureSharedWavefronts(const SharedAccessMap &map,
   return total;
 }
 
-int64_t mlir::tile::countSharedWavefronts(const SharedAccessMap &map,
-                                          unsigned elementBytes,
-                                          unsigned vec) {
-  return measureSharedWavefronts(map, elementBytes, vec).actual;
-}
-
 /// Integers and floats of at least a byte: what storeTensor/loadTensor
 /// move (booleans and pointers take the element-wise path).
 static bool isPlainElement(Type type) {

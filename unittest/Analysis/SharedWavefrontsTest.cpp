@@ -1,6 +1,6 @@
 //===- SharedWavefrontsTest.cpp - Bank conflicts of shared accesses -------===//
 //
-// countSharedWavefronts is what the pipeliner compares buffer layouts by, so
+// measureSharedWavefronts is what the pipeliner compares buffer layouts by, so
 // it must see a conflict where the banks do: whole rows of words take one
 // wavefront, columns of a plain buffer one per row, and the swizzles that
 // spread them back to one.
@@ -45,8 +45,9 @@ protected:
   int64_t wavefronts(RankedTensorType tensor, MemDescType buffer) {
     FailureOr<SharedAccessMap> map = composeAccessMap(tensor, buffer);
     EXPECT_TRUE(succeeded(map));
-    return countSharedWavefronts(
-        *map, getElementBitWidth(tensor.getElementType()) / 8);
+    return measureSharedWavefronts(
+               *map, getElementBitWidth(tensor.getElementType()) / 8)
+        .actual;
   }
 
   MLIRContext context;

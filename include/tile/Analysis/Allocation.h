@@ -62,8 +62,19 @@ public:
   std::optional<int64_t> getOffset(Operation *op) const;
   int64_t getTotalBytes() const { return totalBytes; }
 
+  /// Whether `buffer`'s scratch or buffer is live at some point while `op`
+  /// (an op of the function, with what it holds) runs.
+  bool isLiveDuring(Operation *buffer, Operation *op) const;
+
 private:
+  /// The index, in program order, of the last op inside `op`.
+  int64_t lastIndexInside(Operation *op) const;
+
   llvm::DenseMap<Operation *, int64_t> offsets;
+  /// Each op numbered in program order (pre-order), and each buffer's live
+  /// range in those numbers (inclusive).
+  llvm::DenseMap<Operation *, int64_t> index;
+  llvm::DenseMap<Operation *, std::pair<int64_t, int64_t>> liveRanges;
   int64_t totalBytes = 0;
 };
 

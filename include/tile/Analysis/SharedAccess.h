@@ -48,20 +48,16 @@ struct SharedWavefronts {
   int64_t conflictFree = 0;
 };
 
-/// The wavefronts of `map`'s accesses (see countSharedWavefronts).
-SharedWavefronts measureSharedWavefronts(const SharedAccessMap &map,
-                                         unsigned elementBytes,
-                                         unsigned vec = 0);
-
 /// Shared-memory wavefronts one warp takes to make every access of `map`
 /// (one per run of `vec` registers; 0 means `map.vec`) to elements of
 /// `elementBytes`: per access, its lanes split into phases of 128 bytes
 /// (all 32 lanes up to 4-byte accesses, 16 for 8-byte and 8 for 16-byte
 /// ones), and a phase takes as many wavefronts as the most distinct 4-byte
 /// words any one of the 32 banks serves in it (lanes reading the same word
-/// share it). The count that bank conflicts multiply.
-int64_t countSharedWavefronts(const SharedAccessMap &map, unsigned elementBytes,
-                              unsigned vec = 0);
+/// share it): `actual`, the count bank conflicts multiply.
+SharedWavefronts measureSharedWavefronts(const SharedAccessMap &map,
+                                         unsigned elementBytes,
+                                         unsigned vec = 0);
 
 } // namespace tile
 } // namespace mlir

@@ -2,9 +2,10 @@
 kernel's own (Triton's names), their defaults and their checks."""
 
 import collections
+import os
 
 from tile import knobs
-from tile.compiler.compiler import check_ir_override, check_launch_options
+from tile.compiler.compiler import check_launch_options
 
 # What a launch takes besides the kernel's arguments (Triton's names), and
 # their defaults; `debug` None means the @jit's, else knobs.runtime.debug.
@@ -44,6 +45,8 @@ def resolve_options(fn, kwargs):
     values["debug"] = bool(values["debug"])
     if values["maxnreg"] == 0:
         values["maxnreg"] = None
-    values["ir_override"] = check_ir_override(values["ir_override"])
     check_launch_options(**values)
+    if values["ir_override"] is not None:
+        # A path as a string (checked above), so that the options hash.
+        values["ir_override"] = os.fspath(values["ir_override"])
     return LaunchOptions(**values)

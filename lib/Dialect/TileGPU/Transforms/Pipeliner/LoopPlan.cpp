@@ -14,12 +14,12 @@
 
 #include "Pipeliner.h"
 
+#include "tile/Analysis/Allocation.h"
 #include "tile/Analysis/SharedAccess.h"
 #include "tile/Support/Limits.h"
 
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
-#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
@@ -77,65 +77,17 @@ int64_t pipeliner::otherBufferBytes(scf::ForOp loop, const LoopPlan &plan) {
   return bytes;
 }
 
-namespace {
-/// Ops of a function numbered in program order (pre-order), as the
-/// shared-memory allocation numbers them for its live ranges.
-class ProgramOrder {
-public:
-  explicit ProgramOrder(Operation *func) {
-    func->walk<WalkOrder::PreOrder>(
-        [&](Operation *op) { index[op] = index.size(); });
-  }
-  int64_t at(Operation *op) const { return index.lookup(op); }
-  /// The last index inside `op` (its own when it holds nothing).
-  int64_t lastIn(Operation *op) const {
-    int64_t last = at(op);
-    op->walk([&](Operation *inner) { last = std::max(last, at(inner)); });
-    return last;
-  }
-
-private:
-  DenseMap<Operation *, int64_t> index;
-};
-} // namespace
-
-/// Whether `alloc`'s buffer may be live while `loop` runs, by the rule the
-/// shared-memory allocation uses: from the alloc to its last user (through
-/// views), a user inside a loop that does not hold the alloc keeping it to
-/// that loop's end; a buffer an async dot reads counts as live (its read
-/// may be pending anywhere after).
-static bool liveDuring(LocalAllocOp alloc, scf::ForOp loop,
-                       const ProgramOrder &order) {
-  if (loop->isAncestor(alloc))
-    return true;
-  Operation *func = loop->getParentOfType<FunctionOpInterface>();
-  int64_t start = order.at(alloc), end = start;
-  SmallVector<Value> worklist{alloc.getResult()};
-  while (!worklist.empty())
-    for (Operation *user : worklist.pop_back_val().getUsers()) {
-      if (isa<MemDescTransOp, MemDescIndexOp>(user))
-        worklist.push_back(user->getResult(0));
-      if (auto dot = dyn_cast<WarpGroupDotOp>(user); dot && dot.getIsAsync())
-        return true;
-      end = std::max(end, order.at(user));
-      for (Operation *parent = user->getParentOp(); parent && parent != func;
-           parent = parent->getParentOp())
-        if (isa<LoopLikeOpInterface>(parent) && !parent->isAncestor(alloc))
-          end = std::max(end, order.lastIn(parent));
-    }
-  return start <= order.lastIn(loop) && order.at(loop) <= end;
-}
-
 int64_t pipeliner::otherBufferBytesDuring(scf::ForOp loop,
                                           const LoopPlan &plan) {
   int64_t bytes = 0;
   auto func = loop->getParentOfType<FunctionOpInterface>();
-  ProgramOrder order(func);
+  // The allocation's own live ranges: what it will place beside the loop.
+  SharedMemoryAllocation allocation(func);
   func->walk([&](LocalAllocOp alloc) {
     if (llvm::none_of(
             plan.loads,
             [&](StagedLoad staged) { return staged.alloc == alloc; }) &&
-        liveDuring(alloc, loop, order))
+        allocation.isLiveDuring(alloc, loop))
       bytes += bufferBytes(alloc.getType());
   });
   return bytes;

@@ -46,8 +46,8 @@ MemDescType pipeliner::registerLoadBuffer(tile::LoadOp load,
     // A swizzle must not split the copies' vectors.
     if (failed(write) || failed(read) || write->vec != vec)
       return std::nullopt;
-    return countSharedWavefronts(*write, bytes) +
-           countSharedWavefronts(*read, bytes);
+    return measureSharedWavefronts(*write, bytes).actual +
+           measureSharedWavefronts(*read, bytes).actual;
   };
   std::optional<int64_t> best = wavefronts(plain);
   if (!best)
