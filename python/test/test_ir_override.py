@@ -120,3 +120,10 @@ def test_changing_the_file_recompiles(tmp_path):
             scale_kernel[(1,)](FakeTensor(64), FakeTensor(64), 64, BLOCK=64,
                                ir_override=str(path))
             assert bits in recorder.launches[-1][0].asm["ptx"]
+
+
+def test_ptx_without_an_entry_is_an_error_naming_the_file(tmp_path):
+    path = tmp_path / "no_entry.ptx"
+    path.write_text(".version 8.0\n.target sm_90a\n.address_size 64\n")
+    with pytest.raises(ValueError, match="no_entry.ptx.*has no .entry"):
+        compile_scale(ir_override=str(path))
