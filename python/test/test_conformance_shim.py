@@ -137,3 +137,22 @@ def test_concurrent_runs_both_compilers_at_once(tmp_path):
         spans[flavor] = (min(lo, start), max(hi, end))
     (a_lo, a_hi), (b_lo, b_hi) = spans["tile"], spans["triton"]
     assert a_lo < b_hi and b_lo < a_hi   # the two sessions overlapped
+
+
+def test_sample_ranges_cover_each_bucket_once():
+    sys.path.insert(0, SHIM)
+    try:
+        import run
+    finally:
+        sys.path.remove(SHIM)
+    assert run.parse_sample("3/40") == ({3}, 40)
+    assert run.parse_sample("0-2,7/8") == ({0, 1, 2, 7}, 8)
+    halves = run.parse_sample("0-19/40")[0] | run.parse_sample("20-39/40")[0]
+    assert halves == set(range(40))
+    for bad in ("40/40", "5-41/40"):
+        try:
+            run.parse_sample(bad)
+        except SystemExit as e:
+            assert "buckets must lie in 0..39" in str(e)
+        else:
+            raise AssertionError(bad + " was accepted")

@@ -15,7 +15,8 @@ runs with `-p triton_alias`; under Triton, with the installed triton.
 --deselect names a file of `node-id-prefix  # reason` lines: those tests
 run under neither compiler (tests of Triton internals with no tile
 meaning). --sample K/N keeps the tests whose node id hashes to bucket K of
-N (the same tests for both compilers), for suites too large to run whole.
+N (the same tests for both compilers), for suites too large to run whole;
+K may be a range A-B or a list K1,K2 so that a few runs cover the suite.
 """
 
 import argparse
@@ -141,10 +142,25 @@ def write_failures(xml, path):
         f.write("\n".join(lines) + "\n")
 
 
+def parse_sample(sample):
+    """K/N, or a range A-B/N (buckets A to B, both included), or a list
+    K1,K2,.../N: a long suite is split into a few runs that together cover
+    every bucket once."""
+    spec, _, n = sample.partition("/")
+    n = int(n)
+    buckets = set()
+    for part in spec.split(","):
+        first, _, last = part.partition("-")
+        buckets.update(range(int(first), int(last or first) + 1))
+    if not buckets or min(buckets) < 0 or max(buckets) >= n:
+        raise SystemExit("--sample %s: buckets must lie in 0..%d" % (sample, n - 1))
+    return buckets, n
+
+
 def write_sample(suite, files, sample, deselect_args, out):
     """The node ids in bucket K of N: collected under Triton (the reference)
     and passed to both runs."""
-    k, n = (int(x) for x in sample.split("/"))
+    buckets, n = parse_sample(sample)
     env = dict(os.environ, TILE_CONFORMANCE_HELPERS=os.path.join(
         suite, "_internal_testing.py"), PYTHONPATH=os.pathsep.join(
             [HERE] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
@@ -156,7 +172,7 @@ def write_sample(suite, files, sample, deselect_args, out):
         cwd=suite, env=env, capture_output=True, text=True).stdout.splitlines()
     ids = [line for line in listing if "::" in line]
     keep = [i for i in ids
-            if int(hashlib.sha256(i.encode()).hexdigest(), 16) % n == k]
+            if int(hashlib.sha256(i.encode()).hexdigest(), 16) % n in buckets]
     path = os.path.join(out, "sample.txt")
     with open(path, "w") as f:
         f.write("\n".join(keep) + "\n")
