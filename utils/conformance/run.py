@@ -170,7 +170,10 @@ def write_sample(suite, files, sample, deselect_args, out):
          suite, "-c", os.devnull, "-p", "no:cacheprovider", "-p",
          "triton_helpers"] + deselect_args + files,
         cwd=suite, env=env, capture_output=True, text=True).stdout.splitlines()
-    ids = [line for line in listing if "::" in line]
+    # Only node ids: pytest's collection also prints warnings that name a
+    # test ("Test: <id>, argvalues type: chain"), which are no node ids.
+    ids = [line for line in listing
+           if "::" in line and line.partition("::")[0] in files]
     keep = [i for i in ids
             if int(hashlib.sha256(i.encode()).hexdigest(), 16) % n in buckets]
     path = os.path.join(out, "sample.txt")
