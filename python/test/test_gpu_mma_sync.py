@@ -114,3 +114,16 @@ def test_fp8_widened_to_f16(dtype, block, num_warps):
     assert rel_err(c, a.double() @ b.double()) < 1e-5
     assert mma_kinds(ptx) == {"mma.sync.aligned.m16n8k16"}
     assert ".f32.f16.f16.f32" in ptx
+
+
+@pytest.mark.parametrize("dtype", [torch.float8_e5m2, torch.float8_e4m3fn])
+@pytest.mark.parametrize("block", [(1, 2, 32), (2, 4, 32), (8, 8, 32)])
+def test_fp8_too_small_for_mma_sync_runs_on_fma(dtype, block):
+    # Smaller than one m16n8 block: the CUDA cores take the dot, widening
+    # each fp8 element exactly (this crashed the compiler before).
+    M, N, K = 5, 7, 64
+    a = torch.randn(M, K, device="cuda").to(dtype)
+    b = torch.randn(K, N, device="cuda").to(dtype)
+    c, ptx = run(a, b, torch.float32, tl.float32, block, 1)
+    assert rel_err(c, a.double() @ b.double()) < 1e-5
+    assert mma_kinds(ptx) == set()

@@ -142,6 +142,30 @@ def test_small_matmul_uses_mma_sync():
     assert len(kernel.asm["cubin"]) > 0
 
 
+@tile.jit
+def _block_dot(x_ptr, y_ptr, z_ptr, M: tl.constexpr, N: tl.constexpr,
+               K: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, M)[:, None] * K + tl.arange(0, K)[None, :])
+    y = tl.load(y_ptr + tl.arange(0, K)[:, None] * N + tl.arange(0, N)[None, :])
+    tl.store(z_ptr + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :],
+             tl.dot(x, y))
+
+
+@pytest.mark.parametrize("dtype", ["fp8e5", "fp8e4nv"])
+@pytest.mark.parametrize("m, n", [(1, 2), (2, 4)])
+def test_fp8_dot_too_small_for_mma_runs_on_fma(dtype, m, n):
+    # Too small for an m16n8 block: the CUDA cores take it, each fp8 byte
+    # widened exactly by cvt (the FMA path crashed the compiler on fp8).
+    kernel = tile.compile(_block_dot, signature={"x_ptr": "*" + dtype,
+                                                 "y_ptr": "*" + dtype,
+                                                 "z_ptr": "*fp32"},
+                          constexprs=dict(M=m, N=n, K=32), num_warps=1)
+    ptx = kernel.asm["ptx"]
+    assert "mma" not in ptx
+    assert "cvt.rn.f16x2.%sx2" % ("e5m2" if dtype == "fp8e5" else "e4m3") in ptx
+    assert len(kernel.asm["cubin"]) > 0
+
+
 def test_skinny_matmul_is_transposed_onto_wgmma():
     # 32 rows but 64 columns: the transposed product (64 x 32) has a
     # warpgroup tiling, so tilegpu-swap-dot-operands computes it, and both

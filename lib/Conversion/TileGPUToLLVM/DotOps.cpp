@@ -32,6 +32,10 @@ Value castTo(OpBuilder &b, Location loc, Value v, Type type) {
   if (isa<FloatType>(type)) {
     if (!isa<FloatType>(from))
       return arith::SIToFPOp::create(b, loc, type, v);
+    // arith.extf has no LLVM lowering from fp8; tile's scalar fp_to_fp
+    // widens it exactly (cvt.rn.f16x2 from the byte, then to f32).
+    if (isFp8(from))
+      return FpToFpOp::create(b, loc, type, v, RoundingModeAttr());
     if (from.getIntOrFloatBitWidth() > type.getIntOrFloatBitWidth())
       return arith::TruncFOp::create(b, loc, type, v);
     return arith::ExtFOp::create(b, loc, type, v);
@@ -83,9 +87,8 @@ struct DotPattern : OpConversionPattern<DotOp> {
       for (auto [value, coords] :
            llvm::zip(values, emitCoordinates(rewriter, loc, layout, tid))) {
         Value index = emitLinearIndex(rewriter, loc, coords, type.getShape());
-        Value ptr =
-            LLVM::GEPOp::create(rewriter, loc, ptrType, type.getElementType(),
-                                base, ValueRange{index});
+        Value ptr = sharedElementPtr(rewriter, loc, base,
+                                     type.getElementType(), index);
         storeShared(rewriter, loc, ptr, value, owner);
       }
     };
@@ -140,8 +143,7 @@ struct DotPattern : OpConversionPattern<DotOp> {
             arith::MulIOp::create(rewriter, loc, i,
                                   i32Constant(rewriter, loc, width)),
             j);
-        Value ptr = LLVM::GEPOp::create(rewriter, loc, ptrType, element, base,
-                                        ValueRange{index});
+        Value ptr = sharedElementPtr(rewriter, loc, base, element, index);
         return castTo(rewriter, loc, loadShared(rewriter, loc, ptr, element),
                       accType);
       };
