@@ -378,9 +378,10 @@ class ControlFlow:
         bounds = [_py(x) for x in (it.start, it.end, it.step)]
         if isinstance(bounds[2], int) and bounds[2] == 0:
             raise self.error(node.iter, "the step of a range must not be zero")
-        if isinstance(bounds[2], int) and bounds[2] < 0:
-            raise self.error(node.iter, "ranges with a negative step are not "
-                             "supported yet")
+        # A constexpr negative step counts down: the loop runs k = 0, -step,
+        # ... below start - end (in 64 bits, so that the span of any two
+        # 32-bit bounds fits) and the body sees i = start - k.
+        descending = isinstance(bounds[2], int) and bounds[2] < 0
         ty = d.int32
         for x in bounds:
             if isinstance(x, tl.tensor):
@@ -392,9 +393,19 @@ class ControlFlow:
                 raise self.error(node.iter, "range bounds must be integers")
         lb, ub, step = (sem.cast(b, sem.lift(b, x, ty), ty) if not isinstance(x, tl.tensor)
                         else sem.cast(b, x.handle, ty) for x in bounds)
+        loop_ty = ty
+        if descending:
+            start = lb
+            loop_ty = d.int64 if ty.primitive_bitwidth < 64 else ty
+            wide_start, wide_end = (sem.cast(b, v, loop_ty) for v in (lb, ub))
+            lb = sem.lift(b, 0, loop_ty)
+            ub = b.op(loop_ty, "arith.subi %s, %s : %s" % (
+                wide_start.name, wide_end.name, loop_ty.to_ir()))
+            step = sem.lift(b, -bounds[2], loop_ty)
         carried = self._carried(node.body)
         inits = [leaf for _, s in carried for leaf in s.leaves]
-        iv = b.fresh(ty)
+        loop_iv = b.fresh(loop_ty)
+        iv = loop_iv
         before = dict(self.scope)
         # First assume that carried values with host recipes (a block
         # pointer's base, shape and strides, which tl.advance passes through)
@@ -414,6 +425,11 @@ class ControlFlow:
             entries = self._enter_loop_body(carried, args)
             lines = []
             with b.capture(lines):
+                if descending:
+                    offset = sem.cast(b, loop_iv, ty)
+                    self.scope[node.target.id] = tl.tensor(b.op(
+                        ty, "arith.subi %s, %s : %s" % (
+                            start.name, offset.name, ty.to_ir())))
                 self.visit_block(node.body)
                 yields = self._loop_yields(node, carried, entries, before)
                 if yields:
@@ -430,13 +446,13 @@ class ControlFlow:
             del b.host_recipes[used:]
         self.scope = before
         decl, results = b.results([v.type for v in inits])
-        head = "scf.for %s = %s to %s step %s" % (iv.name, lb.name, ub.name, step.name)
+        head = "scf.for %s = %s to %s step %s" % (loop_iv.name, lb.name, ub.name, step.name)
         if carried:
             head = "%s = %s iter_args(%s) -> (%s)" % (
                 decl, head, ", ".join("%s = %s" % (a.name, v.handle.name)
                                 for a, v in zip(args, inits)),
                 ", ".join(a.type.to_ir() for a in args))
-        b.emit("%s : %s {" % (head, ty.to_ir()), with_loc=False)
+        b.emit("%s : %s {" % (head, loop_ty.to_ir()), with_loc=False)
         b.emit_lines(lines)
         attrs = []
         stages = _py(it.num_stages)

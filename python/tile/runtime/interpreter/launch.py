@@ -68,8 +68,11 @@ def _loop(start, end=None, step=None):
     lo, hi, inc = (int(cast(lift(x, ty), ty).data) for x in bounds)
     if inc == 0:
         raise SemanticError("the step of a range must not be zero")
-    if inc < 0:
-        raise SemanticError("ranges with a negative step are not supported yet")
+    if inc < 0 and isinstance(bounds[2], Tensor):
+        # Compiled, a runtime step is an scf.for step, which must be
+        # positive; only a constexpr step may count down.
+        raise SemanticError("a runtime range step must be positive, got %d; "
+                            "a constexpr step may be negative" % inc)
     for i in py.range(lo, hi, inc):
         yield make(i, ty)
 
