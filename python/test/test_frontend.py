@@ -437,3 +437,38 @@ def test_interpreter_runs_tl_condition_loops(monkeypatch):
     x = np.arange(1, 9, dtype=np.float32)
     loop_hints[(1,)](x, 8)
     assert x[0] == 36 + 8
+
+
+@pytest.mark.parametrize("rank", [2, 3])
+def test_reduce_all_axes_keep_dims_keeps_rank(rank):
+    import numpy as np
+    import tile.language as tl
+    from tile.runtime import jit
+
+    @tile.jit
+    def total(x_ptr, out_ptr, RANK: tl.constexpr):
+        if RANK == 2:
+            i = tl.arange(0, 4)[:, None] * 8 + tl.arange(0, 8)[None, :]
+            tl.store(out_ptr[None, None, :], tl.sum(tl.load(x_ptr + i),
+                                                   axis=None, keep_dims=True))
+        else:
+            i = (tl.arange(0, 2)[:, None, None] * 32 +
+                 tl.arange(0, 4)[None, :, None] * 8 + tl.arange(0, 8)[None, None, :])
+            tl.store(out_ptr[None, None, None, :],
+                     tl.max(tl.load(x_ptr + i), axis=None, keep_dims=True))
+
+    # Compiled: a [1] * rank result (numpy's keepdims); it stored to a
+    # [1] * rank pointer block, which a [1] result could not broadcast to.
+    ir = compile_ir(total, {"x_ptr": "*fp32", "out_ptr": "*fp32"}, {"RANK": rank})
+    shape = "x".join(["1"] * rank)
+    filecheck(ir, "CHECK: tile.store {{.*}} : tensor<%sx!tile.ptr<f32>>\n" % shape)
+    # Interpreted: the same shape and value.
+    x = np.random.default_rng(rank).standard_normal(64 if rank == 3 else 32).astype(np.float32)
+    out = np.full(1, np.nan, np.float32)
+    jit.INTERPRET_ALL, old = True, jit.INTERPRET_ALL
+    try:
+        total[(1,)](x, out, RANK=rank)
+    finally:
+        jit.INTERPRET_ALL = old
+    want = x.sum() if rank == 2 else x.max()
+    assert abs(out[0] - want) < 1e-4

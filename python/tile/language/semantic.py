@@ -1080,7 +1080,12 @@ def reduce(b, values, axis, combine, keep_dims=False):
     """Reduces `values` (a list of same-shape tensors) along `axis`; `combine`
     is called with the builder and 2N scalar Values and returns N Values."""
     values = [lift(b, v) for v in values]
+    # Reducing every axis with keep_dims keeps the rank: [1] * rank, as
+    # numpy's keepdims and Triton give.
+    kept_rank = None
     if axis is None:
+        if keep_dims and values[0].type.is_block():
+            kept_rank = len(values[0].type.shape)
         values = [reshape(b, v, (v.type.numel,)) if v.type.is_block() and
                   len(v.type.shape) != 1 else v for v in values]
         axis = 0
@@ -1103,7 +1108,10 @@ def reduce(b, values, axis, combine, keep_dims=False):
         out_types[0].to_ir() if len(values) == 1 else
         "(%s)" % ", ".join(t.to_ir() for t in out_types))
     _combiner(b, header, "tile.reduce.return", values, combine)
-    if keep_dims:
+    if kept_rank is not None:
+        for _ in range(kept_rank):
+            outs = [expand_dims(b, o, 0) for o in outs]
+    elif keep_dims:
         outs = [expand_dims(b, o, axis) for o in outs]
     return outs
 

@@ -79,7 +79,11 @@ def _as_list(results):
 def _reduce(values, axis, combine, keep_dims):
     values = [lift(v) for v in values]
     axis = unwrap(axis)
+    kept_rank = None
     if axis is None:
+        # keep_dims over every axis keeps the rank, as compiled.
+        if unwrap(keep_dims) and values[0].type.is_block():
+            kept_rank = len(values[0].type.shape)
         values = [reshape(v, [v.type.numel]) if v.type.is_block() else v
                   for v in values]
         axis = 0
@@ -92,7 +96,10 @@ def _reduce(values, axis, combine, keep_dims):
     if not 0 <= axis < rank:
         raise SemanticError("axis %d is out of range for a %d-D tensor" % (axis, rank))
     outs = _tree_reduce(values, axis, combine)
-    if unwrap(keep_dims):
+    if kept_rank is not None:
+        for _ in range(kept_rank):
+            outs = [T.expand_dims(o, 0) for o in outs]
+    elif unwrap(keep_dims):
         outs = [T.expand_dims(o, axis) for o in outs]
     return outs
 
