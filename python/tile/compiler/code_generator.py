@@ -506,6 +506,10 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
             if not args or not isinstance(_py(args[0]), str):
                 args = [""] + list(args)
             return tl.device_print(*args, **kwargs)
+        if fn in (builtins.isinstance, builtins.hasattr) and not kwargs:
+            # Questions about what a value is are answered at compile time,
+            # runtime values included (a tl.tensor is one), as in Triton.
+            return tl.constexpr(fn(*[_py(a) for a in args]))
         if fn in _PY_BUILTINS.values() or isinstance(fn, type) and issubclass(fn, d.dtype):
             plain = [_py(a) for a in args]
             if any(_is_runtime(a) for a in plain):

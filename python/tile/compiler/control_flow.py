@@ -8,6 +8,7 @@ whose visitor, scope and builder it uses."""
 
 import ast
 import builtins
+import warnings
 
 from tile.compiler.values import is_runtime as _is_runtime
 from tile.compiler.values import python_value as _py
@@ -127,6 +128,11 @@ class ControlFlow:
         if not _is_runtime(cond):
             self.visit_block(node.body if _py(cond) else node.orelse)
             return
+        if cond.type.is_block() and cond.type.numel == 1:
+            # One element: its value, as Triton unsplats it (with a warning).
+            warnings.warn("If conditional called with multidimensional "
+                          "Tensor: its one element is the condition")
+            cond = cond.item()
         if cond.type.is_block():
             raise self.error(node.test, "an `if` condition must be a scalar, got a "
                              "%s tensor; use tl.where for blocks" %

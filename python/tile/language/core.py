@@ -10,6 +10,7 @@ module the way `triton.language.core` is; each builtin is a few lines that
 check arguments and call tile.language.semantic.
 """
 
+import abc
 import builtins
 import contextlib
 import functools
@@ -106,7 +107,7 @@ def _compare(op):
     return method
 
 
-class tensor:
+class tensor(metaclass=abc.ABCMeta):
     """A value in a kernel: a scalar or a block, with a tile.language type."""
 
     def __init__(self, handle):
@@ -199,8 +200,9 @@ class tensor:
             elif isinstance(item, slice) and item == slice(None):
                 axis += 1
             else:
-                raise sem.SemanticError("tensors can only be indexed with None "
-                                        "and ':', got %r" % (item,))
+                raise sem.SemanticError("unsupported tensor index %r: tensors "
+                                        "can only be indexed with None and "
+                                        "':'" % (item,))
         return tensor(value)
 
     # Methods mirroring module functions, as in Triton.
@@ -435,7 +437,8 @@ def expand_dims(input, axis):
     axis = _unwrap(axis)
     axes = axis if isinstance(axis, (tuple, list)) else [axis]
     value = _tensor(input)
-    for a in sorted(_unwrap(x) for x in axes):
+    rank = len(value.type.shape) if value.type.is_block() else 0
+    for a in sem.expand_axes(rank, [_unwrap(x) for x in axes]):
         value = sem.expand_dims(current_builder(), value, a)
     return tensor(value)
 
@@ -992,6 +995,10 @@ def split(a):
     v = _tensor(a)
     if not v.type.is_block() or v.type.shape[-1] != 2:
         raise sem.SemanticError("split needs a tensor whose last dimension is 2")
+    if len(v.type.shape) == 1:
+        # A pair splits into two scalars, as in Triton (tensors of shape []).
+        lo, hi = split(reshape(tensor(v), (1, 2)))
+        return lo.item(), hi.item()
     ty = d.block_type(v.type.scalar, v.type.shape[:-1])
     decl, (lo, hi) = b.results([ty, ty])
     b.emit("%s = tile.split %s : %s -> %s" % (decl, v.name, v.type.to_ir(),

@@ -133,6 +133,24 @@ def shape_of(value):
     return value.type.shape if value.type.is_block() else ()
 
 
+def expand_axes(rank, axes):
+    """The positions, in the result, of the unit dimensions that
+    expand_dims(x, axes) inserts into a rank-`rank` x, in increasing order
+    (negative axes count from the end of the result, as in Triton)."""
+    out_rank = rank + len(axes)
+    normalized = []
+    for a in axes:
+        if not -out_rank <= a < out_rank:
+            raise SemanticError("invalid axis %d for expand_dims of a %d-D "
+                                "tensor: it must lie in [%d, %d)" %
+                                (a, rank, -out_rank, out_rank))
+        normalized.append(a + out_rank if a < 0 else a)
+    if len(set(normalized)) != len(normalized):
+        raise SemanticError("expand_dims got duplicate axes, normalized axes "
+                            "= %s" % normalized)
+    return sorted(normalized)
+
+
 def expand_dims(b, value, axis):
     shape = list(shape_of(value))
     if axis < 0:
@@ -647,7 +665,10 @@ def inline_asm_elementwise(b, asm, constraints, args, dtypes, is_pure, pack):
 
 def program_id(b, axis, op="tile.get_program_id"):
     if axis not in (0, 1, 2):
-        raise SemanticError("axis must be 0, 1 or 2, got %r" % (axis,))
+        # Triton's wording (its tests match on it).
+        what = "program_id" if op == "tile.get_program_id" else "num_programs"
+        raise SemanticError("%s axis must be 0, 1, or 2 but got %r"
+                            % (what, axis))
     return b.op(d.int32, "%s %s" % (op, "xyz"[axis]))
 
 

@@ -60,7 +60,8 @@ def _check_shape(shape):
 def program_id(axis):
     axis = unwrap(axis)
     if axis not in (0, 1, 2):
-        raise SemanticError("axis must be 0, 1 or 2, got %r" % (axis,))
+        raise SemanticError("program_id axis must be 0, 1, or 2 but got %r"
+                            % (axis,))
     return make(_program().pid[axis], d.int32)
 
 
@@ -68,7 +69,8 @@ def program_id(axis):
 def num_programs(axis):
     axis = unwrap(axis)
     if axis not in (0, 1, 2):
-        raise SemanticError("axis must be 0, 1 or 2, got %r" % (axis,))
+        raise SemanticError("num_programs axis must be 0, 1, or 2 but got %r"
+                            % (axis,))
     return make(_program().grid[axis], d.int32)
 
 
@@ -109,7 +111,8 @@ def expand_dims(input, axis):
     axis = unwrap(axis)
     axes = axis if isinstance(axis, (tuple, list)) else [axis]
     value = lift(input)
-    for a in sorted(unwrap(x) for x in axes):
+    rank = len(value.type.shape) if value.type.is_block() else 0
+    for a in sem.expand_axes(rank, [unwrap(x) for x in axes]):
         value = T.expand_dims(value, a)
     return value
 

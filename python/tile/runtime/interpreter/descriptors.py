@@ -127,8 +127,8 @@ def _getitem(self, index):
         elif isinstance(item, slice) and item == slice(None):
             axis += 1
         else:
-            raise SemanticError("tensors can only be indexed with None "
-                                "and ':', got %r" % (item,))
+            raise SemanticError("unsupported tensor index %r: tensors can "
+                                "only be indexed with None and ':'" % (item,))
     return value
 
 

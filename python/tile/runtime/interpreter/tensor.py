@@ -8,6 +8,7 @@ compiled one; only the arithmetic is numpy's instead of the GPU's.
 
 import numpy as np
 
+from tile.language import core as _core
 from tile.language import dtypes as d
 from tile.language import semantic as sem
 from tile.language.compile_time import constexpr, tuple as tl_tuple
@@ -53,6 +54,9 @@ class Tensor:
         return "tensor(%r, %s)" % (self.type, self.data.tolist())
 
     def __bool__(self):
+        if self.type.is_block() and self.type.numel == 1:
+            # One element: its value, as compiled (Triton unsplats it).
+            return bool(self.data.reshape(()))
         if self.type.is_block():
             raise SemanticError("a %s tensor has no truth value; use tl.where"
                                 % list(self.type.shape))
@@ -408,3 +412,8 @@ Tensor.__neg__ = negate
 Tensor.__pos__ = lambda self: self
 Tensor.__invert__ = invert
 Tensor.__hash__ = object.__hash__
+
+
+# A kernel's `isinstance(x, tl.tensor)` holds for the interpreter's values,
+# as for compiled ones (and in Triton's interpreter).
+_core.tensor.register(Tensor)
