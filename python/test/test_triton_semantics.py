@@ -154,3 +154,20 @@ def two_element_condition(x):
 def test_a_two_element_condition_is_an_error():
     with pytest.raises(tile.CompilationError, match="must be a scalar"):
         compiled(two_element_condition, {"x": "*i32"})
+
+
+@pytest.mark.parametrize("dtype, mantissa, bias", [
+    (tl.float8e4nv, 3, 7), (tl.float8e5, 2, 15), (tl.float8e4b15, 3, 15),
+    (tl.float16, 10, 15), (tl.bfloat16, 7, 127), (tl.float32, 23, 127),
+    (tl.float64, 52, 1023)])
+def test_float_format_fields(dtype, mantissa, bias):
+    assert (dtype.fp_mantissa_width, dtype.exponent_bias) == (mantissa, bias)
+    # The fields account for every bit but the sign.
+    exponent = dtype.primitive_bitwidth - mantissa - 1
+    assert (exponent, bias) in ((4, 7), (4, 15), (5, 15), (8, 127), (11, 1023), (4, 8), (5, 16))
+
+
+def test_integers_have_no_float_fields():
+    assert not hasattr(tl.int32, "fp_mantissa_width")
+    with pytest.raises(AttributeError, match="not a floating-point type"):
+        tl.int8.exponent_bias

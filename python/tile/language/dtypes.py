@@ -85,6 +85,27 @@ class dtype:
     def primitive_bitwidth(self):
         return self._BITS[self.name]
 
+    # The float formats' fields: (mantissa bits, exponent bias).
+    _FP_FIELDS = {"float8e4b15": (3, 15), "float8e4nv": (3, 7),
+                  "float8e4b8": (3, 8), "float8e5": (2, 15),
+                  "float8e5b16": (2, 16), "float16": (10, 15),
+                  "bfloat16": (7, 127), "float32": (23, 127),
+                  "float64": (52, 1023)}
+
+    def _fp_field(self, index, what):
+        if self.name not in self._FP_FIELDS:
+            raise AttributeError("%s is not a floating-point type: it has no %s"
+                                 % (self.name, what))
+        return self._FP_FIELDS[self.name][index]
+
+    @property
+    def fp_mantissa_width(self):
+        return self._fp_field(0, "fp_mantissa_width")
+
+    @property
+    def exponent_bias(self):
+        return self._fp_field(1, "exponent_bias")
+
     @property
     def scalar(self):
         return self
