@@ -171,3 +171,22 @@ def test_integers_have_no_float_fields():
     assert not hasattr(tl.int32, "fp_mantissa_width")
     with pytest.raises(AttributeError, match="not a floating-point type"):
         tl.int8.exponent_bias
+
+
+@tile.jit
+def add_literal(out, HUGE: tl.constexpr):
+    x = tl.full((), 32, dtype=tl.int32)
+    tl.store(out, x + HUGE)
+
+
+def test_an_int_literal_that_does_not_fit_is_an_error():
+    # A literal takes the typed operand's type (int32); one outside it is
+    # an error at the line rather than a widened or wrapped sum.
+    with pytest.raises(tile.CompilationError, match="out of range for type tl.int32"):
+        compiled(add_literal, {"out": "*i64"}, HUGE=0xFFFFFFFFFFFFFF)
+    assert len(compiled(add_literal, {"out": "*i64"}, HUGE=2**31 - 1).asm["cubin"]) > 0
+
+
+def test_an_int_literal_that_does_not_fit_is_an_error_interpreted(interpreted):
+    with pytest.raises(Exception, match="out of range for type tl.int32"):
+        add_literal[(1,)](np.zeros(1, np.int64), HUGE=-2**31 - 1)

@@ -428,12 +428,30 @@ def lift(b, x, other_ty=None):
     raise SemanticError("cannot use a %s as a tensor" % type(x).__name__)
 
 
+def _check_weak_int(literal, other_ty):
+    """A Python int beside an integer operand takes that operand's type (as
+    in Triton); one that does not fit it is an error, not a silent widening
+    or wrap (Triton's wording: its tests match on "out of range")."""
+    if isinstance(literal, bool) or not isinstance(literal, int) or \
+            not other_ty.is_int() or other_ty.is_bool():
+        return
+    bits = other_ty.primitive_bitwidth
+    lo = 0 if other_ty.is_int_unsigned() else -(1 << (bits - 1))
+    hi = (1 << bits) - 1 if other_ty.is_int_unsigned() else (1 << (bits - 1)) - 1
+    if not lo <= literal <= hi:
+        raise SemanticError("Scalar %d is out of range for type %s; cast the "
+                            "other operand (.to()) to compute in a wider type"
+                            % (literal, other_ty))
+
+
 def lift_pair(b, x, y):
     xv = isinstance(x, Value)
     yv = isinstance(y, Value)
     if xv and not yv:
+        _check_weak_int(y, x.type.scalar)
         return x, lift(b, y, x.type.scalar)
     if yv and not xv:
+        _check_weak_int(x, y.type.scalar)
         return lift(b, x, y.type.scalar), y
     return lift(b, x), lift(b, y)
 

@@ -130,8 +130,10 @@ def lift(x, other_ty=None):
 def lift_pair(x, y):
     x, y = unwrap(x), unwrap(y)
     if isinstance(x, Tensor) and not isinstance(y, Tensor):
+        sem._check_weak_int(y, x.type.scalar)
         return x, lift(y, x.type.scalar)
     if isinstance(y, Tensor) and not isinstance(x, Tensor):
+        sem._check_weak_int(x, y.type.scalar)
         return lift(x, y.type.scalar), y
     return lift(x), lift(y)
 
