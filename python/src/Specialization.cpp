@@ -9,7 +9,7 @@ namespace {
 
 /// Interned attribute names (registerSpecialization): the warm launch path
 /// looks them up on every tensor argument.
-PyObject *strIsCuda, *strDataPtr, *strInterface;
+PyObject *strIsCuda, *strIsPinned, *strDataPtr, *strInterface;
 
 bool divisibleBy16(uint64_t value) { return value % 16 == 0; }
 
@@ -38,8 +38,25 @@ ArgSpec specializeInteger(PyObject *value, bool specialize) {
           specialize && divisibleBy16(static_cast<uint64_t>(x))};
 }
 
-/// data_ptr() of a tensor-like on the GPU; false for one that says it is
-/// not on the GPU, or whose data_ptr() is not an integer.
+/// Whether a tensor off the GPU is in page-locked host memory (torch's
+/// is_pinned()): with unified addressing its data_ptr() is an address the
+/// kernel can read and write, as Triton accepts it.
+bool isPinnedHostTensor(PyObject *value) {
+  PyErr_Clear();
+  PyObject *pinned = PyObject_CallMethodNoArgs(value, strIsPinned);
+  if (!pinned) {
+    PyErr_Clear();
+    return false;
+  }
+  int result = PyObject_IsTrue(pinned);
+  Py_DECREF(pinned);
+  PyErr_Clear();
+  return result == 1;
+}
+
+/// data_ptr() of a tensor-like on the GPU (or in pinned host memory);
+/// false for one that says it is not on the GPU, or whose data_ptr() is
+/// not an integer.
 bool tensorAddress(PyObject *value, uint64_t &address) {
   PyObject *cuda = PyObject_GetAttr(value, strIsCuda);
   if (!cuda) {
@@ -47,7 +64,7 @@ bool tensorAddress(PyObject *value, uint64_t &address) {
   } else {
     int isCuda = PyObject_IsTrue(cuda);
     Py_DECREF(cuda);
-    if (isCuda != 1) {
+    if (isCuda != 1 && !isPinnedHostTensor(value)) {
       PyErr_Clear();
       return false;
     }
@@ -144,6 +161,7 @@ ArgSpec tile::python::specializeArgument(PyObject *value, bool specialize,
 
 void tile::python::registerSpecialization(py::module_ &m) {
   strIsCuda = PyUnicode_InternFromString("is_cuda");
+  strIsPinned = PyUnicode_InternFromString("is_pinned");
   strDataPtr = PyUnicode_InternFromString("data_ptr");
   strInterface = PyUnicode_InternFromString("__cuda_array_interface__");
   m.def(

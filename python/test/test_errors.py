@@ -180,7 +180,7 @@ def test_launch_argument_errors():
     with pytest.raises(TypeError, match="has no parameter"):
         tile.compile(k, signature={"x_ptr": "*fp32", "n": "i32", "m": "i32"},
                      constexprs={"BLOCK": 4})
-    with pytest.raises(ValueError, match="num_warps must be a power of two"):
+    with pytest.raises(ValueError, match="num_warps must be a power of 2"):
         tile.compile(k, signature={"x_ptr": "*fp32", "n": "i32"},
                      constexprs={"BLOCK": 4}, num_warps=3)
     # One limit for Python and the compiler (tile/Support/Limits.h): 64

@@ -156,6 +156,31 @@ def test_cooperative_and_dependent_launches(option):
     torch.testing.assert_close(out2, x + 2 * y)
 
 
+def test_cooperative_launch_of_clusters():
+    # Both at once, as Triton allows: every cluster co-resident, the
+    # cluster shape from the kernel (.reqnctapercluster).
+    n = 50_000
+    x, y = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
+    out = poisoned(n)
+    add_kernel[(triton_cdiv(n, 1024),)](x, y, out, n, BLOCK=1024, num_ctas=4,
+                                        launch_cooperative_grid=True)
+    torch.testing.assert_close(out, x + y)
+
+
+def test_pinned_host_memory_is_read_and_written():
+    # Pinned host memory is addressable from kernels (unified addressing),
+    # as Triton accepts it; a plain CPU tensor is refused, naming it.
+    n = 3000
+    x = torch.randn(n).pin_memory()
+    y = torch.randn(n, device="cuda")
+    out = torch.full((n,), float("nan")).pin_memory()
+    add_kernel[(triton_cdiv(n, 1024),)](x, y, out, n, BLOCK=1024)
+    torch.cuda.synchronize()
+    torch.testing.assert_close(out, x + y.cpu())
+    with pytest.raises(ValueError, match="argument 'out_ptr' is a tensor on cpu"):
+        add_kernel[(triton_cdiv(n, 1024),)](x, y, torch.empty(n), n, BLOCK=1024)
+
+
 def test_autotune_pre_hook_sets_descriptor_blocks():
     @tile.jit
     def scale_rows(in_desc, out_desc, BM: tl.constexpr, BN: tl.constexpr):

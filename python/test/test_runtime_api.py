@@ -111,10 +111,8 @@ def test_launch_options_reach_the_compile(recorder):
 @pytest.mark.parametrize("options,error,message", [
     ({"num_ctas": 3}, ValueError, r"num_ctas must be 1, 2, 4 or 8 .*got 3"),
     ({"maxnreg": 7}, ValueError, r"maxnreg must be None or an integer in \[16, 255\].*got 7"),
-    ({"num_warps": 3}, ValueError, "num_warps must be a power of two"),
+    ({"num_warps": 3}, ValueError, "num_warps must be a power of 2"),
     ({"launch_pdl": 1}, TypeError, "launch_pdl must be True or False"),
-    ({"num_ctas": 2, "launch_cooperative_grid": True}, ValueError,
-     "cannot be combined"),
     ({"extern_libs": {"libdevice": "x.bc"}}, ValueError,
      "the launch option extern_libs is not supported: tile links CUDA's libdevice"),
     ({"bogus": 1}, TypeError,
@@ -471,6 +469,61 @@ def test_debug_knob_reaches_warm_launches(recorder):
     asserts = ["tile.assert" in kernel.asm["tile"]
                for kernel, _, _ in recorder.launches]
     assert asserts == [False, False, True, False]
+
+
+@tile.jit
+def mul_add(x_ptr):
+    offs = tl.arange(0, 128)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs) * 1.5 + 1.0)
+
+
+@pytest.mark.parametrize("fusion", [False, True])
+def test_language_knob_sets_the_fp_fusion_default(recorder, fusion):
+    # knobs.language.default_fp_fusion is enable_fp_fusion's default (as in
+    # Triton); an option named at the launch wins.
+    with tile.knobs.language.scope():
+        tile.knobs.language.default_fp_fusion = fusion
+        warm = mul_add.warmup(FakeTensor(4096), grid=(1,))
+        named = mul_add.warmup(FakeTensor(4096), grid=(1,),
+                               enable_fp_fusion=not fusion)
+        compiled = tile.compile(mul_add, signature={"x_ptr": "*fp32"})
+    assert ("fma.rn.f32" in warm.asm["ptx"]) == fusion
+    assert warm.metadata.enable_fp_fusion == fusion
+    assert ("fma.rn.f32" in named.asm["ptx"]) == (not fusion)
+    assert ("fma.rn.f32" in compiled.asm["ptx"]) == fusion
+    assert tile.knobs.language.default_fp_fusion is True
+
+
+def test_num_warps_not_a_power_of_two_is_a_value_and_assertion_error(recorder):
+    # ValueError names the option; Triton asserts, and code written for it
+    # catches AssertionError: the error is both.
+    for error in (ValueError, AssertionError):
+        with pytest.raises(error, match="num_warps must be a power of 2"):
+            scale.warmup(FakeTensor(4096), 100, BLOCK=64, grid=(1,), num_warps=3)
+
+
+@pytest.mark.parametrize("arch, target", [("sm80", "sm_80"), ("sm90", "sm_90a"),
+                                          (80, "sm_80"), ("sm_86", "sm_86")])
+def test_arch_option_and_override_arch_knob(recorder, arch, target):
+    # Triton's arch= option and knobs.runtime.override_arch pick the target.
+    compiled = scale.warmup(FakeTensor(4096), 100, BLOCK=64, grid=(1,), arch=arch)
+    assert compiled.metadata.target == target
+    assert ".target %s" % target in compiled.asm["ptx"]
+    with tile.knobs.runtime.scope():
+        tile.knobs.runtime.override_arch = str(arch)
+        assert scale.warmup(FakeTensor(4096), 100, BLOCK=64,
+                            grid=(1,)).metadata.target == target
+        if target != "sm_90a":
+            with pytest.raises(ValueError, match=r"num_ctas > 1 requires NVIDIA SM90\+"):
+                scale.warmup(FakeTensor(4096), 100, BLOCK=64, grid=(1,), num_ctas=2)
+
+
+def test_bad_arch_names_the_option(recorder):
+    with pytest.raises(ValueError, match="arch='gfx942': tile compiles for NVIDIA"):
+        scale.warmup(FakeTensor(4096), 100, BLOCK=64, grid=(1,), arch="gfx942")
+    with pytest.raises(ValueError, match="name the architecture once"):
+        scale.warmup(FakeTensor(4096), 100, BLOCK=64, grid=(1,), arch="sm80",
+                     target="sm_80")
 
 
 # -- jit(repr=...) names the compiled kernel ---------------------------------

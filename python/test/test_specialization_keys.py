@@ -125,6 +125,27 @@ def test_refused_pointers_name_the_argument(value, error, message):
     assert message in str(info.value)
 
 
+class PinnedHostTensor(FakeTensor):
+    """A CPU tensor in page-locked memory (torch's pin_memory())."""
+
+    def __init__(self, ptr, pinned):
+        super().__init__(ptr, is_cuda=False)
+        self.pinned = pinned
+
+    def is_pinned(self):
+        return self.pinned
+
+
+def test_pinned_host_tensors_launch_as_triton_allows():
+    # Unified addressing makes pinned host memory addressable by kernels.
+    with use_launcher(Recorder()) as recorder:
+        store_if_positive[(1,)](PinnedHostTensor(8192, True), 3)
+        with pytest.raises(ValueError, match="is a tensor on cpu"):
+            store_if_positive[(1,)](PinnedHostTensor(8192, False), 3)
+    assert len(recorder.launches) == 1
+    assert _spec_key("x_ptr", PinnedHostTensor(8192, True), False) == ("*fp32", True)
+
+
 def test_array_interface_specialises_like_a_tensor():
     store_if_positive.cache.clear()
     with use_launcher(Recorder()) as recorder:

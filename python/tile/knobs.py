@@ -5,11 +5,13 @@ reading it reads the variable (at that moment, so `os.environ` changes are
 seen); assigning it overrides the variable; `del` (or `scope()` ending)
 goes back to the variable. Groups:
 
-  knobs.runtime      debug, interpret, launch/load/compile hooks
+  knobs.runtime      debug, interpret, override_arch, launch/load/compile
+                     hooks
   knobs.cache        dir, enabled, remote_backend, redis_host, redis_port,
                      redis_key_format
   knobs.autotuning   print, cache
   knobs.compilation  dump_ir, always_compile
+  knobs.language     default_fp_fusion (enable_fp_fusion's default)
   knobs.nvidia       ptxas (its path and version)
 
 Hooks are called with Triton's arguments:
@@ -141,6 +143,9 @@ class _Group:
 class RuntimeKnobs(_Group):
     debug = env_knob("TILE_DEBUG", False, _parse_bool)
     interpret = env_knob("TILE_INTERPRET", False, _parse_bool)
+    # The architecture launches compile for when they name none (Triton's
+    # spelling, "sm80", or tile's, "sm_80"); unset: sm_90a.
+    override_arch = env_knob("TILE_OVERRIDE_ARCH", None)
 
     def __init__(self):
         self.launch_enter_hook = HookChain()
@@ -192,6 +197,12 @@ class CompilationKnobs(_Group):
     always_compile = env_knob("TILE_ALWAYS_COMPILE", False, _parse_bool)
 
 
+class LanguageKnobs(_Group):
+    # The default of the enable_fp_fusion launch option (a launch, warmup,
+    # Config or tile.compile that names it wins).
+    default_fp_fusion = env_knob("TILE_DEFAULT_FP_FUSION", True, _parse_bool)
+
+
 class PtxasKnob:
     """The ptxas tile assembles with, as libtile finds it (TILE_PTXAS, the
     CUDA toolkit, PATH, then `pip install tile[ptxas]`'s); None if none.
@@ -231,8 +242,9 @@ runtime = RuntimeKnobs()
 cache = CacheKnobs()
 autotuning = AutotuningKnobs()
 compilation = CompilationKnobs()
+language = LanguageKnobs()
 nvidia = NvidiaKnobs()
 
-__all__ = ["runtime", "cache", "autotuning", "compilation", "nvidia",
+__all__ = ["runtime", "cache", "autotuning", "compilation", "language", "nvidia",
            "HookChain",
            "env_knob"]

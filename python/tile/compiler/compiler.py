@@ -10,7 +10,8 @@ import warnings
 
 from tile import _C
 from tile.compiler.code_generator import CodeGenerator, is_jit_function
-from tile.compiler.errors import CompilationError, OutOfResources
+from tile.compiler.errors import (CompilationError, LaunchOptionError,
+                                  OutOfResources)
 from tile.compiler.ir_override import (assemble_ptx_override, check_ir_override,
                                        read_ir_override)
 from tile.compiler.values import Structure, is_aggregate
@@ -31,8 +32,8 @@ def check_options(num_warps, num_stages, fp_fusion, target="sm_90a"):
     if (not isinstance(num_warps, int) or isinstance(num_warps, bool) or
             num_warps <= 0 or num_warps & (num_warps - 1) or
             num_warps > _C.MAX_NUM_WARPS):
-        raise ValueError("num_warps must be a power of two in [1, %d], got %r"
-                         % (_C.MAX_NUM_WARPS, num_warps))
+        raise LaunchOptionError("num_warps must be a power of 2 in [1, %d], "
+                                "got %r" % (_C.MAX_NUM_WARPS, num_warps))
     if (not isinstance(num_stages, int) or isinstance(num_stages, bool) or
             not 1 <= num_stages <= _C.MAX_NUM_STAGES):
         raise ValueError("num_stages must be an integer in [1, %d], got %r"
@@ -59,8 +60,9 @@ def check_launch_options(num_warps=4, num_stages=3, num_ctas=1, maxnreg=None,
         raise ValueError("num_ctas must be 1, 2, 4 or 8 (CTAs in a cluster), "
                          "got %r" % (num_ctas,))
     if num_ctas > 1 and not target.startswith("sm_90"):
-        raise ValueError("num_ctas=%d needs thread-block clusters (sm_90 or "
-                         "later); the target is %s" % (num_ctas, target))
+        raise ValueError("num_ctas=%d needs thread-block clusters: num_ctas "
+                         "> 1 requires NVIDIA SM90+ (Hopper); the target is %s"
+                         % (num_ctas, target))
     if maxnreg is not None and (
             not isinstance(maxnreg, int) or isinstance(maxnreg, bool) or
             not MIN_MAXNREG <= maxnreg <= MAX_MAXNREG):
@@ -72,9 +74,6 @@ def check_launch_options(num_warps=4, num_stages=3, num_ctas=1, maxnreg=None,
                         ("enable_reflect_ftz", enable_reflect_ftz)):
         if not isinstance(value, bool):
             raise TypeError("%s must be True or False, got %r" % (name, value))
-    if launch_cooperative_grid and num_ctas > 1:
-        raise ValueError("launch_cooperative_grid and num_ctas > 1 cannot be "
-                         "combined: a cooperative launch has no clusters")
 
 
 def compile_to_gpu(fn, params, ir, num_warps, num_stages, target,
@@ -501,7 +500,7 @@ def _target_name(target):
 
 def compile(fn=None, signature=None, constexprs=None, num_warps=4,
             num_stages=3, target="sm_90a", divisibility=None,
-            enable_fp_fusion=True, num_ctas=1, maxnreg=None, debug=False,
+            enable_fp_fusion=None, num_ctas=1, maxnreg=None, debug=False,
             src=None, options=None, enable_reflect_ftz=True,
             ir_override=None):
     """Compiles `fn` ahead of time, without a GPU.
@@ -519,6 +518,9 @@ def compile(fn=None, signature=None, constexprs=None, num_warps=4,
         return compile(src.fn, signature, src.constexprs,
                        target=_target_name(target), **options)
     target = _target_name(target)
+    if enable_fp_fusion is None:
+        from tile import knobs
+        enable_fp_fusion = knobs.language.default_fp_fusion
     if not is_jit_function(fn):
         raise TypeError("tile.compile expects a @tile.jit function, got %r" % (fn,))
     constexprs = dict(constexprs or {})

@@ -61,3 +61,9 @@ class OutOfResources(TileError):
 
 class PTXASError(CompilationError):
     """ptxas refused the PTX tile made (a compiler bug: please report it)."""
+
+
+class LaunchOptionError(ValueError, AssertionError):
+    """A launch option's value outside what it allows. A ValueError that
+    names the option; also an AssertionError, because Triton asserts some
+    of these (num_warps a power of 2) and code written for it catches that."""

@@ -361,7 +361,7 @@ class JITFunction:
 
     def _interpret(self, grid, args, kwargs):
         kwargs = dict(kwargs)
-        for option in LAUNCH_OPTIONS:
+        for option in list(LAUNCH_OPTIONS) + ["arch"]:
             kwargs.pop(option, None)
         bound = self._bind(args, kwargs)
         if callable(grid):
@@ -379,7 +379,7 @@ class JITFunction:
                     "%s() got an unexpected argument '%s'; its parameters are "
                     "%s, and the launch options %s" % (
                         self.__name__, name, ", ".join(self.arg_names) or
-                        "(none)", ", ".join(LAUNCH_OPTIONS)))
+                        "(none)", ", ".join(list(LAUNCH_OPTIONS) + ["arch"])))
             if name in bound:
                 raise TypeError("%s() got two values for argument '%s'" %
                                 (self.__name__, name))

@@ -105,7 +105,7 @@ def _unsupported_argument(name, value):
     if hasattr(value, "data_ptr"):
         if getattr(value, "is_cuda", True) is False:
             return ValueError("argument '%s' is a tensor on %s; tile kernels "
-                              "take CUDA tensors"
+                              "take CUDA tensors (or pinned host memory)"
                               % (name, getattr(value, "device", "the CPU")))
         return TypeError("argument '%s': data_ptr() must return an integer "
                          "address" % name)
