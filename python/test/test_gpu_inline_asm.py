@@ -50,3 +50,11 @@ def test_scalar():
     out = torch.full((1,), -1, dtype=torch.int32, device="cuda")
     ia.scalar_asm[(1,)](out, 1000)
     assert out.item() == 1041
+
+
+@pytest.mark.parametrize("block", [256, 1024])
+def test_pointer_operands(block):
+    x = torch.randint(0, 256, (N,), dtype=torch.uint8, device="cuda")
+    y = torch.full_like(x, 0xA5)
+    ia.shift_through_pointers[grid(block)](x, y, N, BLOCK=block)
+    assert torch.equal(y, ((x.to(torch.int32) << 3) % 256).to(torch.uint8))

@@ -60,11 +60,12 @@ def bad_pack(x_ptr, BLOCK: tl.constexpr):
 
 
 @tile.jit
-def pointer_operand(x_ptr, BLOCK: tl.constexpr):
+def pointer_result(x_ptr, BLOCK: tl.constexpr):
     p = x_ptr + tl.arange(0, BLOCK)
-    y = tl.inline_asm_elementwise("mov.b64 $0, $1;", "=l,l", [p],
-                                  dtype=tl.int64, is_pure=True, pack=1)
-    tl.store(x_ptr + tl.arange(0, BLOCK), y.to(tl.int32))
+    q = tl.inline_asm_elementwise("mov.b64 $0, $1;", "=l,l", [p],
+                                  dtype=tl.pointer_type(tl.int32), is_pure=True,
+                                  pack=1)
+    tl.store(q, 1)
 
 
 @tile.jit
@@ -78,7 +79,7 @@ def scalar_packed(x_ptr, v):
     (wrong_count, "constraints name 3 operands \\(1 outputs\\), but the results "
                   "and arguments need 1 outputs and 1 inputs"),
     (bad_pack, "pack must be a positive power of two, got 3"),
-    (pointer_operand, "must be integers or floats of at least 8 bits"),
+    (pointer_result, "results integers or floats of at least 8 bits"),
     (scalar_packed, "pack=2 needs a tensor argument"),
 ])
 def test_misuse_fails_at_the_line(fn, message):
@@ -89,3 +90,10 @@ def test_misuse_fails_at_the_line(fn, message):
     assert "test_inline_asm.py:" in text and "^" in text
     assert "inline_asm_elementwise" in text.splitlines()[-2] or \
         any("inline_asm_elementwise" in line for line in text.splitlines())
+
+
+def test_pointer_operands_pass_their_addresses():
+    ptx = compile_ptx(ia.shift_through_pointers, {"x_ptr": U8, "y_ptr": U8,
+                                                  "n": "i32"}, {"BLOCK": 256})
+    # Each instance gets two 64-bit address registers.
+    assert "ld.global.b8 %r" in ptx and ", [%rd" in ptx and "st.global.b8 [%rd" in ptx

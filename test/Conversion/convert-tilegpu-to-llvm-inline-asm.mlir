@@ -76,4 +76,14 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared = 0 : i64, tilegp
     tile.store %p, %0 : !tile.ptr<i32>
     return
   }
+
+  // A pointer operand reaches the asm as its 64-bit address.
+  // CHECK-LABEL: func.func @pointer_operand
+  // CHECK: %[[A:.*]] = tile.ptr_to_int %{{.*}} : !tile.ptr<i8> -> i64
+  // CHECK: llvm.inline_asm has_side_effects asm_dialect = att "ld.global.b8 $0, [$1];", "=r,l" %[[A]] : (i64) -> i8
+  func.func @pointer_operand(%p: !tile.ptr<i8>) attributes {tile.kernel} {
+    %0 = tile.elementwise_inline_asm "ld.global.b8 $0, [$1];" {constraints = "=r,l", pure = false, packed_element = 1 : i32} %p : (!tile.ptr<i8>) -> i8
+    tile.store %p, %0 : !tile.ptr<i8>
+    return
+  }
 }

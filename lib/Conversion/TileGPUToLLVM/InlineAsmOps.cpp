@@ -96,10 +96,25 @@ struct ElementwiseInlineAsmPattern
         SmallVector<Value> lanes;
         for (int64_t lane = 0; lane < pack; ++lane) {
           int64_t reg = base + lane;
-          if (reg < registers)
-            lanes.push_back(value.size() == 1 ? value[0] : value[reg]);
-          else
-            lanes.push_back(LLVM::UndefOp::create(rewriter, loc, element));
+          Value lanesValue = reg < registers
+                                 ? (value.size() == 1 ? value[0] : value[reg])
+                                 : Value();
+          // A pointer goes to the asm as its 64-bit address ("l").
+          if (isa<PointerType>(element)) {
+            lanes.push_back(
+                lanesValue ? PtrToIntOp::create(rewriter, loc,
+                                                rewriter.getI64Type(),
+                                                lanesValue)
+                                 .getResult()
+                           : LLVM::UndefOp::create(rewriter, loc,
+                                                   rewriter.getI64Type())
+                                 .getResult());
+            continue;
+          }
+          lanes.push_back(lanesValue ? lanesValue
+                                     : LLVM::UndefOp::create(rewriter, loc,
+                                                             element)
+                                           .getResult());
         }
         for (int64_t i = 0; i < pack; i += perOperand)
           asmOperands.push_back(packIntoWord(

@@ -69,3 +69,16 @@ def scalar_asm(out_ptr, v):
     tl.store(out_ptr, tl.inline_asm_elementwise(
         "add.s32 $0, $1, 41;", "=r,r", [v], dtype=tl.int32, is_pure=True,
         pack=1))
+
+
+@tile.jit
+def shift_through_pointers(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    # Pointers as operands ("l"): the asm loads and stores through them.
+    # Masked-off lanes point at element 0, whose result the asm writes
+    # again with the same value.
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    offs = tl.where(offs < n, offs, 0)
+    tl.inline_asm_elementwise(
+        "ld.global.b8 $0, [$1]; shl.b32 $0, $0, 3; st.global.b8 [$2], $0;",
+        "=r,l,l", [x_ptr + offs, y_ptr + offs], dtype=tl.int8,
+        is_pure=False, pack=1)

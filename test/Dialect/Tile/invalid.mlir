@@ -916,8 +916,16 @@ func.func @inline_asm_output_first(%x: f32) {
 // -----
 
 func.func @inline_asm_bool(%x: i1) {
-  // expected-error @+1 {{operands and results must be integers or floats of at least 8 bits, got 'i1'}}
+  // expected-error @+1 {{operands must be pointers, integers or floats of at least 8 bits, and results integers or floats of at least 8 bits, got 'i1'}}
   %0 = tile.elementwise_inline_asm "mov.pred $0, $1;" {constraints = "=b,b", pure = true, packed_element = 1 : i32} %x : (i1) -> i1
+  return
+}
+
+// -----
+
+func.func @inline_asm_pointer_result(%p: !tile.ptr<f32>) {
+  // expected-error @+1 {{results integers or floats of at least 8 bits, got '!tile.ptr<f32>'}}
+  %0 = tile.elementwise_inline_asm "mov.b64 $0, $1;" {constraints = "=l,l", pure = true, packed_element = 1 : i32} %p : (!tile.ptr<f32>) -> !tile.ptr<f32>
   return
 }
 

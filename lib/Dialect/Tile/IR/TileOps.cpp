@@ -752,6 +752,8 @@ void ExternElementwiseOp::getEffects(
 
 int64_t ElementwiseInlineAsmOp::elementsPerAsmOperand(Type element,
                                                       int64_t pack) {
+  if (!element.isIntOrFloat())
+    return 1; // a pointer: one 64-bit operand
   unsigned bits = element.getIntOrFloatBitWidth();
   return bits >= 32 ? 1 : std::min<int64_t>(pack, 32 / bits);
 }
@@ -770,9 +772,14 @@ LogicalResult ElementwiseInlineAsmOp::verify() {
         std::make_pair(false, TypeRange(getArgs().getTypes()))}) {
     for (Type type : types) {
       Type element = getElementTypeOrSelf(type);
-      if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() < 8)
-        return emitOpError("operands and results must be integers or floats "
-                           "of at least 8 bits, got ")
+      // Pointers may be operands (an "l" address the asm loads or stores
+      // through), as in Triton; results are numbers.
+      bool pointerOperand = !isResult && isa<PointerType>(element);
+      if (!pointerOperand &&
+          (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() < 8))
+        return emitOpError("operands must be pointers, integers or floats "
+                           "of at least 8 bits, and results integers or "
+                           "floats of at least 8 bits, got ")
                << element;
       (isResult ? outputs : inputs) +=
           pack / elementsPerAsmOperand(element, pack);
