@@ -190,3 +190,12 @@ def test_an_int_literal_that_does_not_fit_is_an_error():
 def test_an_int_literal_that_does_not_fit_is_an_error_interpreted(interpreted):
     with pytest.raises(Exception, match="out of range for type tl.int32"):
         add_literal[(1,)](np.zeros(1, np.int64), HUGE=-2**31 - 1)
+
+
+@pytest.mark.parametrize("literal, ir_type", [
+    (1e+50, "f64"), (1e-50, "f64"), (1e+10, "f32"), (1.0, "f32"), (0.0, "f32"),
+    (float("inf"), "f32"), (float("nan"), "f32"), (2**40, "i64"), (5, "i32")])
+def test_assigned_literals_take_the_type_that_holds_them(literal, ir_type):
+    from tile.language import semantic as sem
+    # A float beyond float32's normal range is float64 (1e50 would be inf).
+    assert sem.python_scalar_type(literal).to_ir() == ir_type

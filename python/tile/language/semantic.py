@@ -110,7 +110,14 @@ def python_scalar_type(value):
             return d.uint64
         raise SemanticError("integer %d does not fit in 64 bits" % value)
     if isinstance(value, float):
-        return d.float32
+        # float32 where it holds the value's magnitude as a normal number
+        # (or the value is 0, inf or nan), else float64: 1e50 must not
+        # become inf (Triton's rule).
+        magnitude = abs(value)
+        if magnitude == 0.0 or magnitude == float("inf") or value != value or \
+                2.0 ** -126 <= magnitude <= (2 - 2.0 ** -23) * 2.0 ** 127:
+            return d.float32
+        return d.float64
     raise SemanticError("cannot use a %s here" % type(value).__name__)
 
 
