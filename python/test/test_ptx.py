@@ -17,9 +17,9 @@ def test_vector_add_ptx_is_vectorised():
                           divisibility=["x_ptr", "y_ptr", "out_ptr", "n_elements"])
     filecheck(kernel.asm["ptx"], r"""
 CHECK: .entry add_kernel
-CHECK: ld.global.v4.f32
-CHECK: ld.global.v4.f32
-CHECK: st.global.v4.f32
+CHECK: ld.global.v4.b32
+CHECK: ld.global.v4.b32
+CHECK: st.global.v4.b32
 """)
     assert len(kernel.asm["cubin"]) > 0
 

@@ -80,8 +80,8 @@
 // of a loop that stores to the same address.
 // CHECK-LABEL: func.func @load_store_loop
 // CHECK: scf.for
-// CHECK: llvm.inline_asm has_side_effects {{.*}}ld.global.f32
-// CHECK: st.global.f32
+// CHECK: llvm.inline_asm has_side_effects {{.*}}ld.global.b32
+// CHECK: st.global.b32
 
 // A tensor atomic with two elements a thread, no mask and no copies to
 // silence: its atoms run under a constant-true guard (no guard at all once

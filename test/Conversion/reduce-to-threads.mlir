@@ -25,10 +25,10 @@ func.func @sum(%p: !tile.ptr<f32>) attributes {tile.kernel} {
 // Four registers of a row per thread combine as a tree, neighbours first
 // ((r0, r1), (r2, r3)), before the lane shuffles.
 // CHECK-LABEL: func.func @row_max
-// CHECK: %[[R0:.*]] = llvm.inline_asm {{.*}}ld.global.f32
-// CHECK: %[[R1:.*]] = llvm.inline_asm {{.*}}ld.global.f32
-// CHECK: %[[R2:.*]] = llvm.inline_asm {{.*}}ld.global.f32
-// CHECK: %[[R3:.*]] = llvm.inline_asm {{.*}}ld.global.f32
+// CHECK: %[[R0:.*]] = llvm.inline_asm {{.*}}ld.global.b32
+// CHECK: %[[R1:.*]] = llvm.inline_asm {{.*}}ld.global.b32
+// CHECK: %[[R2:.*]] = llvm.inline_asm {{.*}}ld.global.b32
+// CHECK: %[[R3:.*]] = llvm.inline_asm {{.*}}ld.global.b32
 // CHECK-NEXT: %[[P0:.*]] = arith.maxnumf %[[R0]], %[[R1]] : f32
 // CHECK-NEXT: %[[P1:.*]] = arith.maxnumf %[[R2]], %[[R3]] : f32
 // CHECK-NEXT: %[[ROW:.*]] = arith.maxnumf %[[P0]], %[[P1]] : f32

@@ -16,8 +16,8 @@
 
 // LLVM: llvm.func @add_kernel({{.*}}) attributes {nvvm.kernel, nvvm.reqntid = array<i32: 128, 1, 1>}
 // LLVM: nvvm.read.ptx.sreg.tid.x
-// LLVM: llvm.inline_asm {{.*}}ld.global.v4.f32
-// LLVM: llvm.inline_asm has_side_effects {{.*}}st.global.v4.f32
+// LLVM: llvm.inline_asm {{.*}}ld.global.v4.b32
+// LLVM: llvm.inline_asm has_side_effects {{.*}}st.global.v4.b32
 
 func.func @add_kernel(%arg0: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %arg1: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %arg2: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %arg3: i32 {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
   %0 = tile.get_program_id x

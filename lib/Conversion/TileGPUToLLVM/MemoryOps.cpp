@@ -37,7 +37,9 @@ WordKind wordKindFor(MLIRContext *context, Type element, unsigned totalBits) {
     return {64, "b64", "l", b.getI64Type()};
   if (totalBits >= 32) {
     if (element.isF32())
-      return {32, "f32", "f", b.getF32Type()};
+      // .b32 with f32 registers: PTX lets bit-size types take any
+      // operand of their size (and Triton spells its loads so).
+      return {32, "b32", "f", b.getF32Type()};
     return {32, "b32", "r", b.getI32Type()};
   }
   if (totalBits == 16)
