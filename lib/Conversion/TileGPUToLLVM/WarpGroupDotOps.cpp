@@ -125,6 +125,27 @@ Value emitRegisterA(OpBuilder &b, Location loc, LLVM::LLVMStructType accType,
       .getResult(0);
 }
 
+/// `wgmma.wait_group 0` with `registers` (f32 accumulator values) tied
+/// through it, so that nothing reads them before the MMAs writing them
+/// retire; the registers as they are after the wait.
+SmallVector<Value> waitTied(OpBuilder &b, Location loc, ValueRange registers) {
+  std::string outputs, inputs;
+  for (size_t i = 0; i < registers.size(); ++i) {
+    outputs += std::string(i ? "," : "") + "=f";
+    inputs += std::string(i ? "," : "") + std::to_string(i);
+  }
+  auto type = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(registers.getTypes()));
+  auto wait = emitInlineAsm(b, loc, type, registers,
+                            "wgmma.wait_group.sync.aligned 0;",
+                            outputs + "," + inputs, /*hasSideEffects=*/true);
+  SmallVector<Value> after;
+  for (size_t i = 0; i < registers.size(); ++i)
+    after.push_back(
+        LLVM::ExtractValueOp::create(b, loc, wait.getResult(0), i));
+  return after;
+}
+
 struct WarpGroupDotPattern : OpConversionPattern<WarpGroupDotOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -226,38 +247,70 @@ struct WarpGroupDotPattern : OpConversionPattern<WarpGroupDotOp> {
         value = LLVM::PoisonOp::create(rewriter, loc, accType);
     auto scaleZero =
         NVVM::WGMMAScaleOutAttr::get(context, NVVM::WGMMAScaleOut::zero);
-    NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
-    for (int64_t m = 0; m < repsM; ++m)
-      for (int64_t n = 0; n < repsN; ++n) {
-        // Accumulator registers: instruction bits, then N, then M reps.
-        int64_t first = (m * repsN + n) * regsPerInstr;
-        Value packed = LLVM::PoisonOp::create(rewriter, loc, structType);
-        for (int64_t r = 0; r < regsPerInstr; ++r)
-          packed = LLVM::InsertValueOp::create(rewriter, loc, packed,
-                                               acc[first + r], r);
-        for (int64_t k = 0; k < K; k += instrK) {
-          Value descB = at(bBase, bDesc.byteOffset(n * groupsN * instrN, k));
-          if (!aBuffer) {
-            ValueRange words = ValueRange(aWords).slice(
-                (m * (K / instrK) + k / instrK) * 4, 4);
-            packed = emitRegisterA(rewriter, loc, structType, packed, words,
-                                   descB, instrN, element, !bDesc.kMajor,
-                                   !(zeroInit && k == 0));
-            continue;
+    // The wgmmas over K in [kBegin, kEnd) into `into` (the accumulator
+    // registers; `fresh`: their old values are ignored).
+    auto issue = [&](SmallVector<Value> &into, int64_t kBegin, int64_t kEnd,
+                     bool fresh) {
+      NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
+      for (int64_t m = 0; m < repsM; ++m)
+        for (int64_t n = 0; n < repsN; ++n) {
+          // Accumulator registers: instruction bits, then N, then M reps.
+          int64_t first = (m * repsN + n) * regsPerInstr;
+          Value packed = LLVM::PoisonOp::create(rewriter, loc, structType);
+          for (int64_t r = 0; r < regsPerInstr; ++r)
+            packed = LLVM::InsertValueOp::create(rewriter, loc, packed,
+                                                 into[first + r], r);
+          for (int64_t k = kBegin; k < kEnd; k += instrK) {
+            bool ignoreOld = fresh && k == kBegin;
+            Value descB = at(bBase, bDesc.byteOffset(n * groupsN * instrN, k));
+            if (!aBuffer) {
+              ValueRange words = ValueRange(aWords).slice(
+                  (m * (K / instrK) + k / instrK) * 4, 4);
+              packed = emitRegisterA(rewriter, loc, structType, packed, words,
+                                     descB, instrN, element, !bDesc.kMajor,
+                                     !ignoreOld);
+              continue;
+            }
+            Value descA = at(aBase, aDesc.byteOffset(m * groupsM * 64, k));
+            packed = NVVM::WgmmaMmaAsyncOp::create(
+                rewriter, loc, structType, packed, descA, descB, shape, typeAB,
+                typeAB, typeD, ignoreOld ? scaleZero : scaleOut, scaleIn,
+                scaleIn, aLayout, bLayout, NVVM::MMAIntOverflowAttr());
           }
-          Value descA = at(aBase, aDesc.byteOffset(m * groupsM * 64, k));
-          packed = NVVM::WgmmaMmaAsyncOp::create(
-              rewriter, loc, structType, packed, descA, descB, shape, typeAB,
-              typeAB, typeD, zeroInit && k == 0 ? scaleZero : scaleOut, scaleIn,
-              scaleIn, aLayout, bLayout, NVVM::MMAIntOverflowAttr());
+          for (int64_t r = 0; r < regsPerInstr; ++r)
+            into[first + r] =
+                LLVM::ExtractValueOp::create(rewriter, loc, packed, r);
         }
-        for (int64_t r = 0; r < regsPerInstr; ++r)
-          acc[first + r] =
-              LLVM::ExtractValueOp::create(rewriter, loc, packed, r);
-      }
-    NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
-    if (!op.getIsAsync())
-      NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, 0);
+      NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
+    };
+
+    // fp8 wgmma sums its products at reduced precision. With
+    // max_num_imprecise_acc = n, each n-deep slice of K (at least one
+    // instruction's) goes into a zeroed partial accumulator, which is
+    // waited for and added to the f32 accumulator, so no more than n
+    // products are ever summed imprecisely (the carried accumulator from
+    // earlier loop iterations included). A zero accumulator needs no split
+    // when all of K fits one slice.
+    int64_t imprecise = op.getMaxNumImpreciseAcc();
+    int64_t slice = std::max(imprecise, instrK);
+    if (imprecise == 0 || (zeroInit && slice >= K)) {
+      issue(acc, 0, K, zeroInit);
+      if (!op.getIsAsync())
+        NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, 0);
+      rewriter.replaceOpWithMultiple(op, {acc});
+      return success();
+    }
+    for (int64_t kBegin = 0; kBegin < K; kBegin += slice) {
+      SmallVector<Value> partial(acc.size());
+      for (Value &value : partial)
+        value = LLVM::PoisonOp::create(rewriter, loc, accType);
+      issue(partial, kBegin, std::min(K, kBegin + slice), /*fresh=*/true);
+      partial = waitTied(rewriter, loc, partial);
+      for (auto [sum, part] : llvm::zip(acc, partial))
+        sum = zeroInit && kBegin == 0
+                  ? part
+                  : LLVM::FAddOp::create(rewriter, loc, sum, part).getResult();
+    }
     rewriter.replaceOpWithMultiple(op, {acc});
     return success();
   }

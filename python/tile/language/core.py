@@ -680,7 +680,7 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None,
         precision = "tf32" if _unwrap(allow_tf32) else "ieee"
     return tensor(sem.dot(current_builder(), _tensor(input), _tensor(other),
                           _raw(acc) if acc is not None else None, precision,
-                          _unwrap(out_dtype)))
+                          _unwrap(out_dtype), _unwrap(max_num_imprecise_acc)))
 
 
 def _combine_add(b, lhs, rhs):

@@ -1048,9 +1048,18 @@ def dot_types(a, c, input_precision, out_dtype):
     return input_precision, out, tuple(a.shape[:-1]) + (c.shape[-1],)
 
 
-def dot(b, a, c, acc, input_precision, out_dtype):
+def dot(b, a, c, acc, input_precision, out_dtype, max_num_imprecise_acc=None):
     input_precision, out, shape = dot_types(a.type, c.type, input_precision,
                                             out_dtype)
+    imprecise = max_num_imprecise_acc or 0
+    if isinstance(imprecise, bool) or not isinstance(imprecise, int) or imprecise < 0:
+        raise SemanticError("max_num_imprecise_acc must be None or a "
+                            "non-negative constexpr integer, got %r"
+                            % (max_num_imprecise_acc,))
+    # Only fp8 products are accumulated at reduced precision (wgmma);
+    # other dots already meet any bound.
+    if not a.type.scalar.is_fp8():
+        imprecise = 0
     if len(shape) > 3:
         # Several batch dimensions fold into one (a row-major reshape), the
         # batched 3-D dot runs, and the result unfolds.
@@ -1063,7 +1072,7 @@ def dot(b, a, c, acc, input_precision, out_dtype):
         if acc is not None and isinstance(acc, Value) and acc.type.is_block():
             acc = fold(broadcast_to(b, _to_rank(b, acc, len(shape)), shape),
                        shape[-2], shape[-1])
-        product = dot(b, a3, c3, acc, input_precision, out_dtype)
+        product = dot(b, a3, c3, acc, input_precision, out_dtype, imprecise)
         return reshape(b, product, shape)
     if acc is None:
         acc = full(b, shape, 0, out)
@@ -1071,13 +1080,14 @@ def dot(b, a, c, acc, input_precision, out_dtype):
         acc = broadcast_to(b, cast(b, lift(b, acc, out), acc.type.scalar if isinstance(acc, Value) else out), shape)
     if input_precision in _SPLIT_PRODUCTS:
         return _split_dot(b, a, c, acc, input_precision)
-    return _dot_op(b, a, c, acc, input_precision)
+    return _dot_op(b, a, c, acc, input_precision, imprecise)
 
 
-def _dot_op(b, a, c, acc, input_precision):
+def _dot_op(b, a, c, acc, input_precision, imprecise=0):
     prec = "" if input_precision == "ieee" else " inputPrecision = %s" % input_precision
-    return b.op(acc.type, "tile.dot %s, %s, %s%s : %s * %s -> %s" % (
-        a.name, c.name, acc.name, prec, a.type.to_ir(), c.type.to_ir(),
+    attrs = " {maxNumImpreciseAcc = %d : i32}" % imprecise if imprecise else ""
+    return b.op(acc.type, "tile.dot %s, %s, %s%s%s : %s * %s -> %s" % (
+        a.name, c.name, acc.name, prec, attrs, a.type.to_ir(), c.type.to_ir(),
         acc.type.to_ir()))
 
 

@@ -41,6 +41,20 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 
 // -----
 
+// max_num_imprecise_acc travels onto the warpgroup dot (the lowering
+// slices K by it).
+// CHECK-LABEL: func.func @fp8_imprecise_bound
+// CHECK: tilegpu.warpgroup_dot {{.*}} maxNumImpreciseAcc = 32
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @fp8_imprecise_bound(%a: tensor<64x64xf8E5M2, #blocked>, %b: tensor<64x64xf8E5M2, #blocked>, %c: tensor<64x64xf32, #blocked>) -> tensor<64x64xf32, #blocked> {
+    %d = tile.dot %a, %b, %c {maxNumImpreciseAcc = 32 : i32} : tensor<64x64xf8E5M2, #blocked> * tensor<64x64xf8E5M2, #blocked> -> tensor<64x64xf32, #blocked>
+    return %d : tensor<64x64xf32, #blocked>
+  }
+}
+
+// -----
+
 // tf32 only when asked for: an IEEE fp32 dot stays on the FMA path. A
 // 32-row fp16 tile is too small for a warpgroup MMA (64 rows) and takes
 // mma.sync instead.

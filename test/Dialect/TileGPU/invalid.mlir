@@ -68,6 +68,21 @@ func.func @f(%a: tensor<16x16xf16, #tilegpu.dot_op<{opIdx = 2, parent = #tilegpu
 
 // -----
 
+// Only fp8 products are summed at reduced precision: the bound is an fp8
+// option.
+#mma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+#ka = #tilegpu.nvmma_shared<{swizzle = 64, order = [1, 0]}>
+#kb = #tilegpu.nvmma_shared<{swizzle = 64, order = [0, 1]}>
+module attributes {tilegpu.num_warps = 4 : i32} {
+  func.func @f(%a: !tilegpu.memdesc<64x32xf16, #ka>, %b: !tilegpu.memdesc<32x64xf16, #kb>, %c: tensor<64x64xf32, #mma>) {
+    // expected-error @+1 {{maxNumImpreciseAcc applies only to fp8 operands}}
+    %d = tilegpu.warpgroup_dot %a, %b, %c maxNumImpreciseAcc = 16 : !tilegpu.memdesc<64x32xf16, #ka> * !tilegpu.memdesc<32x64xf16, #kb> -> tensor<64x64xf32, #mma>
+    return
+  }
+}
+
+// -----
+
 #mma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
 #ka = #tilegpu.nvmma_shared<{swizzle = 64, order = [1, 0]}>
 #kb = #tilegpu.nvmma_shared<{swizzle = 64, order = [0, 1]}>

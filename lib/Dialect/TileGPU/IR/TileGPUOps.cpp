@@ -261,6 +261,11 @@ LogicalResult WarpGroupDotOp::verify() {
                          << " accumulator"
                          << (element.isF32() ? " (fp32 needs tf32 precision)"
                                              : "");
+  int64_t imprecise = getMaxNumImpreciseAcc();
+  if (imprecise < 0)
+    return emitOpError("maxNumImpreciseAcc must be non-negative");
+  if (imprecise > 0 && !tile::isFp8(element))
+    return emitOpError("maxNumImpreciseAcc applies only to fp8 operands");
   auto bLayout = dyn_cast<NVMMASharedEncodingAttr>(bType.getEncoding());
   NVMMASharedEncodingAttr aLayout;
   if (auto aBuffer = dyn_cast<MemDescType>(aType))

@@ -314,8 +314,9 @@ struct AccelerateMatmulPass
       b.setInsertionPoint(dot);
       Value c = ConvertLayoutOp::create(b, loc, cType.cloneWithEncoding(mma),
                                         dot.getC());
-      auto wgmma = WarpGroupDotOp::create(b, loc, c.getType(), a, bBuffer, c,
-                                          dot.getInputPrecision());
+      auto wgmma = WarpGroupDotOp::create(
+          b, loc, c.getType(), a, bBuffer, c, dot.getInputPrecision(),
+          /*isAsync=*/false, dot.getMaxNumImpreciseAcc());
       Value back = ConvertLayoutOp::create(b, loc, cType, wgmma);
       dot.replaceAllUsesWith(back);
       dot.erase();

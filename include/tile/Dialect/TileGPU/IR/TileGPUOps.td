@@ -148,6 +148,13 @@ def TileGPU_WarpGroupDotOp : TileGPU_Op<"warpgroup_dot",
     `tilegpu.warpgroup_dot_wait`, and A and B must stay unchanged until
     that wait says the MMA is done.
 
+    With `maxNumImpreciseAcc = n` (fp8 operands; tl.dot's
+    max_num_imprecise_acc), at most n products are summed by the tensor
+    cores' reduced-precision fp8 accumulation before they reach the f32
+    accumulator: each n-deep slice of K goes into a zeroed partial
+    accumulator, waited for and added in f32 (the op then waits even when
+    `async`).
+
     ```mlir
     %d = tilegpu.warpgroup_dot %a, %b, %c
         : !tilegpu.memdesc<128x64xf16, #nvmma_a> * !tilegpu.memdesc<64x128xf16, #nvmma_b>
@@ -157,10 +164,12 @@ def TileGPU_WarpGroupDotOp : TileGPU_Op<"warpgroup_dot",
   let arguments = (ins AnyTypeOf<[TileGPU_MemDescType, Tile_Tensor]>:$a,
     TileGPU_MemDescType:$b, Tile_Tensor:$c,
     DefaultValuedAttr<Tile_InputPrecision, "::mlir::tile::InputPrecision::IEEE">:$inputPrecision,
-    UnitAttr:$isAsync);
+    UnitAttr:$isAsync,
+    DefaultValuedAttr<I32Attr, "0">:$maxNumImpreciseAcc);
   let results = (outs Tile_Tensor:$d);
   let assemblyFormat = [{
     $a `,` $b `,` $c (`inputPrecision` `=` $inputPrecision^)? (`async` $isAsync^)?
+    (`maxNumImpreciseAcc` `=` $maxNumImpreciseAcc^)?
     attr-dict `:` type($a) `*` type($b) `->` type($d)
   }];
   let hasVerifier = 1;
