@@ -199,3 +199,27 @@ def test_assigned_literals_take_the_type_that_holds_them(literal, ir_type):
     from tile.language import semantic as sem
     # A float beyond float32's normal range is float64 (1e50 would be inf).
     assert sem.python_scalar_type(literal).to_ir() == ir_type
+
+
+@tile.jit
+def abs_kernel(x_ptr, z_ptr, SIZE: tl.constexpr):
+    offs = tl.arange(0, SIZE)
+    tl.store(z_ptr + offs, tl.abs(tl.load(x_ptr + offs)))
+
+
+@pytest.mark.parametrize("dtype", ["fp8e4nv", "fp8e5"])
+def test_fp8_abs_clears_the_sign_bit(dtype):
+    # fp8 has no float arithmetic to lower math.absf to: |x| is x & 0x7f.
+    kernel = compiled(abs_kernel, {"x_ptr": "*" + dtype, "z_ptr": "*" + dtype},
+                      SIZE=256)
+    assert "arith.andi" in kernel.asm["tile"] and "math.absf" not in kernel.asm["tile"]
+    assert len(kernel.asm["cubin"]) > 0
+
+
+def test_a_compile_error_keeps_its_cause_without_tile_frames():
+    # Triton's tests read the message off error.__cause__.
+    with pytest.raises(tile.CompilationError) as info:
+        compiled(bad_program_id, {"out": "*i32"})
+    cause = info.value.__cause__
+    assert "program_id axis must be 0, 1, or 2 but got 20" in str(cause)
+    assert cause.__traceback__ is None

@@ -126,10 +126,13 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
         except CompilationError:
             raise
         except sem.SemanticError as e:
-            raise self.error(node, str(e)) from None
+            # The cause is kept, as Triton keeps it (its tests and users
+            # read `error.__cause__`), without its frames inside tile.
+            raise self.error(node, str(e)) from e.with_traceback(None)
         except (TypeError, ValueError, AttributeError, IndexError, KeyError,
                 ZeroDivisionError, NameError) as e:
-            raise self.error(node, "%s: %s" % (type(e).__name__, e)) from None
+            raise self.error(node, "%s: %s" % (type(e).__name__, e)) \
+                from e.with_traceback(None)
         finally:
             self.builder.location = saved
 

@@ -632,6 +632,11 @@ erf = _math("erf", "math.erf")
 def abs(x):
     b = current_builder()
     v = _tensor(x)
+    if v.type.scalar.is_fp8():
+        # fp8 has no arithmetic of its own: clearing the sign bit is |x|
+        # (NaN stays NaN), as Triton does it.
+        bits = cast(tensor(v), d.int8, bitcast=True) & 0x7F
+        return cast(bits, v.type.scalar, bitcast=True)
     if v.type.scalar.is_floating():
         return tensor(sem.unary_math(b, "math.absf", v))
     if v.type.scalar.is_int_unsigned():
