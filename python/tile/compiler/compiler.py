@@ -8,7 +8,7 @@ import inspect
 import os
 import warnings
 
-from tile import _C
+from tile import _C, knobs
 from tile.compiler.code_generator import CodeGenerator, is_jit_function
 from tile.compiler.errors import (CompilationError, LaunchOptionError,
                                   OutOfResources)
@@ -519,7 +519,6 @@ def compile(fn=None, signature=None, constexprs=None, num_warps=4,
                        target=_target_name(target), **options)
     target = _target_name(target)
     if enable_fp_fusion is None:
-        from tile import knobs
         enable_fp_fusion = knobs.language.default_fp_fusion
     if not is_jit_function(fn):
         raise TypeError("tile.compile expects a @tile.jit function, got %r" % (fn,))
