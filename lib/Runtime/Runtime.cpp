@@ -190,7 +190,7 @@ bool driverAvailable(std::string &error) {
 
 bool loadKernel(const std::string &cubin, const std::string &name,
                 unsigned sharedBytes, unsigned threads, int device,
-                LoadedKernel &kernel, std::string &error) {
+                LoadedKernel &kernel, std::string &error, bool probeParams) {
   Driver &d = driver();
   if (!d.ok) {
     error = d.error;
@@ -233,7 +233,7 @@ bool loadKernel(const std::string &cubin, const std::string &name,
     }
   }
   kernel.paramBytes.clear();
-  if (d.cuFuncGetParamInfo) {
+  if (probeParams && d.cuFuncGetParamInfo) {
     size_t offset, size;
     while (kernel.paramBytes.size() < kMaxParams &&
            d.cuFuncGetParamInfo(function, kernel.paramBytes.size(), &offset,

@@ -156,20 +156,21 @@ PYBIND11_MODULE(_C, m) {
       "load_kernel",
       [](py::bytes cubin, const std::string &name, unsigned shared,
          unsigned threads, int device, unsigned ctasPerProgram,
-         bool cooperative, bool dependentLaunch) {
+         bool cooperative, bool dependentLaunch, bool probeParams) {
         tile::LoadedKernel kernel;
         kernel.ctasPerProgram = ctasPerProgram;
         kernel.cooperative = cooperative;
         kernel.dependentLaunch = dependentLaunch;
         std::string error;
         if (!tile::loadKernel(std::string(cubin), name, shared, threads, device,
-                              kernel, error))
+                              kernel, error, probeParams))
           throw std::runtime_error(error);
         return kernel;
       },
       py::arg("cubin"), py::arg("name"), py::arg("shared"), py::arg("threads"),
       py::arg("device") = 0, py::arg("ctas_per_program") = 1,
-      py::arg("cooperative") = false, py::arg("dependent_launch") = false);
+      py::arg("cooperative") = false, py::arg("dependent_launch") = false,
+      py::arg("probe_params") = false);
 
   // The baseline of the launch benchmark: `repeat` back-to-back
   // cuLaunchKernel calls from C++ with packed parameters; µs per call.

@@ -61,9 +61,15 @@ TILE_API bool driverAvailable(std::string &error);
 /// Loads `cubin` on `device` (into its primary context, the one PyTorch
 /// uses, made current if another is) and finds kernel `name`; raises the
 /// dynamic shared-memory limit when the kernel needs more than 48 KiB.
+/// With `probeParams` (a kernel from PTX that tile did not write, which
+/// may declare parameters past the ones a launch packs) it records the
+/// kernel's parameter sizes, asking the driver until it says there are no
+/// more: an API error that compute-sanitizer reports, so tile's own kernels
+/// are not probed.
 TILE_API bool loadKernel(const std::string &cubin, const std::string &name,
                          unsigned sharedBytes, unsigned threads, int device,
-                         LoadedKernel &kernel, std::string &error);
+                         LoadedKernel &kernel, std::string &error,
+                         bool probeParams = false);
 
 /// The driver's attributes of a loaded kernel.
 TILE_API bool getKernelAttributes(const LoadedKernel &kernel,

@@ -117,6 +117,7 @@ def compile_to_gpu(fn, params, ir, num_warps, num_stages, target,
     # num_warps is what the kernel launches with: a warp-specialised loop
     # adds its producer warps to the ones asked for.
     metadata = {"name": name, "num_warps": result.num_warps,
+                "ptx_override": override is not None and override[0] == "ptx",
                 "num_stages": num_stages, "target": target,
                 "enable_fp_fusion": fp_fusion,
                 "enable_reflect_ftz": reflect_ftz,

@@ -75,7 +75,11 @@ def load(kernel, device=0):
             32 * metadata["num_warps"], device,
             ctas_per_program=metadata.get("num_ctas", 1),
             cooperative=metadata.get("launch_cooperative_grid", False),
-            dependent_launch=metadata.get("launch_pdl", False))
+            dependent_launch=metadata.get("launch_pdl", False),
+            # PTX given as ir_override may declare parameters past the
+            # ones a launch packs (Triton's scratch pointers): the launch
+            # passes those as zeros, so their sizes are needed.
+            probe_params=metadata.get("ptx_override", False))
         if runtime.kernel_load_end_hook:
             runtime.kernel_load_end_hook(handle.module, handle.function,
                                          kernel.name, metadata, kernel.hash)
