@@ -223,3 +223,25 @@ def test_a_compile_error_keeps_its_cause_without_tile_frames():
     cause = info.value.__cause__
     assert "program_id axis must be 0, 1, or 2 but got 20" in str(cause)
     assert cause.__traceback__ is None
+
+
+@tile.jit
+def slices(x_ptr, out_ptr):
+    t = (1, 2, 3, 4)
+    part = t[tl.slice(1, 3, None)]
+    tl.static_assert(len(part) == 2 and part[0] == 2)
+    x = tl.load(x_ptr + tl.arange(0, 4))
+    y = x[tl.slice(None, None, None), None]
+    tl.static_assert(y.shape == [4, 1])
+    tl.store(out_ptr + tl.arange(0, 4)[:, None], y + part[1])
+
+
+def test_tl_slice_indexes_tuples_and_keeps_axes(interpreted):
+    x = np.arange(4, dtype=np.int32)
+    out = np.zeros(4, np.int32)
+    slices[(1,)](x, out)
+    assert out.tolist() == [3, 4, 5, 6]
+
+
+def test_tl_slice_compiles():
+    assert len(compiled(slices, {"x_ptr": "*i32", "out_ptr": "*i32"}).asm["cubin"]) > 0

@@ -16,6 +16,7 @@ from tile.compiler.values import is_runtime as _is_runtime
 from tile.compiler.values import python_value as _py
 from tile.compiler.values import Unavailable
 from tile.language import core as tl
+from tile.language.compile_time import slice as tl_slice
 from tile.language import dtypes as d
 from tile.language import members
 from tile.language import semantic as sem
@@ -513,7 +514,8 @@ class CodeGenerator(ControlFlow, ast.NodeVisitor):
             # Questions about what a value is are answered at compile time,
             # runtime values included (a tl.tensor is one), as in Triton.
             return tl.constexpr(fn(*[_py(a) for a in args]))
-        if fn in _PY_BUILTINS.values() or isinstance(fn, type) and issubclass(fn, d.dtype):
+        if fn in _PY_BUILTINS.values() or fn is tl_slice or \
+                isinstance(fn, type) and issubclass(fn, d.dtype):
             plain = [_py(a) for a in args]
             if any(_is_runtime(a) for a in plain):
                 raise self.error(node, "%s() needs compile-time arguments" %

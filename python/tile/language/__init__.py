@@ -30,6 +30,7 @@ from tile.language.descriptors import make_tensor_descriptor  # noqa: F401
 from tile.language.scaled_dot import dot_scaled  # noqa: F401
 from tile.language.sorting import sort, topk, bitonic_merge  # noqa: F401
 from tile.language.compile_time import tuple  # noqa: F401,A004
+from tile.language.compile_time import slice  # noqa: F401,A004
 from tile.language.compile_time import constexpr_type  # noqa: F401
 from tile.language import math  # noqa: F401
 from tile.language.random import (randint, randint4x, rand, rand4x,  # noqa: F401

@@ -8,6 +8,7 @@ compile-time constants, and it travels through loops, `if`s and @jit
 calls as tile.compiler.values.Structure describes); `tl.tuple` is the same
 thing under Triton's name, whose `+` and slices stay `tl.tuple`s."""
 
+import abc
 import builtins
 
 
@@ -131,7 +132,7 @@ class tuple(builtins.tuple):  # noqa: A001 - mirrors tl.tuple
         if isinstance(index, constexpr):
             index = index.value
         item = builtins.tuple.__getitem__(self, index)
-        return tuple(item) if isinstance(index, slice) else item
+        return tuple(item) if isinstance(index, builtins.slice) else item
 
     def __add__(self, other):
         if isinstance(other, constexpr):
@@ -156,3 +157,18 @@ class tuple(builtins.tuple):  # noqa: A001 - mirrors tl.tuple
 
     def __repr__(self):
         return "tl.tuple(%s)" % builtins.tuple.__repr__(self)
+
+
+
+class slice(metaclass=abc.ABCMeta):  # noqa: A001 (Triton's name: tl.slice)
+    """Triton's language-level slice, `tl.slice(start, stop, step)`: it
+    makes the Python slice it stands for (compile-time parts), so it
+    indexes tuples and, as `tl.slice(None, None, None)`, keeps a tensor's
+    axis like `:`; every Python slice is an instance."""
+
+    def __new__(cls, start, stop, step):
+        unwrap = lambda x: x.value if isinstance(x, constexpr) else x  # noqa: E731
+        return builtins.slice(unwrap(start), unwrap(stop), unwrap(step))
+
+
+slice.register(builtins.slice)
