@@ -29,3 +29,15 @@ def test_too_deep_is_out_of_resources():
     # 100 buffers of 4096 floats: 1.6 MB of shared memory.
     with pytest.raises(tile.OutOfResources, match="shared memory"):
         ptx_of(100, block=4096)
+
+
+@pytest.mark.parametrize("stages", [2, 3])
+def test_a_nonzero_other_is_selected_after_the_copy(stages):
+    # cp.async fills masked-off lanes with zeros; -inf goes back in with
+    # the iteration's own mask (arith.select after the buffer is read).
+    signature = {"x_ptr": "*bf16", "out_ptr": "*fp32", "stride": "i32", "n": "i32"}
+    kernel = tile.compile(k.row_logsumexp_kernel, signature=signature,
+                          constexprs={"STAGES": stages, "BLOCK": 1024},
+                          divisibility=list(signature), num_warps=8)
+    assert "cp.async" in kernel.asm["ptx"]
+    assert "arith.select" in kernel.asm["tilegpu"]

@@ -60,3 +60,15 @@ def test_hooks_see_the_config_that_runs_out_of_shared_memory():
     assert seen["exceptions"] == 1
     assert copy_kernel.best_config.kwargs["BLOCK"] == 32
     assert torch.equal(dst, src)
+
+
+@pytest.mark.parametrize("stages", [None, 2, 3, 4])
+@pytest.mark.parametrize("n", [128256, 5000, 1024])
+def test_masked_tail_reads_other_when_copied_ahead(stages, n):
+    rows = 37
+    x = (torch.randn(rows, n, device="cuda") * 4).to(torch.bfloat16)
+    out = torch.full((rows,), float("nan"), device="cuda")
+    k.row_logsumexp_kernel[(rows,)](x, out, x.stride(0), n, STAGES=stages,
+                                    BLOCK=1024, num_warps=8)
+    want = torch.logsumexp(x.double(), dim=1)
+    torch.testing.assert_close(out.double(), want, rtol=1e-5, atol=1e-5)

@@ -76,9 +76,11 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 
 // -----
 
-// A register load whose masked-off lanes read a value other than zero
-// cannot be a cp.async (which fills zeros): it stays a load in the loop,
-// and only the dot's operand is copied ahead.
+// A register load whose masked-off lanes read a value other than zero, in
+// a loop with dots: cp.async fills zeros, and selecting `other` back in
+// would need this iteration's mask, which the shifted address iter args no
+// longer give; it stays a load in the loop, and only the dot's operand is
+// copied ahead.
 // CHECK-LABEL: func.func @nonzero_other
 // CHECK-NOT: xi8, #shared
 // CHECK: scf.for
@@ -323,6 +325,51 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
       %7 = arith.cmpi slt, %arg3, %6 : tensor<32xi32, #blocked>
       %8 = tile.load %5, %7 : tensor<32x!tile.ptr<f32>, #blocked>
       tile.store %5, %8, %7 : tensor<32x!tile.ptr<f32>, #blocked>
+      %9 = arith.addi %arg3, %cst : tensor<32xi32, #blocked>
+      scf.yield %9 : tensor<32xi32, #blocked>
+    } {tile.num_stages = 4 : i32}
+    return
+  }
+}
+
+
+// -----
+
+// The same without dots and with masked-off lanes reading -inf (an online
+// max over a row): the copies fill zeros, and `other` is selected back in
+// with this iteration's mask, computed from the offsets the loop keeps for
+// the current iteration (%[[OFFS]]), not from the copy running ahead.
+// CHECK-LABEL: func.func @nonzero_other_dotless
+// CHECK: scf.for {{.*}} iter_args(%[[OFFS:[^ ]*]] = %{{[^,]*}}, %[[AHEAD:[^ ]*]] = %{{[^,]*}},
+// CHECK: tile.addptr %{{.*}}, %[[AHEAD]]
+// CHECK: tilegpu.async_copy_global_to_local
+// CHECK: %[[MASK:.*]] = arith.cmpi slt, %[[OFFS]], %{{.*}}
+// CHECK: %[[X:.*]] = tilegpu.local_load
+// CHECK: %[[Y:.*]] = arith.select %[[MASK]], %[[X]], %[[NEGINF:.*]] : tensor<32xi1, #blocked>, tensor<32xf32, #blocked>
+// CHECK: tile.store %{{.*}}, %[[Y]]
+// CHECK-NOT: tile.load
+// CHECK: scf.yield
+#blocked = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @nonzero_other_dotless(%arg0: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %arg1: i32 {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+    %cst = arith.constant dense<32> : tensor<32xi32, #blocked>
+    %neginf = arith.constant dense<0xFF800000> : tensor<32xf32, #blocked>
+    %c31_i32 = arith.constant 31 : i32
+    %c0_i32 = arith.constant 0 : i32
+    %c1_i32 = arith.constant 1 : i32
+    %c32_i32 = arith.constant 32 : i32
+    %0 = tile.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #blocked>
+    %1 = arith.addi %arg1, %c31_i32 : i32
+    %2 = arith.divsi %1, %c32_i32 : i32
+    %3 = scf.for %arg2 = %c0_i32 to %2 step %c1_i32 iter_args(%arg3 = %0) -> (tensor<32xi32, #blocked>)  : i32 {
+      %4 = tile.splat %arg0 : !tile.ptr<f32> -> tensor<32x!tile.ptr<f32>, #blocked>
+      %5 = tile.addptr %4, %arg3 : tensor<32x!tile.ptr<f32>, #blocked>, tensor<32xi32, #blocked>
+      %6 = tile.splat %arg1 : i32 -> tensor<32xi32, #blocked>
+      %7 = arith.cmpi slt, %arg3, %6 : tensor<32xi32, #blocked>
+      %8 = tile.load %5, %7, %neginf : tensor<32x!tile.ptr<f32>, #blocked>
+      %o = tile.splat %out : !tile.ptr<f32> -> tensor<32x!tile.ptr<f32>, #blocked>
+      %p = tile.addptr %o, %arg3 : tensor<32x!tile.ptr<f32>, #blocked>, tensor<32xi32, #blocked>
+      tile.store %p, %8 : tensor<32x!tile.ptr<f32>, #blocked>
       %9 = arith.addi %arg3, %cst : tensor<32xi32, #blocked>
       scf.yield %9 : tensor<32xi32, #blocked>
     } {tile.num_stages = 4 : i32}

@@ -313,12 +313,14 @@ LocalAllocOp matchDotStaging(Operation *load, Block *body) {
 }
 
 /// Whether `load`, which the body uses in registers, can be copied ahead:
-/// a tile (of numbers) whose address changes with the iteration, zero
-/// where masked off (cp.async fills zeros), in words of at least 4 bytes.
+/// a tile (of numbers) whose address changes with the iteration, in words
+/// of at least 4 bytes. cp.async fills masked-off lanes with zeros; another
+/// `other` is selected in after the buffer is read (stageRegisterLoads),
+/// which needs the iteration's own mask there: see planLoop.
 bool isRegisterLoad(Operation *op, scf::ForOp loop,
                     const AxisInfoAnalysis &axisInfo) {
   auto load = dyn_cast<LoadOp>(op);
-  if (!load || load.getIsVolatile() || !isZeroOrAbsent(load.getOther()) ||
+  if (!load || load.getIsVolatile() ||
       loop.isDefinedOutsideOfLoop(load.getPtr()))
     return false;
   auto type = dyn_cast<RankedTensorType>(load.getType());
@@ -476,6 +478,15 @@ std::optional<LoopPlan> pipeliner::planLoop(scf::ForOp loop,
   // pointers usually serve its stores too, so they are run ahead as copies.
   bool asked = loop->hasAttr(TileDialect::getNumStagesAttrName());
   bool dotless = plan.loads.empty();
+  // A load with a nonzero `other` needs its mask after the copy. A dotless
+  // plan runs copies of the address iter args ahead and leaves the body's
+  // own values for the current iteration (collectAddressOps with
+  // `duplicate`), so the body's mask is this iteration's; a plan with
+  // dots shifts those iter args, so its loads keep zero or no `other`.
+  if (!dotless)
+    llvm::erase_if(others, [](LoadOp load) {
+      return !isZeroOrAbsent(load.getOther());
+    });
   if (dotless && !(asked && withRegisterLoads && !others.empty()))
     return std::nullopt;
   plan.registerLoads = std::move(others);
@@ -500,6 +511,9 @@ void pipeliner::stageRegisterLoads(LoopPlan &plan) {
       return true;
     });
     oneLayout &= static_cast<bool>(convertedType);
+    // The select of a nonzero `other` works in the load's layout.
+    bool selectOther = !isZeroOrAbsent(load.getOther());
+    oneLayout &= !selectOther;
     OpBuilder b(load->getContext());
     b.setInsertionPointAfter(load);
     auto alloc = LocalAllocOp::create(
@@ -508,12 +522,15 @@ void pipeliner::stageRegisterLoads(LoopPlan &plan) {
                                      ? cast<RankedTensorType>(convertedType)
                                      : RankedTensorType()),
         load);
-    auto value = LocalLoadOp::create(
+    Value value = LocalLoadOp::create(
         b, load.getLoc(), oneLayout ? convertedType : load.getType(), alloc);
+    if (selectOther)
+      value = arith::SelectOp::create(b, load.getLoc(), load.getMask(), value,
+                                      load.getOther());
     if (oneLayout) {
       for (Operation *convert : llvm::make_early_inc_range(load->getUsers()))
         if (convert != alloc) {
-          convert->replaceAllUsesWith(value);
+          convert->getResult(0).replaceAllUsesWith(value);
           convert->erase();
         }
     } else {
