@@ -2,14 +2,20 @@
 
 // Scalar Tile IR after distribution. The kernel gets NVVM's kernel marker
 // and its block size; program ids read ctaid; `/` on f32 is div.full (as
-// in Triton) while div_rn keeps IEEE division; libdevice serves math.
+// in Triton) while div_rn keeps IEEE division; exp on f32 is
+// ex2.approx of x * log2(e) (as in Triton), and libdevice serves the rest
+// of math (exp on f64: __nv_exp).
 // CHECK-LABEL: llvm.func @k(
 // CHECK-SAME: attributes {nvvm.kernel, nvvm.reqntid = array<i32: 256, 1, 1>}
 // CHECK: nvvm.read.ptx.sreg.ctaid.y
 // CHECK: llvm.call_intrinsic "llvm.nvvm.div.full"({{.*}}) : (f32, f32) -> f32
 // CHECK: llvm.fdiv {{.*}} : f32
 // CHECK: llvm.fdiv {{.*}} : f64
-// CHECK: llvm.call @__nv_expf
+// CHECK: %[[LOG2E:.*]] = llvm.mlir.constant(1.44269502 : f32) : f32
+// CHECK: %[[SCALED:.*]] = llvm.fmul %{{.*}}, %[[LOG2E]] : f32
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"(%[[SCALED]]) : (f32) -> f32
+// CHECK-NOT: __nv_expf
+// CHECK: llvm.call @__nv_exp(
 // CHECK: llvm.getelementptr {{.*}} : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, f32
 module attributes {tilegpu.num_warps = 8 : i32} {
   func.func @k(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %x: f32, %y: f32, %a: f64, %b: f64) attributes {tile.kernel} {
@@ -19,6 +25,7 @@ module attributes {tilegpu.num_warps = 8 : i32} {
     %d = arith.divf %a, %b : f64
     %e = math.exp %q : f32
     %s = arith.addf %e, %r : f32
+    %e64 = math.exp %d : f64
     %pp = tile.addptr %p, %pid : !tile.ptr<f32>, i32
     return
   }

@@ -313,6 +313,30 @@ struct FastDivF32Pattern : ConvertOpToLLVMPattern<arith::DivFOp> {
   }
 };
 
+/// `tl.exp` on f32 is ex2.approx.f32 of x * log2(e), as in Triton: two
+/// instructions where libdevice's __nv_expf takes about ten (a row loop
+/// with an exp per element is issue-bound on them). The precise exp stays
+/// available as `tl.extra.cuda.libdevice.exp`.
+struct FastExpF32Pattern : ConvertOpToLLVMPattern<math::ExpOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(math::ExpOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op.getType().isF32())
+      return failure();
+    Location loc = op.getLoc();
+    Value log2e = LLVM::ConstantOp::create(
+        rewriter, loc, rewriter.getF32Type(),
+        rewriter.getF32FloatAttr(1.4426950408889634f));
+    Value scaled =
+        LLVM::FMulOp::create(rewriter, loc, adaptor.getOperand(), log2e);
+    rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
+        op, op.getType(), rewriter.getStringAttr("llvm.nvvm.ex2.approx.f32"),
+        ValueRange{scaled});
+    return success();
+  }
+};
+
 /// mul.hi.u32 / mul.hi.u64 through NVVM's intrinsics, as libdevice's
 /// __nv_umulhi does. The generic form (zext, 64-bit mul, shift) let LLVM
 /// hoist one widened operand out of a loop and multiply in 64 bits, and
@@ -416,7 +440,8 @@ struct ConvertTileToLLVMPass
              FpToFpPattern, ClampFPattern, PreciseSqrtPattern,
              PreciseDivPattern, MulhiUIPattern, ExternElementwisePattern,
              AssumePattern>(converter);
-    patterns.add<FastDivF32Pattern>(converter, /*benefit=*/20);
+    patterns.add<FastDivF32Pattern, FastExpF32Pattern>(converter,
+                                                       /*benefit=*/20);
     // libdevice first; what it does not cover goes to LLVM intrinsics.
     populateLibDeviceConversionPatterns(converter, patterns, /*benefit=*/10);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
