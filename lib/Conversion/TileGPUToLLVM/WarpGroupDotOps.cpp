@@ -125,20 +125,24 @@ Value emitRegisterA(OpBuilder &b, Location loc, LLVM::LLVMStructType accType,
       .getResult(0);
 }
 
-/// `wgmma.wait_group 0` with `registers` (f32 accumulator values) tied
-/// through it, so that nothing reads them before the MMAs writing them
+/// `wgmma.wait_group pendings` with `registers` (f32 accumulator values,
+/// or 32-bit words of register operands) tied through it as asm outputs,
+/// so that nothing reads or overwrites them before the MMAs using them
 /// retire; the registers as they are after the wait.
-SmallVector<Value> waitTied(OpBuilder &b, Location loc, ValueRange registers) {
+SmallVector<Value> waitTied(OpBuilder &b, Location loc, ValueRange registers,
+                            int64_t pendings = 0) {
   std::string outputs, inputs;
-  for (size_t i = 0; i < registers.size(); ++i) {
-    outputs += std::string(i ? "," : "") + "=f";
+  for (auto [i, value] : llvm::enumerate(registers)) {
+    outputs += std::string(i ? "," : "") +
+               (value.getType().isF32() ? "=f" : "=r");
     inputs += std::string(i ? "," : "") + std::to_string(i);
   }
   auto type = LLVM::LLVMStructType::getLiteral(
       b.getContext(), SmallVector<Type>(registers.getTypes()));
-  auto wait = emitInlineAsm(b, loc, type, registers,
-                            "wgmma.wait_group.sync.aligned 0;",
-                            outputs + "," + inputs, /*hasSideEffects=*/true);
+  auto wait = emitInlineAsm(
+      b, loc, type, registers,
+      "wgmma.wait_group.sync.aligned " + std::to_string(pendings) + ";",
+      outputs + "," + inputs, /*hasSideEffects=*/true);
   SmallVector<Value> after;
   for (size_t i = 0; i < registers.size(); ++i)
     after.push_back(
@@ -327,19 +331,6 @@ struct WarpGroupDotWaitPattern : OpConversionPattern<WarpGroupDotWaitOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     SmallVector<Value> registers;
-    SmallVector<Type> types;
-    std::string outputs, inputs;
-    auto tie = [&](Value value) {
-      Type type = value.getType();
-      if (!registers.empty()) {
-        outputs += ",";
-        inputs += ",";
-      }
-      outputs += type.isF32() ? "=f" : "=r";
-      inputs += std::to_string(registers.size());
-      registers.push_back(value);
-      types.push_back(type);
-    };
     // Register A operands pass as the 32-bit words the MMA read (packed
     // as WarpGroupDotPattern packs them, so LLVM folds the two packings
     // into one): tying them keeps those registers unchanged until here.
@@ -351,21 +342,19 @@ struct WarpGroupDotWaitPattern : OpConversionPattern<WarpGroupDotWaitOp> {
       isOperand.push_back(operand);
       if (operand) {
         for (size_t i = 0; i + 1 < values.size(); i += 2)
-          tie(packHalves(rewriter, loc, values[i], values[i + 1]));
+          registers.push_back(
+              packHalves(rewriter, loc, values[i], values[i + 1]));
         continue;
       }
       for (Value value : values) {
         Type type = value.getType();
         if (!type.isF32() && !type.isInteger(32))
           return op->emitError("accumulator registers must be f32 or i32");
-        tie(value);
+        registers.push_back(value);
       }
     }
-    auto resultType = LLVM::LLVMStructType::getLiteral(getContext(), types);
-    auto wait = emitInlineAsm(rewriter, loc, resultType, registers,
-                              "wgmma.wait_group.sync.aligned " +
-                                  std::to_string(op.getPendings()) + ";",
-                              outputs + "," + inputs, /*hasSideEffects=*/true);
+    SmallVector<Value> waited =
+        waitTied(rewriter, loc, registers, op.getPendings());
     SmallVector<SmallVector<Value>> results;
     int64_t next = 0;
     for (auto [operand, values] : llvm::zip(isOperand, adaptor.getInputs())) {
@@ -378,8 +367,7 @@ struct WarpGroupDotWaitPattern : OpConversionPattern<WarpGroupDotWaitOp> {
         continue;
       }
       for (size_t i = 0; i < values.size(); ++i)
-        result.push_back(LLVM::ExtractValueOp::create(
-            rewriter, loc, wait.getResult(0), next++));
+        result.push_back(waited[next++]);
     }
     rewriter.replaceOpWithMultiple(op, results);
     return success();
