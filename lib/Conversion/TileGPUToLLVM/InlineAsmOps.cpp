@@ -94,27 +94,19 @@ struct ElementwiseInlineAsmPattern
         int64_t perOperand =
             ElementwiseInlineAsmOp::elementsPerAsmOperand(element, pack);
         SmallVector<Value> lanes;
-        for (int64_t lane = 0; lane < pack; ++lane) {
-          int64_t reg = base + lane;
-          Value lanesValue = reg < registers
-                                 ? (value.size() == 1 ? value[0] : value[reg])
-                                 : Value();
-          // A pointer goes to the asm as its 64-bit address ("l").
-          if (isa<PointerType>(element)) {
-            lanes.push_back(
-                lanesValue ? PtrToIntOp::create(rewriter, loc,
-                                                rewriter.getI64Type(),
-                                                lanesValue)
-                                 .getResult()
-                           : LLVM::UndefOp::create(rewriter, loc,
-                                                   rewriter.getI64Type())
-                                 .getResult());
-            continue;
-          }
-          lanes.push_back(lanesValue ? lanesValue
-                                     : LLVM::UndefOp::create(rewriter, loc,
-                                                             element)
-                                           .getResult());
+        // A pointer goes to the asm as its 64-bit address ("l").
+        bool pointer = isa<PointerType>(element);
+        Type laneType = pointer ? rewriter.getI64Type() : element;
+        for (int64_t reg = base; reg < base + pack; ++reg) {
+          Value lane;
+          if (reg >= registers)
+            lane = LLVM::UndefOp::create(rewriter, loc, laneType);
+          else if (pointer)
+            lane = PtrToIntOp::create(rewriter, loc, laneType,
+                                      value.size() == 1 ? value[0] : value[reg]);
+          else
+            lane = value.size() == 1 ? value[0] : value[reg];
+          lanes.push_back(lane);
         }
         for (int64_t i = 0; i < pack; i += perOperand)
           asmOperands.push_back(packIntoWord(

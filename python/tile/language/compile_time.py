@@ -159,7 +159,6 @@ class tuple(builtins.tuple):  # noqa: A001 - mirrors tl.tuple
         return "tl.tuple(%s)" % builtins.tuple.__repr__(self)
 
 
-
 class slice(metaclass=abc.ABCMeta):  # noqa: A001 (Triton's name: tl.slice)
     """Triton's language-level slice, `tl.slice(start, stop, step)`: it
     makes the Python slice it stands for (compile-time parts), so it

@@ -420,6 +420,14 @@ def _weak(value_is_literal, literal, other_ty):
     return python_scalar_type(literal)
 
 
+def int_range(ty):
+    """The smallest and largest values of integer type `ty`."""
+    bits = ty.primitive_bitwidth
+    if ty.is_int_unsigned() or ty.is_bool():
+        return 0, (1 << bits) - 1
+    return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+
+
 def lift(b, x, other_ty=None):
     """A Value for `x`; Python numbers take a type from `other_ty`."""
     if isinstance(x, Value):
@@ -427,8 +435,7 @@ def lift(b, x, other_ty=None):
     if isinstance(x, (bool, int, float)):
         ty = _weak(True, x, other_ty) if other_ty is not None else python_scalar_type(x)
         if ty.is_int() and isinstance(x, int) and not ty.is_bool():
-            lo = 0 if ty.is_int_unsigned() else -(1 << (ty.primitive_bitwidth - 1))
-            hi = (1 << ty.primitive_bitwidth) - 1 if ty.is_int_unsigned() else (1 << (ty.primitive_bitwidth - 1)) - 1
+            lo, hi = int_range(ty)
             if not lo <= x <= hi:
                 ty = python_scalar_type(x)
         return constant(b, x, ty)
@@ -442,9 +449,7 @@ def _check_weak_int(literal, other_ty):
     if isinstance(literal, bool) or not isinstance(literal, int) or \
             not other_ty.is_int() or other_ty.is_bool():
         return
-    bits = other_ty.primitive_bitwidth
-    lo = 0 if other_ty.is_int_unsigned() else -(1 << (bits - 1))
-    hi = (1 << bits) - 1 if other_ty.is_int_unsigned() else (1 << (bits - 1)) - 1
+    lo, hi = int_range(other_ty)
     if not lo <= literal <= hi:
         raise SemanticError("Scalar %d is out of range for type %s; cast the "
                             "other operand (.to()) to compute in a wider type"

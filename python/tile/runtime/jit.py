@@ -27,7 +27,7 @@ from tile.runtime.hooks import (JitFunctionInfo, LaunchMetadata,
                                 specialization_data)
 from tile.runtime.specialization import (COMPILED_IN, MockTensor, is_torch_dtype,
                                          is_tuple_spec, spec_key)
-from tile.runtime.options import LAUNCH_OPTIONS, LaunchOptions, resolve_options
+from tile.runtime.options import LAUNCH_KEYWORDS, LaunchOptions, resolve_options
 from tile.runtime import interpreter
 # Triton's module holds these too; ported helpers import them from here.
 from tile.language.dtypes import type_canonicalisation_dict  # noqa: F401
@@ -361,7 +361,7 @@ class JITFunction:
 
     def _interpret(self, grid, args, kwargs):
         kwargs = dict(kwargs)
-        for option in list(LAUNCH_OPTIONS) + ["arch"]:
+        for option in LAUNCH_KEYWORDS:
             kwargs.pop(option, None)
         bound = self._bind(args, kwargs)
         if callable(grid):
@@ -379,7 +379,7 @@ class JITFunction:
                     "%s() got an unexpected argument '%s'; its parameters are "
                     "%s, and the launch options %s" % (
                         self.__name__, name, ", ".join(self.arg_names) or
-                        "(none)", ", ".join(list(LAUNCH_OPTIONS) + ["arch"])))
+                        "(none)", ", ".join(LAUNCH_KEYWORDS)))
             if name in bound:
                 raise TypeError("%s() got two values for argument '%s'" %
                                 (self.__name__, name))

@@ -28,6 +28,10 @@ UNSUPPORTED_OPTIONS = {
 
 LaunchOptions = collections.namedtuple("LaunchOptions", list(LAUNCH_OPTIONS))
 
+# Every launch keyword tile takes: the options, and `arch`, Triton's name
+# for the target that resolve_options turns into `target`.
+LAUNCH_KEYWORDS = list(LAUNCH_OPTIONS) + ["arch"]
+
 
 def arch_target(arch, what):
     """tile's target name for an architecture in Triton's spellings ("sm80",

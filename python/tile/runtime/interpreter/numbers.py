@@ -10,6 +10,8 @@ holds their bit patterns (uint16, uint8).
 
 import numpy as np
 
+from tile.language import semantic as sem
+
 _COMPUTE = {"int1": np.bool_, "int8": np.int8, "int16": np.int16,
             "int32": np.int32, "int64": np.int64, "uint8": np.uint8,
             "uint16": np.uint16, "uint32": np.uint32, "uint64": np.uint64,
@@ -177,11 +179,7 @@ def decode(bits, ty):
     return b.astype(compute_type(ty))
 
 
-def int_range(ty):
-    bits = ty.primitive_bitwidth
-    if ty.is_int_unsigned() or ty.is_bool():
-        return 0, (1 << bits) - 1
-    return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+int_range = sem.int_range
 
 
 def float_to_int(values, ty):
