@@ -177,7 +177,15 @@ FailureOr<PTXOutput> mlir::tile::translateToPTX(ModuleOp module, StringRef chip,
     llvm::FunctionAnalysisManager fam;
     llvm::CGSCCAnalysisManager cgam;
     llvm::ModuleAnalysisManager mam;
-    llvm::PassBuilder pb(machine.get());
+    // PassBuilder's tuning defaults leave the vectorizers off (clang and
+    // opt turn them on per -O level). The SLP vectorizer is what pairs
+    // 16-bit elementwise chains into one 32-bit register (`and.b32`,
+    // `add.rn.bf16x2` on two lanes): the unpacked weights of an int4 GEMM
+    // and every f16/bf16 elementwise tile whose pairs end in one operand
+    // register. Loops stay scalar: the bodies are already unrolled tiles.
+    llvm::PipelineTuningOptions tuning;
+    tuning.SLPVectorization = true;
+    llvm::PassBuilder pb(machine.get(), tuning);
     pb.registerModuleAnalyses(mam);
     pb.registerCGSCCAnalyses(cgam);
     pb.registerFunctionAnalyses(fam);

@@ -43,7 +43,9 @@ def test_bounded_conversions_lose_their_cvt(mode, source, destination,
 
 def test_nibble_to_bf16_is_two_logic_ops_and_a_subtraction():
     # (v & 15) ^ 0x4308 as bf16, minus 136: the xor carries 128's exponent
-    # and flips the nibble's sign bit (0x4308 = 17160).
+    # and flips the nibble's sign bit (0x4308 = 17160); paired lanes do two
+    # at once (0x43084308 = 1124614920).
     ptx = ptx_of(k.LOW_NIBBLE, "i8", "bf16")
-    assert re.search(r"xor\.b16\s+%rs\d+, %rs\d+, 17160;", ptx)
+    assert re.search(r"xor\.b16\s+%rs\d+, %rs\d+, 17160;|"
+                     r"xor\.b32\s+%r\d+, %r\d+, 1124614920;", ptx)
     assert re.search(r"(add|sub)\.(rn\.)?bf16", ptx)

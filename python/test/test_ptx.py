@@ -1,6 +1,8 @@
 """Without a GPU: the PTX of the classic kernels, checked with FileCheck, and
 accepted by ptxas -arch=sm_90a (the cubin is produced by ptxas)."""
 
+import re
+
 import pytest
 
 import tile
@@ -8,6 +10,7 @@ import tile.language as tl
 from filecheck import filecheck
 from kernels import bench_kernels
 from kernels import classic as k
+from kernels import quantized as q
 
 
 def test_vector_add_ptx_is_vectorised():
@@ -436,3 +439,47 @@ def test_register_cap_for_occupancy(name, block_n, two_ctas):
         assert meta["shared"] <= 233472 // 2 - 1024
     else:
         assert meta["maxnreg"] == 0 and meta["shared"] > 233472 // 2
+
+
+@tile.jit
+def _nibbles_to_bf16_kernel(packed_ptr, out_ptr, BLOCK: tl.constexpr):
+    # The int4 GEMMs' unpacking on its own: a signed low nibble to bf16,
+    # times a bf16 scale, stored as bf16 (16-bit all the way).
+    offs = tl.arange(0, BLOCK)
+    packed = tl.load(packed_ptr + offs)
+    low = ((packed << 4) >> 4).to(tl.bfloat16)
+    high = (packed >> 4).to(tl.bfloat16)
+    tl.store(out_ptr + offs, low * high)
+
+
+def test_16bit_elementwise_chains_are_paired():
+    # The SLP vectorizer (off in PassBuilder's defaults) pairs neighbouring
+    # 16-bit lanes: one `and`/`xor` on 32 bits and one bf16x2 op for two
+    # elements. Without it every element is its own chain.
+    kernel = tile.compile(_nibbles_to_bf16_kernel, signature=dict(
+        packed_ptr="*i8", out_ptr="*bf16"), constexprs=dict(BLOCK=1024),
+        divisibility=["packed_ptr", "out_ptr"])
+    ptx = kernel.asm["ptx"]
+    assert re.search(r"\bmul(\.rn)?\.bf16x2\b", ptx), ptx
+    assert not re.search(r"\b(mul|add)(\.rn)?\.bf16\s", ptx), ptx
+    assert len(kernel.asm["cubin"]) > 0
+
+
+@pytest.mark.parametrize("block_n", [64, 128])
+def test_group_scales_are_copied_ahead(block_n):
+    # A row of BLOCK_N bf16 scales and zero points per K step is less than
+    # a word per thread at one element each (128 threads); as a word per
+    # thread on fewer threads it is staged by cp.async with the weights,
+    # so the K loop has no global load left to wait for.
+    kernel = tile.compile(q.grouped_uint4_matmul_kernel, signature=dict(
+        a_ptr="*bf16", b_ptr="*i8", scale_ptr="*bf16", zero_ptr="*bf16",
+        c_ptr="*fp32", M="i32", N="i32", K="i32", stride_am="i32",
+        stride_bk="i32", stride_sg="i32", stride_cm="i32"),
+        constexprs=dict(GROUP=128, BLOCK_M=16, BLOCK_N=block_n, BLOCK_K=128),
+        divisibility=["a_ptr", "b_ptr", "scale_ptr", "zero_ptr", "c_ptr", "N",
+                      "K", "stride_am", "stride_bk", "stride_sg",
+                      "stride_cm"], num_warps=4, num_stages=3)
+    ptx = kernel.asm["ptx"]
+    assert not re.search(r"\bld\.global", ptx), ptx
+    assert re.search(r"cp\.async\.ca\.shared\.global \[%r\d+\], \[%rd\d+\], 4", ptx)
+    assert len(kernel.asm["cubin"]) > 0

@@ -3,6 +3,8 @@
 #include "tile/Analysis/AxisInfo.h"
 #include "tile/Dialect/TileGPU/Transforms/Passes.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
 #include "llvm/ADT/MapVector.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -98,6 +100,23 @@ struct CoalescePass : tilegpu::impl::TileGPUCoalesceBase<CoalescePass> {
              type.getShape()[access.order[0]]});
         access.perThread =
             std::max<int64_t>(1, llvm::bit_floor(uint64_t(access.perThread)));
+        // A load in a loop of less than a word per thread (a row of 16-bit
+        // group scales spread over more threads than it has elements) is
+        // one cp.async can never copy, so a pipelined loop would wait for
+        // it in every iteration. A word per thread on fewer threads (the
+        // rest holding copies) moves the same bytes in the same
+        // transactions. Outside loops the narrower layout stays: nothing
+        // is copied ahead there, and it may spare a conversion.
+        int64_t wordElements = 32 / elementBits;
+        auto loop = op->getParentOfType<scf::ForOp>();
+        if (isa<LoadOp>(op) && access.perThread < wordElements && loop &&
+            !loop.isDefinedOutsideOfLoop(ptr)) {
+          int64_t wider = std::min<int64_t>(
+              {axisInfo.getPtrVectorLimit(ptr, access.order[0]),
+               wordElements, type.getShape()[access.order[0]]});
+          access.perThread = std::max<int64_t>(
+              access.perThread, llvm::bit_floor(uint64_t(wider)));
+        }
       }
       accesses[op] = access;
     });
