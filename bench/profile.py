@@ -9,7 +9,7 @@ matmul: $MATMUL_SIZE^3 (4096 by default), 128x256x64, 8 warps, 3 stages;
 `cublas` runs torch.matmul on the same operands instead. dkdv: the dK/dV
 kernel of examples/05_attention.py's backward (32 heads x 4096 x 128,
 causal when $CAUSAL=1), under tile or Triton. int4: bench/inference_src.py's
-int4_matmul_kernel at 4096x8192x8192 ($INT4_CONFIG "BM,BN,BK,warps,stages",
+int4_matmul_kernel at ${INT4_M:-4096}x8192x8192 ($INT4_CONFIG "BM,BN,BK,warps,stages",
 default 128,256,64,8,3; $GROUP 0 or 128); int4_decode: its split-K kernel at
 M=16 ($INT4_CONFIG "BM,BN,BK,warps,stages,split", default 16,64,128,4,4,8).
 attention: d=128, S=4096,
@@ -64,7 +64,7 @@ def run_int4(m):
     config = os.environ.get("INT4_CONFIG", "128,256,64,8,3")
     bm, bn, bk, warps, stages = (int(x) for x in config.split(","))
     group = int(os.environ.get("GROUP", "0"))
-    M, N, K = 4096, 8192, 8192
+    M, N, K = int(os.environ.get("INT4_M", "4096")), 8192, 8192
     a, packed, scales = int4_operands(M, N, K, group)
     c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
     grid = (((M + bm - 1) // bm) * ((N + bn - 1) // bn),)

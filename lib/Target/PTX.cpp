@@ -9,6 +9,7 @@
 
 #include "tile/Target/PTX.h"
 #include "tile/Target/Occupancy.h"
+#include "tile/Target/PackedByteShifts.h"
 
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -193,6 +194,9 @@ FailureOr<PTXOutput> mlir::tile::translateToPTX(ModuleOp module, StringRef chip,
     pb.crossRegisterProxies(lam, fam, cgam, mam);
     llvm::ModulePassManager mpm =
         pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+    // After SLP: shifts of the byte pairs it left scalar become 32-bit ones
+    // (PackedByteShifts.h).
+    mpm.addPass(llvm::createModuleToFunctionPassAdaptor(PackedByteShiftsPass()));
     mpm.run(*llvmModule, mam);
   }
 

@@ -483,3 +483,23 @@ def test_group_scales_are_copied_ahead(block_n):
     assert not re.search(r"\bld\.global", ptx), ptx
     assert re.search(r"cp\.async\.ca\.shared\.global \[%r\d+\], \[%rd\d+\], 4", ptx)
     assert len(kernel.asm["cubin"]) > 0
+
+
+def test_int4_high_nibbles_shift_whole_words():
+    # A decode-sized int4 product (swapped onto wgmma, the weights unpacked
+    # into its register operand): each thread's byte pairs are zero-extended
+    # into one register for the low nibbles, and the high nibbles come from
+    # one 32-bit shift of that register (PackedByteShifts), not two 16-bit
+    # shifts and another packing per pair.
+    kernel = tile.compile(q.int4_weight_matmul_kernel, signature=dict(
+        a_ptr="*bf16", b_ptr="*i8", c_ptr="*fp32", M="i32", N="i32", K="i32",
+        stride_am="i32", stride_bk="i32", stride_cm="i32"),
+        constexprs=dict(BLOCK_M=16, BLOCK_N=64, BLOCK_K=128),
+        divisibility=["a_ptr", "b_ptr", "c_ptr", "N", "K", "stride_am",
+                      "stride_bk", "stride_cm"], num_warps=4, num_stages=3)
+    ptx = kernel.asm["ptx"]
+    assert "wgmma.mma_async" in ptx
+    assert re.search(r"\badd(\.rn)?\.bf16x2\b", ptx), ptx
+    assert not re.search(r"\bshr\.[us]16\b", ptx), ptx
+    assert re.search(r"\bshr\.u32\s+%r\d+, %r\d+, 4;", ptx), ptx
+    assert len(kernel.asm["cubin"]) > 0
