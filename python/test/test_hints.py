@@ -52,3 +52,19 @@ def test_hints_are_no_ops_in_the_interpreter():
         src, dst, start, BLOCK=1024, HINT=True)
     np.testing.assert_array_equal(dst[1024:2048], 2 * src[1024:2048])
     assert (dst[:1024] == -1).all() and (dst[2048:] == -1).all()
+
+
+@pytest.mark.parametrize("where, vector", [("top", True), ("branch", False),
+                                           ("none", False)])
+def test_a_dropped_hint_marks_the_value(where, vector):
+    # Triton's hints mark the value they are given (an attribute on its
+    # defining op), so `tl.multiple_of(offs, 16)` on its own line still
+    # vectorises the loads of `offs`. tile does the same in the region the
+    # value was made in; inside a branch the value outside stays unhinted
+    # (the hint's result would not be visible after the branch).
+    kernel = tile.compile(hints.hinted_in_place, SIG,
+                          {"BLOCK": 1024, "WHERE": where},
+                          divisibility=list(SIG))
+    ptx = kernel.asm["ptx"]
+    assert bool(re.search(r"ld\.global(\.\w+)*\.v4\.\w32", ptx)) == vector
+    assert bool(re.search(r"st\.global(\.\w+)*\.v4\.\w32", ptx)) == vector

@@ -31,3 +31,18 @@ def wrong_rank(x_ptr, BLOCK: tl.constexpr):
     r = tl.arange(0, BLOCK)
     offs = r[:, None] * BLOCK + r[None, :]
     tl.store(x_ptr + tl.multiple_of(offs, 16), 1.0)
+
+
+@tile.jit
+def hinted_in_place(src, dst, start_ptr, BLOCK: tl.constexpr, WHERE: tl.constexpr):
+    """Hints whose results are dropped, as Triton's test_vectorization_hints
+    writes them: on the line of their own (WHERE "top"), the fact holds for
+    the later uses of `offs`; inside a runtime branch ("branch"), only the
+    hint's own result carries it."""
+    offs = tl.arange(0, BLOCK) + tl.load(start_ptr)
+    if WHERE == "top":
+        tl.max_contiguous(tl.multiple_of(offs, BLOCK), BLOCK)
+    elif WHERE == "branch":
+        if tl.load(start_ptr) > 0:
+            tl.max_contiguous(tl.multiple_of(offs, BLOCK), BLOCK)
+    tl.store(dst + offs, tl.load(src + offs) * 2)

@@ -861,8 +861,18 @@ def _hint(name, fact, input, values):
     scalar = ty.scalar if ty.is_block() else ty
     if not (scalar.is_int() or scalar.is_ptr()):
         return input
-    return tensor(current_builder().op(ty, "tile.hint %s {%s = array<i64: %s>} : %s" % (
-        value.name, fact, ", ".join(map(str, items)), ty.to_ir())))
+    builder = current_builder()
+    hinted = builder.op(ty, "tile.hint %s {%s = array<i64: %s>} : %s" % (
+        value.name, fact, ", ".join(map(str, items)), ty.to_ir()))
+    # As in Triton, the fact is about the value itself, so later uses of
+    # `input` see it even when the result is dropped (`tl.multiple_of(x,
+    # 16)` on a line of its own). That holds only in the region `input` was
+    # made in: a hint inside a branch or loop body would otherwise leak a
+    # value out of its region.
+    if value.region == builder.current_region() or (
+            value.region is None and builder.at_function_top()):
+        x.handle = hinted
+    return tensor(hinted)
 
 
 @builtin

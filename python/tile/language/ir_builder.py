@@ -17,12 +17,15 @@ class Value:
     tile.runtime.host_values); descriptors made in the kernel from such
     values are encoded at launch instead of on the device."""
 
-    __slots__ = ("name", "type", "host")
+    __slots__ = ("name", "type", "host", "region")
 
-    def __init__(self, name, type, host=None):
+    def __init__(self, name, type, host=None, region=None):
         self.name = name
         self.type = type
         self.host = host
+        # The region (IRBuilder.current_region) the value was made in; None
+        # for a function's parameters.
+        self.region = region
 
     def __repr__(self):
         return "Value(%s : %r)" % (self.name, self.type)
@@ -48,6 +51,10 @@ class IRBuilder:
         self._next_id = 0
         self._blocks = [[]]   # a stack of line lists, one per open region
         self._depth = 1
+        # Ids of the regions open now, innermost last: a value made in one
+        # is visible to ops emitted later in the same region.
+        self._regions = [0]
+        self._last_region = 0
         self.functions = []   # finished func.func texts, in emission order
         self.in_kernel = False
         # Compile tl.device_assert (Triton's `debug`).
@@ -75,17 +82,35 @@ class IRBuilder:
 
     def fresh(self, type):
         self._next_id += 1
-        return Value("%%v%d" % self._next_id, type)
+        return Value("%%v%d" % self._next_id, type,
+                     region=self.current_region())
 
     def results(self, types):
         """Names the results of one op: returns the text left of its `=`
         (`%r`, or `%r:N` for several) and one Value per result (`%r`, or
         `%r#0` ... `%r#N-1`)."""
         name = self.fresh_name()
+        region = self.current_region()
         if len(types) == 1:
-            return name, [Value(name, types[0])]
+            return name, [Value(name, types[0], region=region)]
         return ("%s:%d" % (name, len(types)),
-                [Value("%s#%d" % (name, i), t) for i, t in enumerate(types)])
+                [Value("%s#%d" % (name, i), t, region=region)
+                 for i, t in enumerate(types)])
+
+    def current_region(self):
+        return self._regions[-1]
+
+    def at_function_top(self):
+        return len(self._regions) == 1
+
+    @contextlib.contextmanager
+    def _new_region(self):
+        self._last_region += 1
+        self._regions.append(self._last_region)
+        try:
+            yield
+        finally:
+            self._regions.pop()
 
     def fresh_name(self):
         self._next_id += 1
@@ -108,7 +133,8 @@ class IRBuilder:
         then `footer` carrying the location."""
         self.emit(header, with_loc=False)
         self._depth += 1
-        yield
+        with self._new_region():
+            yield
         self._depth -= 1
         self.emit(footer)
 
@@ -119,7 +145,8 @@ class IRBuilder:
         self._blocks.append(lines)
         self._depth += 1
         try:
-            yield
+            with self._new_region():
+                yield
         finally:
             self._depth -= 1
             self._blocks.pop()
@@ -131,12 +158,16 @@ class IRBuilder:
     def function(self):
         """Collects a function's lines apart from the one being built."""
         saved_blocks, saved_depth = self._blocks, self._depth
+        saved_regions = self._regions
+        self._last_region += 1
         self._blocks, self._depth = [[]], 1
+        self._regions = [self._last_region]
         try:
             yield
         finally:
             self.functions.append("\n".join(self._blocks[0]))
             self._blocks, self._depth = saved_blocks, saved_depth
+            self._regions = saved_regions
 
     def module_text(self):
         return "module {\n%s\n}\n" % "\n".join(self.functions)

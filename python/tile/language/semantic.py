@@ -334,7 +334,7 @@ def cast(b, value, dst, bitcast=False, fp_downcast_rounding=None):
         elif dst.primitive_bitwidth < src.primitive_bitwidth:
             op = "arith.trunci"
         if op is None:
-            result = Value(value.name, out)  # signedness only
+            result = Value(value.name, out, region=value.region)  # signedness only
         else:
             result = b.op(out, "%s %s : %s to %s" % (op, value.name, src_ir, out_ir))
         if value.host is not None and not out.is_block() and not dst.is_bool():
