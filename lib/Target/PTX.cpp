@@ -196,7 +196,8 @@ FailureOr<PTXOutput> mlir::tile::translateToPTX(ModuleOp module, StringRef chip,
         pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
     // After SLP: shifts of the byte pairs it left scalar become 32-bit ones
     // (PackedByteShifts.h).
-    mpm.addPass(llvm::createModuleToFunctionPassAdaptor(PackedByteShiftsPass()));
+    mpm.addPass(
+        llvm::createModuleToFunctionPassAdaptor(PackedByteShiftsPass()));
     mpm.run(*llvmModule, mam);
   }
 

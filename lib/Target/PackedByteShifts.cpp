@@ -71,8 +71,9 @@ std::optional<ShiftedPair> matchShiftedPair(Value *pair, Instruction *at) {
 
 } // namespace
 
-PreservedAnalyses mlir::tile::PackedByteShiftsPass::run(
-    Function &function, FunctionAnalysisManager &) {
+PreservedAnalyses
+mlir::tile::PackedByteShiftsPass::run(Function &function,
+                                      FunctionAnalysisManager &) {
   SmallVector<ZExtInst *> widenings;
   for (Instruction &inst : instructions(function))
     if (auto *zext = dyn_cast<ZExtInst>(&inst))
@@ -93,16 +94,15 @@ PreservedAnalyses mlir::tile::PackedByteShiftsPass::run(
     unsigned words =
         cast<FixedVectorType>(zext->getDestTy())->getNumElements() / 2;
     Type *wordType =
-        words == 1 ? static_cast<Type *>(b.getInt32Ty())
-                   : static_cast<Type *>(
-                         FixedVectorType::get(b.getInt32Ty(), words));
+        words == 1
+            ? static_cast<Type *>(b.getInt32Ty())
+            : static_cast<Type *>(FixedVectorType::get(b.getInt32Ty(), words));
     Value *word = b.CreateBitCast(wide, wordType);
     // Each 16-bit half holds a byte: after the shift, keep its 8 - C low
     // bits (the high half's low bits moved into the low half's top).
     uint32_t keep = (0xFFu >> pair->amount) * 0x00010001u;
-    Value *shifted =
-        b.CreateAnd(b.CreateLShr(word, pair->amount),
-                    ConstantInt::get(wordType, keep));
+    Value *shifted = b.CreateAnd(b.CreateLShr(word, pair->amount),
+                                 ConstantInt::get(wordType, keep));
     Value *shiftedPair = zext->getOperand(0);
     zext->replaceAllUsesWith(b.CreateBitCast(shifted, zext->getDestTy()));
     zext->eraseFromParent();

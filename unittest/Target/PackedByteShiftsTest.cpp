@@ -9,6 +9,9 @@
 #include "llvm/IR/Verifier.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -50,22 +53,23 @@ int count(Function &function, unsigned opcode, Type *type) {
   return n;
 }
 
-// The high nibbles of two weight bytes as SLP leaves them: scalar shifts,
-// packed, widened.
-constexpr const char *kScalarShifts = R"(
-define <2 x i16> @f(i8 %a, i8 %b) {
-  %ha = lshr i8 %a, 4
-  %hb = lshr i8 %b, 4
-  %p0 = insertelement <2 x i8> poison, i8 %ha, i64 0
-  %p1 = insertelement <2 x i8> %p0, i8 %hb, i64 1
-  %w = zext <2 x i8> %p1 to <2 x i16>
-  ret <2 x i16> %w
+/// Two bytes shifted right by `a` and `b` as SLP leaves them (scalar
+/// shifts, packed, widened) in a function `name`: the high nibbles of two
+/// weight bytes when a = b = 4.
+std::string scalarShifts(StringRef name, unsigned a, unsigned b) {
+  std::string ir;
+  raw_string_ostream(ir)
+      << "define <2 x i16> @" << name << "(i8 %a, i8 %b) {\n"
+      << "  %ha = lshr i8 %a, " << a << "\n  %hb = lshr i8 %b, " << b
+      << "\n  %p0 = insertelement <2 x i8> poison, i8 %ha, i64 0\n"
+      << "  %p1 = insertelement <2 x i8> %p0, i8 %hb, i64 1\n"
+      << "  %w = zext <2 x i8> %p1 to <2 x i16>\n  ret <2 x i16> %w\n}\n";
+  return ir;
 }
-)";
 
 TEST(PackedByteShiftsTest, ScalarShiftsBecomeOneWordShift) {
   LLVMContext context;
-  std::unique_ptr<Module> module = runPass(context, kScalarShifts);
+  std::unique_ptr<Module> module = runPass(context, scalarShifts("f", 4, 4));
   ASSERT_TRUE(module);
   Function &f = *module->getFunction("f");
   Type *i32 = Type::getInt32Ty(context);
@@ -84,47 +88,36 @@ TEST(PackedByteShiftsTest, ScalarShiftsBecomeOneWordShift) {
   EXPECT_EQ(halves->getSrcTy(), i32);
 }
 
-TEST(PackedByteShiftsTest, VectorShiftBecomesOneWordShift) {
+/// A vector of `bytes` bytes shifted right by `amount` and widened to
+/// 16-bit lanes becomes one shift of bytes / 2 words.
+void expectWordShift(unsigned bytes, unsigned amount) {
   LLVMContext context;
-  std::unique_ptr<Module> module = runPass(context, R"(
-define <2 x i16> @f(<2 x i8> %v) {
-  %h = lshr <2 x i8> %v, splat (i8 3)
-  %w = zext <2 x i8> %h to <2 x i16>
-  ret <2 x i16> %w
-}
-)");
+  std::string ir;
+  raw_string_ostream(ir) << "define <" << bytes << " x i16> @f(<" << bytes
+                         << " x i8> %v) {\n  %h = lshr <" << bytes
+                         << " x i8> %v, splat (i8 " << amount
+                         << ")\n  %w = zext <" << bytes << " x i8> %h to <"
+                         << bytes << " x i16>\n  ret <" << bytes
+                         << " x i16> %w\n}\n";
+  std::unique_ptr<Module> module = runPass(context, ir);
   ASSERT_TRUE(module);
-  Function &f = *module->getFunction("f");
-  EXPECT_EQ(count(f, Instruction::LShr, Type::getInt32Ty(context)), 1);
+  Type *i32 = Type::getInt32Ty(context);
+  Type *words = bytes == 2 ? i32 : FixedVectorType::get(i32, bytes / 2);
+  EXPECT_EQ(count(*module->getFunction("f"), Instruction::LShr, words), 1);
+}
+
+TEST(PackedByteShiftsTest, VectorShiftBecomesOneWordShift) {
+  expectWordShift(2, 3);
 }
 
 TEST(PackedByteShiftsTest, EightBytesBecomeFourWordShifts) {
-  LLVMContext context;
-  std::unique_ptr<Module> module = runPass(context, R"(
-define <8 x i16> @f(<8 x i8> %v) {
-  %h = lshr <8 x i8> %v, splat (i8 4)
-  %w = zext <8 x i8> %h to <8 x i16>
-  ret <8 x i16> %w
-}
-)");
-  ASSERT_TRUE(module);
-  Function &f = *module->getFunction("f");
-  EXPECT_EQ(count(f, Instruction::LShr,
-                  FixedVectorType::get(Type::getInt32Ty(context), 4)),
-            1);
+  expectWordShift(8, 4);
 }
 
 TEST(PackedByteShiftsTest, MixedAmountsAndWideLanesStay) {
   LLVMContext context;
-  std::unique_ptr<Module> module = runPass(context, R"(
-define <2 x i16> @mixed(i8 %a, i8 %b) {
-  %ha = lshr i8 %a, 4
-  %hb = lshr i8 %b, 3
-  %p0 = insertelement <2 x i8> poison, i8 %ha, i64 0
-  %p1 = insertelement <2 x i8> %p0, i8 %hb, i64 1
-  %w = zext <2 x i8> %p1 to <2 x i16>
-  ret <2 x i16> %w
-}
+  std::unique_ptr<Module> module =
+      runPass(context, scalarShifts("mixed", 4, 3) + R"(
 define <2 x i32> @wide(<2 x i8> %v) {
   %h = lshr <2 x i8> %v, splat (i8 4)
   %w = zext <2 x i8> %h to <2 x i32>

@@ -112,8 +112,8 @@ struct CoalescePass : tilegpu::impl::TileGPUCoalesceBase<CoalescePass> {
         if (isa<LoadOp>(op) && access.perThread < wordElements && loop &&
             !loop.isDefinedOutsideOfLoop(ptr)) {
           int64_t wider = std::min<int64_t>(
-              {axisInfo.getPtrVectorLimit(ptr, access.order[0]),
-               wordElements, type.getShape()[access.order[0]]});
+              {axisInfo.getPtrVectorLimit(ptr, access.order[0]), wordElements,
+               type.getShape()[access.order[0]]});
           access.perThread = std::max<int64_t>(
               access.perThread, llvm::bit_floor(uint64_t(wider)));
         }
