@@ -6,7 +6,8 @@ Sections (BENCH_INFERENCE picks, default all):
   int4   weight-only int4 x bf16, per-column and per-group (128) scales,
          4096x8192x8192 and decode (M=16, N=K=8192); library: cuBLAS bf16 on
          the weights dequantized ahead of time.
-  int4decode  the decode rows of int4 only (when int4 is not named).
+  int4large, int4decode  the 4096-row or the decode rows of int4 only
+         (when int4 is not named).
   fp8    e4m3 with row-wise scales, B K-major, 4096^3 and 8192^3; library:
          torch._scaled_mm.
   fp8more  e5m2 row-scaled 8192^3, and e4m3 with block-wise (1x128,
@@ -371,8 +372,11 @@ def main():
     try:
         if "int4" in sections:
             bench_int4(mods)
-        elif "int4decode" in sections:
-            bench_int4(mods, shapes=((16, 8192, 8192),))
+        else:
+            if "int4large" in sections:
+                bench_int4(mods, shapes=((4096, 8192, 8192),))
+            if "int4decode" in sections:
+                bench_int4(mods, shapes=((16, 8192, 8192),))
         if "fp8" in sections:
             bench_fp8(mods)
         if "fp8more" in sections:

@@ -180,6 +180,53 @@ Result runPipeline(const std::string &source, const std::string &bufferName,
 
 namespace tile {
 namespace {
+/// Lowers the laid-out TileGPU `module` to LLVM/NVVM, PTX and, when asked,
+/// a cubin, into `kernel`; `serializedWgmma` says whether ptxas serialised
+/// its wgmmas. False when a step failed (its diagnostics are recorded).
+bool lowerToCubin(CompileSession &session, ModuleOp module,
+                  const CompileOptions &options, bool freshCarriedOperands,
+                  CompiledKernel &kernel, bool &serializedWgmma) {
+  PassManager lower(&session.context);
+  mlir::tile::ConvertTileGPUToLLVMOptions toThreads;
+  toThreads.freshCarriedOperands = freshCarriedOperands;
+  lower.addPass(mlir::tile::createConvertTileGPUToLLVM(toThreads));
+  lower.addPass(createSCFToControlFlowPass());
+  mlir::tile::ConvertTileToLLVMOptions toLLVM;
+  toLLVM.numCtas = options.numCtas;
+  toLLVM.maxNumRegisters = options.maxNumRegisters;
+  lower.addPass(mlir::tile::createConvertTileToLLVM(toLLVM));
+  lower.addPass(createReconcileUnrealizedCastsPass());
+  lower.addPass(createCanonicalizerPass());
+  lower.addPass(createCSEPass());
+  if (failed(lower.run(module)))
+    return false;
+
+  FailureOr<mlir::tile::PTXOutput> ptx = mlir::tile::translateToPTX(
+      module, options.target, options.fpFusion, options.reflectFtz);
+  if (failed(ptx))
+    return false;
+  kernel.llir = std::move(ptx->llvmIR);
+  kernel.ptx = std::move(ptx->ptx);
+  serializedWgmma = false;
+  if (!options.emitCubin)
+    return true;
+  std::string error;
+  mlir::tile::CubinInfo info;
+  FailureOr<std::string> cubin = mlir::tile::assembleCubin(
+      kernel.ptx, options.target, int64_t(kernel.numWarps) * 32,
+      kernel.sharedBytes, error, &info,
+      /*occupancyCap=*/options.maxNumRegisters == 0);
+  if (failed(cubin)) {
+    emitError(UnknownLoc::get(&session.context)) << error;
+    return false;
+  }
+  kernel.cubin = std::move(*cubin);
+  kernel.numRegisters = int(info.registers);
+  kernel.registerCap = int(info.registerCap);
+  serializedWgmma = info.serializedWgmma;
+  return true;
+}
+
 void compileInSession(CompileSession &session, CompiledKernel &kernel,
                       const std::string &tileIR, const std::string &bufferName,
                       const CompileOptions &options) {
@@ -242,41 +289,26 @@ void compileInSession(CompileSession &session, CompiledKernel &kernel,
           tilegpu::TileGPUDialect::getSharedAttrName()))
     kernel.sharedBytes = shared.getInt();
 
-  // TileGPU -> LLVM/NVVM.
-  PassManager lower(&session.context);
-  lower.addPass(mlir::tile::createConvertTileGPUToLLVM());
-  lower.addPass(createSCFToControlFlowPass());
-  mlir::tile::ConvertTileToLLVMOptions toLLVM;
-  toLLVM.numCtas = options.numCtas;
-  toLLVM.maxNumRegisters = options.maxNumRegisters;
-  lower.addPass(mlir::tile::createConvertTileToLLVM(toLLVM));
-  lower.addPass(createReconcileUnrealizedCastsPass());
-  lower.addPass(createCanonicalizerPass());
-  lower.addPass(createCSEPass());
-  if (failed(lower.run(*module)))
+  bool serialized = false;
+  if (!lowerToCubin(session, *module, options, /*freshCarriedOperands=*/false,
+                    kernel, serialized))
     return;
-
-  FailureOr<mlir::tile::PTXOutput> ptx =
-      mlir::tile::translateToPTX(*module, options.target, options.fpFusion,
-                                 options.reflectFtz);
-  if (failed(ptx))
-    return;
-  kernel.llir = std::move(ptx->llvmIR);
-  kernel.ptx = std::move(ptx->ptx);
-  if (options.emitCubin) {
-    std::string error;
-    mlir::tile::CubinInfo info;
-    FailureOr<std::string> cubin = mlir::tile::assembleCubin(
-        kernel.ptx, options.target, int64_t(kernel.numWarps) * 32,
-        kernel.sharedBytes, error, &info,
-        /*occupancyCap=*/options.maxNumRegisters == 0);
-    if (failed(cubin)) {
-      emitError(UnknownLoc::get(&session.context)) << error;
-      return;
-    }
-    kernel.cubin = std::move(*cubin);
-    kernel.numRegisters = int(info.registers);
-    kernel.registerCap = int(info.registerCap);
+  // ptxas serialises every wgmma of a loop (C7513) when it merges the copy
+  // of a loop-carried register operand into the instruction that made it
+  // (WarpGroupDotOps.cpp). Lowered again with fresh registers for those
+  // operands, the kernel is kept if ptxas no longer reports it; the extra
+  // instructions are paid only where they remove the serialisation.
+  if (serialized) {
+    size_t reported = session.diagnostics.size();
+    OwningOpRef<ModuleOp> again = session.parse(kernel.tilegpu, bufferName);
+    CompiledKernel retry = kernel;
+    bool stillSerialized = true;
+    if (again &&
+        lowerToCubin(session, *again, options, /*freshCarriedOperands=*/true,
+                     retry, stillSerialized) &&
+        !stillSerialized)
+      kernel = std::move(retry);
+    session.diagnostics.resize(reported);
   }
   kernel.ok = true;
 }

@@ -284,6 +284,8 @@ void mlir::tile::parsePtxasReport(StringRef log, CubinInfo &info) {
   SmallVector<StringRef> lines;
   log.split(lines, '\n');
   for (StringRef line : lines) {
+    if (line.contains("(C7513)"))
+      info.serializedWgmma = true;
     size_t used = line.find("Used ");
     if (used != StringRef::npos) {
       StringRef rest = line.drop_front(used + 5);

@@ -503,3 +503,28 @@ def test_int4_high_nibbles_shift_whole_words():
     assert not re.search(r"\bshr\.[us]16\b", ptx), ptx
     assert re.search(r"\bshr\.u32\s+%r\d+, %r\d+, 4;", ptx), ptx
     assert len(kernel.asm["cubin"]) > 0
+
+
+def test_serialised_wgmmas_are_lowered_again_with_fresh_operands():
+    # The large int4 product carries its unpacked A words across the loop
+    # (register-operand prefetch). ptxas merged their back-edge copies into
+    # the ops that made them, while the previous step's wgmmas still read
+    # them, and serialised every wgmma (C7513); the compile notices its
+    # report and lowers again with an identity prmt per carried word (32
+    # here), which it keeps because ptxas no longer serialises. The decode
+    # kernel carries nothing and is compiled once, unchanged.
+    signature = dict(a_ptr="*bf16", b_ptr="*i8", c_ptr="*fp32", M="i32",
+                     N="i32", K="i32", stride_am="i32", stride_bk="i32",
+                     stride_cm="i32")
+    divisible = ["a_ptr", "b_ptr", "c_ptr", "N", "K", "stride_am",
+                 "stride_bk", "stride_cm"]
+    large = tile.compile(q.int4_weight_matmul_kernel, signature=signature,
+                         constexprs=dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=64),
+                         divisibility=divisible, num_warps=8, num_stages=3)
+    fresh = re.findall(r"prmt\.b32\s+%r\d+, %r\d+, 0, 0x3210;",
+                       large.asm["ptx"])
+    assert len(fresh) == 32, large.asm["ptx"]
+    decode = tile.compile(q.int4_weight_matmul_kernel, signature=signature,
+                          constexprs=dict(BLOCK_M=16, BLOCK_N=64, BLOCK_K=128),
+                          divisibility=divisible, num_warps=4, num_stages=3)
+    assert "0x3210" not in decode.asm["ptx"]

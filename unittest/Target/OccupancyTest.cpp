@@ -50,10 +50,21 @@ TEST(OccupancyTest, ReadsThePtxasReport) {
       info);
   EXPECT_EQ(info.registers, 128);
   EXPECT_EQ(info.spillStoreBytes, 4);
+  EXPECT_FALSE(info.serializedWgmma);
   CubinInfo none;
   parsePtxasReport("ptxas info    : 0 bytes gmem\n", none);
   EXPECT_EQ(none.registers, 0);
   EXPECT_EQ(none.spillStoreBytes, 0);
+  CubinInfo serialized;
+  parsePtxasReport(
+      "ptxas info    : (C7513) Potential Performance Loss: wgmma.mma_async "
+      "instructions are serialized due to non wgmma instructions defining "
+      "input registers of a wgmma between start and end of the pipeline "
+      "stage in the function 'k'\n"
+      "ptxas info    : Used 211 registers, used 1 barriers\n",
+      serialized);
+  EXPECT_TRUE(serialized.serializedWgmma);
+  EXPECT_EQ(serialized.registers, 211);
 }
 
 } // namespace

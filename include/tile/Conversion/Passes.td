@@ -35,6 +35,11 @@ def ConvertTileGPUToLLVM : Pass<"convert-tilegpu-to-llvm",
     shared memory at the offsets the allocation pass assigned. What is left
     is scalar Tile, arith, math and scf IR plus LLVM/NVVM ops.
   }];
+  let options = [
+    Option<"freshCarriedOperands", "fresh-carried-operands", "bool", "false",
+           "Copy each loop-carried register A word of a wgmma with an "
+           "identity prmt before the fence (see WarpGroupDotOps.cpp)">,
+  ];
   let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::NVVM::NVVMDialect",
                            "mlir::scf::SCFDialect", "mlir::arith::ArithDialect"];
 }

@@ -36,6 +36,9 @@ struct CubinInfo {
   int64_t spillStoreBytes = 0;
   /// The `.maxnreg` given to ptxas for occupancy (see assembleCubin), or 0.
   int64_t registerCap = 0;
+  /// ptxas serialised the kernel's wgmmas because other instructions write
+  /// their input registers while they run (its advisory C7513).
+  bool serializedWgmma = false;
 };
 
 /// Assembles PTX to a cubin with ptxas. `error` gets ptxas's log on failure.

@@ -77,6 +77,7 @@ void removeRedundantBarriers(ModuleOp module) {
 
 struct ConvertTileGPUToLLVMPass
     : tile::impl::ConvertTileGPUToLLVMBase<ConvertTileGPUToLLVMPass> {
+  using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (failed(verifyTensorsHaveLayouts(getOperation())))
@@ -109,7 +110,7 @@ struct ConvertTileGPUToLLVMPass
     populateDotPatterns(converter, patterns);
     populateInlineAsmPatterns(converter, patterns);
     populateSharedMemoryOpPatterns(converter, patterns, axisInfo);
-    populateWarpGroupDotPatterns(converter, patterns);
+    populateWarpGroupDotPatterns(converter, patterns, freshCarriedOperands);
     populateTMAPatterns(converter, patterns);
     populateTurnPatterns(converter, patterns);
     patterns.add<BarrierPattern<BarrierOp>, BarrierPattern<DebugBarrierOp>>(

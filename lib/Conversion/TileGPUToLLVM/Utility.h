@@ -185,8 +185,12 @@ void populateInlineAsmPatterns(ThreadTypeConverter &converter,
 void populateSharedMemoryOpPatterns(ThreadTypeConverter &converter,
                                     RewritePatternSet &patterns,
                                     const AxisInfoAnalysis &axisInfo);
+/// `freshCarriedOperands`: loop-carried register A words of a wgmma get an
+/// identity-prmt copy before the fence (WarpGroupDotOps.cpp says when that
+/// is needed).
 void populateWarpGroupDotPatterns(ThreadTypeConverter &converter,
-                                  RewritePatternSet &patterns);
+                                  RewritePatternSet &patterns,
+                                  bool freshCarriedOperands = false);
 
 } // namespace tile
 } // namespace mlir

@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -125,6 +126,33 @@ Value emitRegisterA(OpBuilder &b, Location loc, LLVM::LLVMStructType accType,
       .getResult(0);
 }
 
+/// Whether a register A operand, as its converted `halves`, is carried into
+/// a loop body from the previous iteration (arguments of the body block:
+/// the operands the register-operand prefetch computes one step early, or
+/// a source's own software pipelining).
+bool carriedIntoLoop(ValueRange halves) {
+  return llvm::any_of(halves, [](Value half) {
+    auto arg = dyn_cast<BlockArgument>(half);
+    return arg &&
+           isa_and_nonnull<LoopLikeOpInterface>(arg.getOwner()->getParentOp());
+  });
+}
+
+/// `word` through an identity byte permute that nothing can fold away.
+/// ptxas may coalesce a carried word's back-edge copy with the instruction
+/// that made it, which runs while the previous step's wgmmas still read
+/// that register, and then serialises every wgmma of the loop (C7513: the
+/// int4 GEMMs once SLP carried the words instead of their halves). A word
+/// made here, before the fence, is one the wgmmas alone read. It costs an
+/// instruction per word, so the compile driver asks for it only when ptxas
+/// reported the serialisation (Compiler.cpp).
+Value freshRegister(OpBuilder &b, Location loc, Value word) {
+  return emitInlineAsm(b, loc, b.getI32Type(), ValueRange{word},
+                       "prmt.b32 $0, $1, 0, 0x3210;", "=r,r",
+                       /*hasSideEffects=*/false)
+      .getResult(0);
+}
+
 /// `wgmma.wait_group pendings` with `registers` (f32 accumulator values,
 /// or 32-bit words of register operands) tied through it as asm outputs,
 /// so that nothing reads or overwrites them before the MMAs using them
@@ -151,7 +179,11 @@ SmallVector<Value> waitTied(OpBuilder &b, Location loc, ValueRange registers,
 }
 
 struct WarpGroupDotPattern : OpConversionPattern<WarpGroupDotOp> {
-  using OpConversionPattern::OpConversionPattern;
+  WarpGroupDotPattern(ThreadTypeConverter &converter, MLIRContext *context,
+                      bool freshCarriedOperands)
+      : OpConversionPattern(converter, context),
+        freshCarriedOperands(freshCarriedOperands) {}
+  bool freshCarriedOperands;
 
   LogicalResult
   matchAndRewrite(WarpGroupDotOp op, OneToNOpAdaptor adaptor,
@@ -237,8 +269,11 @@ struct WarpGroupDotPattern : OpConversionPattern<WarpGroupDotOp> {
     SmallVector<Value> aWords;
     if (!aBuffer) {
       ValueRange halves = adaptor.getA();
-      for (size_t i = 0; i + 1 < halves.size(); i += 2)
-        aWords.push_back(packHalves(rewriter, loc, halves[i], halves[i + 1]));
+      bool carried = freshCarriedOperands && carriedIntoLoop(halves);
+      for (size_t i = 0; i + 1 < halves.size(); i += 2) {
+        Value word = packHalves(rewriter, loc, halves[i], halves[i + 1]);
+        aWords.push_back(carried ? freshRegister(rewriter, loc, word) : word);
+      }
     }
     SmallVector<Value> acc(adaptor.getC().begin(), adaptor.getC().end());
     // A zero accumulator is not materialised: the first K step ignores it
@@ -391,7 +426,10 @@ struct FenceAsyncSharedPattern : OpConversionPattern<FenceAsyncSharedOp> {
 } // namespace
 
 void mlir::tile::populateWarpGroupDotPatterns(ThreadTypeConverter &converter,
-                                              RewritePatternSet &patterns) {
-  patterns.add<WarpGroupDotPattern, WarpGroupDotWaitPattern,
-               FenceAsyncSharedPattern>(converter, patterns.getContext());
+                                              RewritePatternSet &patterns,
+                                              bool freshCarriedOperands) {
+  patterns.add<WarpGroupDotPattern>(converter, patterns.getContext(),
+                                    freshCarriedOperands);
+  patterns.add<WarpGroupDotWaitPattern, FenceAsyncSharedPattern>(
+      converter, patterns.getContext());
 }
