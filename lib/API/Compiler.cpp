@@ -181,11 +181,12 @@ Result runPipeline(const std::string &source, const std::string &bufferName,
 namespace tile {
 namespace {
 /// Lowers the laid-out TileGPU `module` to LLVM/NVVM, PTX and, when asked,
-/// a cubin, into `kernel`; `serializedWgmma` says whether ptxas serialised
-/// its wgmmas. False when a step failed (its diagnostics are recorded).
+/// a cubin, into `kernel`; `wgmmaInputsWritten` says whether ptxas serialised
+/// its wgmmas because other instructions write their input registers
+/// (C7513). False when a step failed (its diagnostics are recorded).
 bool lowerToCubin(CompileSession &session, ModuleOp module,
                   const CompileOptions &options, bool freshCarriedOperands,
-                  CompiledKernel &kernel, bool &serializedWgmma) {
+                  CompiledKernel &kernel, bool &wgmmaInputsWritten) {
   PassManager lower(&session.context);
   mlir::tile::ConvertTileGPUToLLVMOptions toThreads;
   toThreads.freshCarriedOperands = freshCarriedOperands;
@@ -207,7 +208,7 @@ bool lowerToCubin(CompileSession &session, ModuleOp module,
     return false;
   kernel.llir = std::move(ptx->llvmIR);
   kernel.ptx = std::move(ptx->ptx);
-  serializedWgmma = false;
+  wgmmaInputsWritten = false;
   if (!options.emitCubin)
     return true;
   std::string error;
@@ -223,7 +224,7 @@ bool lowerToCubin(CompileSession &session, ModuleOp module,
   kernel.cubin = std::move(*cubin);
   kernel.numRegisters = int(info.registers);
   kernel.registerCap = int(info.registerCap);
-  serializedWgmma = info.serializedWgmma;
+  wgmmaInputsWritten = info.wgmmaInputsWritten;
   return true;
 }
 

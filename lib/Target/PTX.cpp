@@ -284,8 +284,10 @@ void mlir::tile::parsePtxasReport(StringRef log, CubinInfo &info) {
   SmallVector<StringRef> lines;
   log.split(lines, '\n');
   for (StringRef line : lines) {
+    if (line.contains("wgmma.mma_async instructions are serialized"))
+      info.wgmmaSerialized = true;
     if (line.contains("(C7513)"))
-      info.serializedWgmma = true;
+      info.wgmmaInputsWritten = true;
     size_t used = line.find("Used ");
     if (used != StringRef::npos) {
       StringRef rest = line.drop_front(used + 5);
@@ -336,7 +338,10 @@ mlir::tile::assembleCubin(std::string &ptx, StringRef chip,
   std::string ignored;
   FailureOr<std::string> better =
       runPtxas(ptxas, capped, chip, ignored, second);
-  if (failed(better) || second.spillStoreBytes > kTolerableSpillBytes)
+  // Nor is one CTA more worth wgmmas run one at a time (C7512: too few
+  // registers to keep them in flight).
+  if (failed(better) || second.spillStoreBytes > kTolerableSpillBytes ||
+      (second.wgmmaSerialized && !first.wgmmaSerialized))
     return cubin;
   second.registerCap = *cap;
   if (info)

@@ -528,3 +528,23 @@ def test_serialised_wgmmas_are_lowered_again_with_fresh_operands():
                           constexprs=dict(BLOCK_M=16, BLOCK_N=64, BLOCK_K=128),
                           divisibility=divisible, num_warps=4, num_stages=3)
     assert "0x3210" not in decode.asm["ptx"]
+
+
+def test_no_register_cap_that_serialises_wgmmas():
+    # 66 registers hold this decode kernel (4 warps, 3 stages) to fewer
+    # CTAs per SM than its shared memory allows, and a cap of 64 would fit
+    # one more; but at 64 ptxas runs its wgmmas one at a time (C7512: too
+    # few registers to keep them in flight), so the compile keeps the
+    # uncapped cubin. (test_register_cap_for_occupancy has kernels the cap
+    # still helps.)
+    signature = dict(a_ptr="*bf16", b_ptr="*i8", c_ptr="*fp32", M="i32",
+                     N="i32", K="i32", stride_am="i32", stride_bk="i32",
+                     stride_cm="i32")
+    kernel = tile.compile(q.int4_weight_matmul_kernel, signature=signature,
+                          constexprs=dict(BLOCK_M=16, BLOCK_N=64, BLOCK_K=128),
+                          divisibility=["a_ptr", "b_ptr", "c_ptr", "N", "K",
+                                        "stride_am", "stride_bk", "stride_cm"],
+                          num_warps=4, num_stages=3)
+    assert kernel.metadata["maxnreg"] == 0
+    assert kernel.metadata["num_regs"] > 64
+    assert ".maxnreg" not in kernel.asm["ptx"]

@@ -50,7 +50,8 @@ TEST(OccupancyTest, ReadsThePtxasReport) {
       info);
   EXPECT_EQ(info.registers, 128);
   EXPECT_EQ(info.spillStoreBytes, 4);
-  EXPECT_FALSE(info.serializedWgmma);
+  EXPECT_FALSE(info.wgmmaSerialized);
+  EXPECT_FALSE(info.wgmmaInputsWritten);
   CubinInfo none;
   parsePtxasReport("ptxas info    : 0 bytes gmem\n", none);
   EXPECT_EQ(none.registers, 0);
@@ -63,8 +64,17 @@ TEST(OccupancyTest, ReadsThePtxasReport) {
       "stage in the function 'k'\n"
       "ptxas info    : Used 211 registers, used 1 barriers\n",
       serialized);
-  EXPECT_TRUE(serialized.serializedWgmma);
+  EXPECT_TRUE(serialized.wgmmaSerialized);
+  EXPECT_TRUE(serialized.wgmmaInputsWritten);
   EXPECT_EQ(serialized.registers, 211);
+  CubinInfo starved;
+  parsePtxasReport(
+      "ptxas info    : (C7512) Potential Performance Loss: wgmma.mma_async "
+      "instructions are serialized due to insufficient register resources "
+      "for the function 'k'\n",
+      starved);
+  EXPECT_TRUE(starved.wgmmaSerialized);
+  EXPECT_FALSE(starved.wgmmaInputsWritten);
 }
 
 } // namespace

@@ -36,9 +36,11 @@ struct CubinInfo {
   int64_t spillStoreBytes = 0;
   /// The `.maxnreg` given to ptxas for occupancy (see assembleCubin), or 0.
   int64_t registerCap = 0;
-  /// ptxas serialised the kernel's wgmmas because other instructions write
-  /// their input registers while they run (its advisory C7513).
-  bool serializedWgmma = false;
+  /// ptxas serialised the kernel's wgmmas (its "wgmma.mma_async
+  /// instructions are serialized" advisories), and whether because other
+  /// instructions write their input registers while they run (C7513).
+  bool wgmmaSerialized = false;
+  bool wgmmaInputsWritten = false;
 };
 
 /// Assembles PTX to a cubin with ptxas. `error` gets ptxas's log on failure.
@@ -46,7 +48,8 @@ struct CubinInfo {
 /// fewer CTAs per SM by its registers than by anything else, and capping
 /// them a little (Occupancy.h) would fit one CTA more, the PTX is assembled
 /// again with that `.maxnreg`; the capped cubin is kept if ptxas spills
-/// next to nothing for it, and `ptx` then becomes the capped text, so that
+/// next to nothing for it and does not serialise its wgmmas where the
+/// uncapped one did not, and `ptx` then becomes the capped text, so that
 /// it stays what the cubin was made from. `occupancyCap` false keeps the
 /// PTX as it is (the user chose `.maxnreg`).
 FailureOr<std::string> assembleCubin(std::string &ptx, StringRef chip,
