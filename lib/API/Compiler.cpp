@@ -224,6 +224,7 @@ bool lowerToCubin(CompileSession &session, ModuleOp module,
   kernel.cubin = std::move(*cubin);
   kernel.numRegisters = int(info.registers);
   kernel.registerCap = int(info.registerCap);
+  kernel.wgmmaSerialized = info.wgmmaSerialized;
   wgmmaInputsWritten = info.wgmmaInputsWritten;
   return true;
 }

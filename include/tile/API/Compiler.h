@@ -93,6 +93,9 @@ struct CompiledKernel {
   /// to fit one CTA more per SM (0: none).
   int numRegisters = 0;
   int registerCap = 0;
+  /// ptxas serialised the kernel's wgmmas (a "wgmma.mma_async instructions
+  /// are serialized" advisory for the cubin kept).
+  bool wgmmaSerialized = false;
   std::vector<Diagnostic> diagnostics;
 };
 

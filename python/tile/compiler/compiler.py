@@ -124,6 +124,10 @@ def compile_to_gpu(fn, params, ir, num_warps, num_stages, target,
                 "shared": result.shared,
                 "num_regs": num_regs,
                 "maxnreg": maxnreg or result.maxnreg, "num_ctas": num_ctas,
+                # ptxas ran the wgmmas one at a time (its advisories
+                # C7510-C7515); not known for an ir_override's PTX.
+                "wgmma_serialized": (result.wgmma_serialized and not (
+                    override is not None and override[0] == "ptx")),
                 "host_descriptors": getattr(ir, "host_descriptors", [])}
     return CompiledKernel(name, asm, metadata)
 
