@@ -120,6 +120,46 @@ TEST(LinearLayoutTest, WgmmaAccumulator) {
   EXPECT_EQ(held.size(), 128u * 128);
 }
 
+TEST(LinearLayoutTest, AdjacentRowsPermuteEachSixteenRowGroup) {
+  // The same 128x128 wgmma accumulator with adjacentRows: where the plain
+  // layout puts instruction row m, this one puts row 2 (m mod 8) + m / 8
+  // of the same 16-row group, for every register, lane and warp; and A's
+  // fragment (dot_op opIdx 0) follows its rows the same way, so the
+  // product is the plain one with its rows permuted.
+  LinearLayout plain = LinearLayout::mmaAccumulator({128, 128}, {8, 1}, 128);
+  LinearLayout adjacent =
+      LinearLayout::mmaAccumulator({128, 128}, {8, 1}, 128, true);
+  auto permuted = [](Basis at) {
+    int64_t m = at[0] % 16;
+    return Basis{at[0] - m + 2 * (m % 8) + m / 8, at[1]};
+  };
+  for (int64_t w = 0; w < 8; ++w)
+    for (int64_t lane = 0; lane < 32; ++lane)
+      for (int64_t r = 0; r < plain.getNumRegisters(); ++r)
+        ASSERT_EQ(adjacent.apply(r, lane, w), permuted(plain.apply(r, lane, w)))
+            << r << " " << lane << " " << w;
+  // A thread's two rows are neighbours: lane 5 holds rows 34 and 35 of
+  // warp 2's group.
+  EXPECT_EQ(adjacent.apply(0, 5, 2), (Basis{34, 2}));
+  EXPECT_EQ(adjacent.apply(2, 5, 2), (Basis{35, 2}));
+  LinearLayout a = LinearLayout::mmaOperand({128, 32}, 0, {8, 1}, 2);
+  LinearLayout aAdjacent =
+      LinearLayout::mmaOperand({128, 32}, 0, {8, 1}, 2, true);
+  for (int64_t w = 0; w < 8; ++w)
+    for (int64_t lane = 0; lane < 32; ++lane)
+      for (int64_t r = 0; r < a.getNumRegisters(); ++r)
+        ASSERT_EQ(aAdjacent.apply(r, lane, w), permuted(a.apply(r, lane, w)));
+  // B's fragment has no M rows: unchanged.
+  LinearLayout b = LinearLayout::mmaOperand({32, 64}, 1, {4, 1}, 2);
+  LinearLayout bAdjacent =
+      LinearLayout::mmaOperand({32, 64}, 1, {4, 1}, 2, true);
+  for (int64_t lane = 0; lane < 32; ++lane)
+    for (int64_t r = 0; r < b.getNumRegisters(); ++r)
+      ASSERT_EQ(bAdjacent.apply(r, lane, 0), b.apply(r, lane, 0));
+  std::multiset<int64_t> held = heldElements(adjacent);
+  EXPECT_EQ(std::set<int64_t>(held.begin(), held.end()).size(), 128u * 128);
+}
+
 TEST(LinearLayoutTest, RegisterRepresentativesFollowConstancy) {
   // A 128x64 wgmma accumulator (m64n64, two warpgroups): each thread holds
   // 16 columns, in pairs (register bit 0: +1 column) of 8-column groups

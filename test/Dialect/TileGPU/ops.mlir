@@ -3,6 +3,7 @@
 
 #mma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
 #mma2 = #tilegpu.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8, 16]}>
+#mma_adjacent = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 16, 16], adjacentRows = true}>
 #nvmma_a = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
 #nvmma_b = #tilegpu.nvmma_shared<{swizzle = 64, order = [0, 1]}>
 #swizzled = #tilegpu.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
@@ -10,6 +11,7 @@
 #bar = #tilegpu.shared<{order = [0]}>
 
 // CHECK-DAG: #[[MMA:.*]] = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+// CHECK-DAG: #[[ADJ:.*]] = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 16, 16], adjacentRows = true}>
 // CHECK-DAG: #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
 // CHECK-DAG: #tilegpu.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
 // CHECK-DAG: #tilegpu.shared<{order = [0]}>
@@ -165,6 +167,14 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.extra_warps = 4 : i32} {
       tilegpu.turn_pass warpgroups(2) barrier(2)
       tilegpu.arrive_barrier %bar, %p : !tilegpu.memdesc<1xi64, #bar>
     }
+    return
+  }
+
+  // An accumulator and A operand whose rows are permuted in 16-row groups
+  // (adjacentRows) print back with it; without it the key is left out.
+  // CHECK-LABEL: func.func @adjacent_rows
+  // CHECK-SAME: tensor<64x16xf32, #[[ADJ]]>
+  func.func @adjacent_rows(%c: tensor<64x16xf32, #mma_adjacent>, %a: tensor<64x32xbf16, #tilegpu.dot_op<{opIdx = 0, parent = #mma_adjacent, kWidth = 2}>>) {
     return
   }
 }

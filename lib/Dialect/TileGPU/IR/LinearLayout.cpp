@@ -8,6 +8,8 @@
 
 #include <map>
 
+#include <array>
+
 using namespace mlir::tilegpu;
 using llvm::ArrayRef;
 using llvm::SmallVector;
@@ -85,17 +87,34 @@ struct BasisBuilder {
 };
 } // namespace
 
+namespace {
+/// The rows that an mma fragment's register bit and its three lane bits
+/// step within a 16-row group: 8 and 1, 2, 4, or with `adjacentRows` (the
+/// group's row bits rotated) 1 and 2, 4, 8.
+struct FragmentRows {
+  int64_t registerRow;
+  std::array<int64_t, 3> laneRows;
+};
+
+FragmentRows fragmentRows(bool adjacentRows) {
+  if (adjacentRows)
+    return {1, {2, 4, 8}};
+  return {8, {1, 2, 4}};
+}
+} // namespace
+
 LinearLayout LinearLayout::mmaAccumulator(ArrayRef<int64_t> shape,
                                           ArrayRef<unsigned> warpsPerCTA,
-                                          unsigned instrN) {
+                                          unsigned instrN, bool adjacentRows) {
+  FragmentRows rows16 = fragmentRows(adjacentRows);
   BasisBuilder b{shape, {}};
   b.add(Register, 1, 1);
-  b.add(Register, 0, 8);
+  b.add(Register, 0, rows16.registerRow);
   for (int64_t col = 8; col < instrN; col *= 2)
     b.add(Register, 1, col);
   b.add(Lane, 1, 2);
   b.add(Lane, 1, 4);
-  for (int64_t row : {1, 2, 4})
+  for (int64_t row : rows16.laneRows)
     b.add(Lane, 0, row);
   int64_t rows = 16, cols = instrN;
   for (unsigned i = 0, e = llvm::Log2_32(warpsPerCTA[0]); i < e; ++i, rows *= 2)
@@ -109,17 +128,19 @@ LinearLayout LinearLayout::mmaAccumulator(ArrayRef<int64_t> shape,
 
 LinearLayout LinearLayout::mmaOperand(ArrayRef<int64_t> shape, unsigned opIdx,
                                       ArrayRef<unsigned> warpsPerCTA,
-                                      unsigned kWidth) {
+                                      unsigned kWidth, bool adjacentRows) {
+  // B's fragment rows are N columns of the product: never permuted.
+  FragmentRows rows16 = fragmentRows(opIdx == 0 && adjacentRows);
   BasisBuilder b{shape, {}};
   unsigned kDim = opIdx == 0 ? 1 : 0, otherDim = 1 - kDim;
   for (int64_t k = 1; k < kWidth; k *= 2)
     b.add(Register, kDim, k);
   if (opIdx == 0)
-    b.add(Register, otherDim, 8);
+    b.add(Register, otherDim, rows16.registerRow);
   b.add(Register, kDim, 4 * kWidth);
   b.add(Lane, kDim, kWidth);
   b.add(Lane, kDim, 2 * kWidth);
-  for (int64_t i : {1, 2, 4})
+  for (int64_t i : rows16.laneRows)
     b.add(Lane, otherDim, i);
   // A is split over the warps along M, B over those along N; the warps
   // along the other dimension need the same operand.

@@ -309,7 +309,7 @@ LogicalResult NVMMASharedEncodingAttr::verifyBuffer(
 LogicalResult
 MmaEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                         unsigned version, ArrayRef<unsigned> warpsPerCTA,
-                        ArrayRef<unsigned> instrShape) {
+                        ArrayRef<unsigned> instrShape, bool adjacentRows) {
   if (version != 2 && version != 3)
     return emitError() << "mma version must be 2 (mma.sync) or 3 (wgmma)";
   if (warpsPerCTA.size() != 2 || instrShape.size() != 3)
@@ -340,7 +340,7 @@ MmaEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 LinearLayout MmaEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
   return LinearLayout::mmaAccumulator(shape, getWarpsPerCTA(),
-                                      getInstrShape()[1]);
+                                      getInstrShape()[1], getAdjacentRows());
 }
 
 unsigned MmaEncodingAttr::getRank() const { return 2; }
@@ -361,7 +361,8 @@ DotOperandEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LinearLayout
 DotOperandEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
   SmallVector<unsigned> warps(getParent().getWarpsPerCTA());
-  return LinearLayout::mmaOperand(shape, getOpIdx(), warps, getKWidth());
+  return LinearLayout::mmaOperand(shape, getOpIdx(), warps, getKWidth(),
+                                  getParent().getAdjacentRows());
 }
 
 unsigned DotOperandEncodingAttr::getRank() const { return 2; }

@@ -52,19 +52,23 @@ public:
   /// and rows 1, 2, 4 (the mma.sync m16n8 and wgmma m64nN fragments agree
   /// on this). Warps stack along M first (`warpsPerCTA[0]`, four per wgmma
   /// warpgroup), then along N; what is left repeats in registers, N
-  /// repetitions before M repetitions.
+  /// repetitions before M repetitions. `adjacentRows` rotates the four row
+  /// bits of each 16-row group (row m becomes 2 (m mod 8) + m / 8): the
+  /// register bit then steps one row and the lanes two, four and eight.
   static LinearLayout mmaAccumulator(llvm::ArrayRef<int64_t> shape,
                                      llvm::ArrayRef<unsigned> warpsPerCTA,
-                                     unsigned instrN);
+                                     unsigned instrN,
+                                     bool adjacentRows = false);
 
   /// An mma.sync (m16n8kK) register operand: A (`opIdx` 0, MxK) or B (1,
   /// KxN) for the accumulator `mmaAccumulator(.., warpsPerCTA, 8)`. Each
   /// 32-bit register holds `kWidth` consecutive K elements (2 for 16-bit
   /// types, 4 for 8-bit, 1 for tf32). Warps along the other operand's
-  /// dimension hold copies.
+  /// dimension hold copies. `adjacentRows` permutes A's rows as
+  /// mmaAccumulator's (B has none to permute).
   static LinearLayout mmaOperand(llvm::ArrayRef<int64_t> shape, unsigned opIdx,
                                  llvm::ArrayRef<unsigned> warpsPerCTA,
-                                 unsigned kWidth);
+                                 unsigned kWidth, bool adjacentRows = false);
 
   /// Shared-memory layouts map an element *offset* in the buffer (the
   /// register dimension; lanes and warps are unused) to coordinates.

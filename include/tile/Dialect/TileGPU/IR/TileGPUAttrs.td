@@ -197,18 +197,39 @@ def TileGPU_MmaEncodingAttr : TileGPU_Attr<"MmaEncoding", "mma",
     the warps over M and N (for version 3, M gets a multiple of four).
     instrShape is [16, N, K] per warp; K depends on the operand type.
 
+    A thread holds rows r and r + 8 of each 16-row group (r = lane / 4).
+    With `adjacentRows`, it holds rows 2r and 2r + 1 instead: the tensor's
+    rows are those of the instruction permuted within each 16-row group
+    (instruction row m is tensor row 2 (m mod 8) + m / 8). Permuting the
+    rows of an A operand permutes the accumulator's the same way, so an
+    accumulator and its A operand (`dot_op` opIdx 0 of this layout) may
+    take it together: then a thread's two rows are neighbours in memory,
+    which lets a row-major tile (packed int4 weights, as wgmma's register
+    A) be read in wider pieces.
+
     ```mlir
     #tilegpu.mma<{version = 3, warpsPerCTA = [8, 1], instrShape = [16, 128, 16]}>
+    #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 16, 16], adjacentRows = true}>
     ```
   }];
   let parameters = (ins "unsigned":$version,
                         ArrayRefParameter<"unsigned">:$warpsPerCTA,
-                        ArrayRefParameter<"unsigned">:$instrShape);
+                        ArrayRefParameter<"unsigned">:$instrShape,
+                        DefaultValuedParameter<"bool", "false">:$adjacentRows);
   let assemblyFormat = [{
     `<` `{` `version` `=` $version `,`
             `warpsPerCTA` `=` `[` $warpsPerCTA `]` `,`
-            `instrShape` `=` `[` $instrShape `]` `}` `>`
+            `instrShape` `=` `[` $instrShape `]`
+            (`,` `adjacentRows` `=` $adjacentRows^)? `}` `>`
   }];
+  let builders = [
+    AttrBuilder<(ins "unsigned":$version,
+                     "::llvm::ArrayRef<unsigned>":$warpsPerCTA,
+                     "::llvm::ArrayRef<unsigned>":$instrShape), [{
+      return $_get($_ctxt, version, warpsPerCTA, instrShape,
+                   /*adjacentRows=*/false);
+    }]>,
+  ];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     unsigned getNumWarps() const {
