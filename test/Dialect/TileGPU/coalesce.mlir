@@ -129,13 +129,43 @@ func.func @hinted(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %q: !tile.p
 // -----
 
 // 64 aligned bf16 scales, 128 threads: one element each would leave every
-// thread less than the 4 bytes cp.async copies, so a load in a loop (one
-// the pipeliner may copy ahead) takes a word per thread on half of them.
+// thread less than the 4 bytes cp.async copies, so a load in a loop the
+// pipeliner may stage (here one given num_stages; a dot's K loop too) takes
+// a word per thread on half of them.
 // CHECK-DAG: #[[WORD:.*]] = #tilegpu.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 // CHECK-LABEL: func.func @scales_in_a_loop
 // CHECK: scf.for
 // CHECK: tile.load %{{.*}} : tensor<64x!tile.ptr<bf16>, #[[WORD]]>
 func.func @scales_in_a_loop(%s: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %o: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %stride: i32 {tile.divisibility = 16 : i32}, %n: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<64xf32>
+  %r = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %acc = scf.for %k = %c0 to %n step %c1 iter_args(%a = %zero) -> (tensor<64xf32>) : i32 {
+    %row = arith.muli %k, %stride : i32
+    %base = tile.addptr %s, %row : !tile.ptr<bf16>, i32
+    %bs = tile.splat %base : !tile.ptr<bf16> -> tensor<64x!tile.ptr<bf16>>
+    %ptrs = tile.addptr %bs, %r : tensor<64x!tile.ptr<bf16>>, tensor<64xi32>
+    %x = tile.load %ptrs : tensor<64x!tile.ptr<bf16>>
+    %w = arith.extf %x : tensor<64xbf16> to tensor<64xf32>
+    %m = arith.addf %a, %w : tensor<64xf32>
+    scf.yield %m : tensor<64xf32>
+  } {tile.num_stages = 3 : i32}
+  %os = tile.splat %o : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
+  %optrs = tile.addptr %os, %r : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  tile.store %optrs, %acc : tensor<64x!tile.ptr<f32>>
+  return
+}
+
+// -----
+
+// The same loop without num_stages (and without a dot) is not staged: its
+// load keeps one element per thread.
+// CHECK-DAG: #[[ONE:.*]] = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+// CHECK-LABEL: func.func @scales_in_a_plain_loop
+// CHECK-NOT: convert_layout
+// CHECK: tile.load %{{.*}} : tensor<64x!tile.ptr<bf16>, #[[ONE]]>
+func.func @scales_in_a_plain_loop(%s: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %o: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %stride: i32 {tile.divisibility = 16 : i32}, %n: i32) attributes {tile.kernel} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %zero = arith.constant dense<0.0> : tensor<64xf32>

@@ -65,6 +65,16 @@ DenseMap<Operation *, unsigned> labelTensorFlow(ArrayRef<Operation *> roots) {
   return label;
 }
 
+/// Whether the pipeliner may copy `loop`'s loads ahead: it has a dot in
+/// its body, or the kernel asked for stages (`tl.range(num_stages=)`).
+bool mayBeStaged(scf::ForOp loop) {
+  if (loop->hasAttr(TileDialect::getNumStagesAttrName()))
+    return true;
+  return loop.getBody()
+      ->walk([](DotOp) { return WalkResult::interrupt(); })
+      .wasInterrupted();
+}
+
 struct CoalescePass : tilegpu::impl::TileGPUCoalesceBase<CoalescePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -105,12 +115,13 @@ struct CoalescePass : tilegpu::impl::TileGPUCoalesceBase<CoalescePass> {
         // one cp.async can never copy, so a pipelined loop would wait for
         // it in every iteration. A word per thread on fewer threads (the
         // rest holding copies) moves the same bytes in the same
-        // transactions. Outside loops the narrower layout stays: nothing
-        // is copied ahead there, and it may spare a conversion.
+        // transactions. Only in loops the pipeliner may stage (a dot's K
+        // loop, or one given num_stages): elsewhere nothing is copied
+        // ahead, and the narrower layout may spare a conversion.
         int64_t wordElements = 32 / elementBits;
         auto loop = op->getParentOfType<scf::ForOp>();
         if (isa<LoadOp>(op) && access.perThread < wordElements && loop &&
-            !loop.isDefinedOutsideOfLoop(ptr)) {
+            !loop.isDefinedOutsideOfLoop(ptr) && mayBeStaged(loop)) {
           int64_t wider = std::min<int64_t>(
               {axisInfo.getPtrVectorLimit(ptr, access.order[0]), wordElements,
                type.getShape()[access.order[0]]});
