@@ -29,14 +29,20 @@ bool isBytePairs(Type *type) {
          vector->getElementType()->isIntegerTy(8);
 }
 
+/// Shifts that leave some of a byte: by 1 to 7.
+bool isByteShift(uint64_t amount) { return amount > 0 && amount < 8; }
+
 /// `pair` as `lshr %bytes, C` (a vector shift by a splat, any even number
-/// of lanes) or as two lanes inserted from scalar `lshr x_i, C`; the
-/// unshifted pair is built before `pair`'s user `at`.
+/// of lanes) or as two lanes inserted from scalar `lshr x_i, C`, with C in
+/// [1, 7]; the unshifted pair is built before `pair`'s user `at`.
 std::optional<ShiftedPair> matchShiftedPair(Value *pair, Instruction *at) {
   const APInt *amount;
   Value *bytes;
-  if (match(pair, m_LShr(m_Value(bytes), m_APInt(amount))))
+  if (match(pair, m_LShr(m_Value(bytes), m_APInt(amount)))) {
+    if (!isByteShift(amount->getZExtValue()))
+      return std::nullopt;
     return ShiftedPair{bytes, amount->getZExtValue()};
+  }
 
   if (cast<FixedVectorType>(pair->getType())->getNumElements() != 2)
     return std::nullopt;
@@ -58,7 +64,8 @@ std::optional<ShiftedPair> matchShiftedPair(Value *pair, Instruction *at) {
   for (int lane = 0; lane < 2; ++lane) {
     if (!match(lanes[lane], m_LShr(m_Value(sources[lane]), m_APInt(amount))))
       return std::nullopt;
-    if (shared && *shared != amount->getZExtValue())
+    if (!isByteShift(amount->getZExtValue()) ||
+        (shared && *shared != amount->getZExtValue()))
       return std::nullopt;
     shared = amount->getZExtValue();
   }
@@ -87,7 +94,7 @@ mlir::tile::PackedByteShiftsPass::run(Function &function,
   for (ZExtInst *zext : widenings) {
     std::optional<ShiftedPair> pair =
         matchShiftedPair(zext->getOperand(0), zext);
-    if (!pair || pair->amount == 0 || pair->amount >= 8)
+    if (!pair)
       continue;
     IRBuilder<> b(zext);
     Value *wide = b.CreateZExt(pair->bytes, zext->getDestTy());

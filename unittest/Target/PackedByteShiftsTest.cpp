@@ -117,7 +117,8 @@ TEST(PackedByteShiftsTest, EightBytesBecomeFourWordShifts) {
 TEST(PackedByteShiftsTest, MixedAmountsAndWideLanesStay) {
   LLVMContext context;
   std::unique_ptr<Module> module =
-      runPass(context, scalarShifts("mixed", 4, 3) + R"(
+      runPass(context, scalarShifts("mixed", 4, 3) +
+                           scalarShifts("unshifted", 0, 0) + R"(
 define <2 x i32> @wide(<2 x i8> %v) {
   %h = lshr <2 x i8> %v, splat (i8 4)
   %w = zext <2 x i8> %h to <2 x i32>
@@ -127,6 +128,8 @@ define <2 x i32> @wide(<2 x i8> %v) {
   ASSERT_TRUE(module);
   Type *i32 = Type::getInt32Ty(context);
   EXPECT_EQ(count(*module->getFunction("mixed"), Instruction::LShr, i32), 0);
+  EXPECT_EQ(count(*module->getFunction("unshifted"), Instruction::LShr, i32),
+            0);
   EXPECT_EQ(count(*module->getFunction("wide"), Instruction::LShr, i32), 0);
 }
 
