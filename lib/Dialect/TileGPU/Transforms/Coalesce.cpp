@@ -65,14 +65,13 @@ DenseMap<Operation *, unsigned> labelTensorFlow(ArrayRef<Operation *> roots) {
   return label;
 }
 
-/// Whether the pipeliner may copy `loop`'s loads ahead: it has a dot in
-/// its body, or the kernel asked for stages (`tl.range(num_stages=)`).
+/// Whether the pipeliner may copy `loop`'s loads ahead: a dot in its own
+/// body (a K loop; not one in a nested loop, such as a persistent kernel's
+/// loop over tiles), or the kernel asked for stages
+/// (`tl.range(num_stages=)`).
 bool mayBeStaged(scf::ForOp loop) {
-  if (loop->hasAttr(TileDialect::getNumStagesAttrName()))
-    return true;
-  return loop.getBody()
-      ->walk([](DotOp) { return WalkResult::interrupt(); })
-      .wasInterrupted();
+  return loop->hasAttr(TileDialect::getNumStagesAttrName()) ||
+         !loop.getBody()->getOps<DotOp>().empty();
 }
 
 struct CoalescePass : tilegpu::impl::TileGPUCoalesceBase<CoalescePass> {
