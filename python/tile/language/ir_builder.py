@@ -81,9 +81,7 @@ class IRBuilder:
         return "loc(%s:%d:%d)" % (quote(self.filename), line, col + 1)
 
     def fresh(self, type):
-        self._next_id += 1
-        return Value("%%v%d" % self._next_id, type,
-                     region=self.current_region())
+        return Value(self.fresh_name(), type, region=self.current_region())
 
     def results(self, types):
         """Names the results of one op: returns the text left of its `=`

@@ -103,10 +103,11 @@ struct CoalescePass : tilegpu::impl::TileGPUCoalesceBase<CoalescePass> {
       if (isa<LoadOp, StoreOp>(op)) {
         unsigned elementBits = std::max(
             8u, getElementBitWidth(getPointeeTypeLike(type.getElementType())));
+        int64_t vectorLimit = axisInfo.getPtrVectorLimit(ptr, access.order[0]);
+        int64_t rowLength = type.getShape()[access.order[0]];
         access.perThread = std::min<int64_t>(
-            {axisInfo.getPtrVectorLimit(ptr, access.order[0]),
-             128 / elementBits, std::max<int64_t>(1, type.getNumElements() / threads),
-             type.getShape()[access.order[0]]});
+            {vectorLimit, 128 / elementBits,
+             std::max<int64_t>(1, type.getNumElements() / threads), rowLength});
         access.perThread =
             std::max<int64_t>(1, llvm::bit_floor(uint64_t(access.perThread)));
         // A load in a loop of less than a word per thread (a row of 16-bit
@@ -121,9 +122,8 @@ struct CoalescePass : tilegpu::impl::TileGPUCoalesceBase<CoalescePass> {
         auto loop = op->getParentOfType<scf::ForOp>();
         if (isa<LoadOp>(op) && access.perThread < wordElements && loop &&
             !loop.isDefinedOutsideOfLoop(ptr) && mayBeStaged(loop)) {
-          int64_t wider = std::min<int64_t>(
-              {axisInfo.getPtrVectorLimit(ptr, access.order[0]), wordElements,
-               type.getShape()[access.order[0]]});
+          int64_t wider =
+              std::min<int64_t>({vectorLimit, wordElements, rowLength});
           access.perThread = std::max<int64_t>(
               access.perThread, llvm::bit_floor(uint64_t(wider)));
         }
