@@ -42,6 +42,13 @@ func.func @f(%a: tensor<64x64xf32, #tilegpu.mma<{version = 2, warpsPerCTA = [64,
 
 // -----
 
+// adjacentRows is a bool.
+// expected-error @+2 {{integer value too large}}
+// expected-error @+1 {{failed to parse TileGPU_MmaEncodingAttr parameter 'adjacentRows' which is to be a `bool`}}
+func.func @f(%a: tensor<64x16xf32, #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 16, 16], adjacentRows = 3}>>) { return }
+
+// -----
+
 // expected-error @+1 {{wgmma needs warpsPerCTA[0] to be a multiple of 4 (whole warpgroups along M)}}
 func.func @f(%a: tensor<64x64xf32, #tilegpu.mma<{version = 3, warpsPerCTA = [2, 2], instrShape = [16, 64, 16]}>>) { return }
 
