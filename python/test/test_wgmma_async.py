@@ -51,12 +51,37 @@ _LABELS = ["matmul_persistent", "matmul_tma", "matmul_tma_ws",
            "attention_tma", "attention_tma_ws", "attention_tma_overlap_ws"]
 
 
-@pytest.mark.parametrize("label", _LABELS + [pytest.param(
-    "matmul", marks=pytest.mark.xfail(strict=True, reason=(
-        "C7515: the zero-trip path's accumulator moves reach the final "
-        "wgmma wait (docs/performance.md, session 28); remove this mark "
-        "when the wait moves onto the loop's exit edge")))])
+@pytest.mark.parametrize("label", _LABELS + ["matmul"])
 def test_bench_wgmmas_stay_in_flight(label):
     kernel = _kernel(label)
     assert "wgmma.mma_async" in kernel.asm["ptx"]
     assert not kernel.metadata["wgmma_serialized"]
+
+
+def _tutorial_configs():
+    m = _bench_ptx().load_kernels()
+    return [(c.kwargs, c.num_stages, c.num_warps)
+            for c in m.TUTORIAL_MATMUL_CONFIGS]
+
+
+@pytest.mark.parametrize("config", _tutorial_configs(),
+                         ids=lambda c: "{BLOCK_M}x{BLOCK_N}x{BLOCK_K}".format(
+                             **c[0]) + f"_s{c[1]}_w{c[2]}")
+def test_tutorial_matmul_configs_stay_in_flight(config):
+    """Every configuration the matmul tutorial autotunes over: the K loop's
+    zero-trip path (its accumulator set by moves) must not reach the final
+    wgmma wait, or ptxas serialises every wgmma of the loop (C7515)."""
+    kwargs, stages, warps = config
+    tool = _bench_ptx()
+    m = tool.load_kernels()
+    size = 4096
+    a, b, c = (tool.StandIn([size, size], "torch.float16") for _ in range(3))
+    kernel = m.matmul_kernel
+    with launcher.use_launcher(tool.Recorder()):
+        kernel[(1,)](a, b, c, size, size, size, a.stride(0), a.stride(1),
+                     b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+                     num_warps=warps, num_stages=stages, **kwargs)
+    (compiled,) = kernel.cache.values()
+    if warps >= 4:
+        assert "wgmma.mma_async" in compiled.asm["ptx"]
+    assert not compiled.metadata["wgmma_serialized"]

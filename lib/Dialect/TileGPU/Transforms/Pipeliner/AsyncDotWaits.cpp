@@ -86,16 +86,9 @@ public:
     }
   }
 
-  /// The carried result of the async dot is complete after a wait.
-  void waitAfterLoop() {
-    Value acc = loop.getResult(*plan.asyncDots.back().carriedIndex);
-    auto wait = WarpGroupDotWaitOp::create(rewriter, loop.getLoc(),
-                                           ValueRange{acc}, /*pendings=*/0);
-    acc.replaceAllUsesExcept(wait.getResult(0), wait);
-  }
-
-  /// The same, with the loop inside `if (lower < upper)` and the wait
-  /// behind it: the path that skips the loop then never reaches the wait.
+  /// The carried results of the async dots are complete after a wait,
+  /// with the loop inside `if (lower < upper)` and the wait behind it: the
+  /// path that skips the loop then never reaches the wait.
   /// A wait that path also reached (it carries the initial accumulator,
   /// set by ordinary moves) would put those moves inside the deferred
   /// MMA's pipeline stage for ptxas, which then serialises every wgmma.
@@ -186,11 +179,7 @@ void pipeliner::waitForCarriedDotsAfterLoop(scf::ForOp loop,
   rewriter.setInsertionPointAfter(loop);
   if (!plan.hasCarriedDot())
     return;
-  DotWaits waits(loop, plan, rewriter);
-  if (plan.chained)
-    waits.waitAfterLoop();
-  else
-    waits.waitAfterGuardedLoop();
+  DotWaits(loop, plan, rewriter).waitAfterGuardedLoop();
 }
 
 /// The first op of the body after which no dot of the previous iteration
