@@ -80,6 +80,32 @@ def test_heuristics_compute_constexprs():
     assert block_of(recorder.launches[0][0]) == 128
 
 
+def test_tuned_and_heuristic_launches_take_the_dispatcher(monkeypatch):
+    """Once a config is chosen, a launch of an autotuned (or heuristics)
+    kernel goes through the C++ dispatcher, not JITFunction.run's Python
+    binding and specialisation (~50 us a launch, which event timings of a
+    short kernel include)."""
+    tuned = tile.autotune(configs=[tile.Config({"BLOCK": b}) for b in (64, 128)],
+                          key=["n"],
+                          do_bench=lambda fn, quantiles: fn() or 1.0)(scale_kernel)
+    sized = tile.heuristics({"BLOCK": lambda args: tile.next_power_of_2(
+        args["n"])})(scale_kernel)
+    with use_launcher(Recorder()) as recorder:
+        x = FakeTensor(4096)
+        tuned[(1,)](x, 100)
+        sized[(1,)](x, 100)
+        def python_path(*args, **kwargs):
+            raise AssertionError("launched through JITFunction.run")
+        monkeypatch.setattr(type(scale_kernel), "run", python_path)
+        before = len(recorder.launches)
+        tuned[(1,)](x, 100)
+        sized[lambda meta: (meta["BLOCK"] // 64,)](x, 100)
+        assert len(recorder.launches) == before + 2
+        assert recorder.launches[-1][1][0] == 2    # the grid saw BLOCK=128
+        monkeypatch.undo()
+        assert tuned.warmup(x, 100, grid=(1,))     # a warmup still compiles
+
+
 def test_config_repr_and_kwargs():
     c = tile.Config({"BLOCK": 64}, num_warps=8, num_stages=2)
     assert c.all_kwargs() == {"BLOCK": 64, "num_warps": 8, "num_stages": 2,

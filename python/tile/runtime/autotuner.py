@@ -87,7 +87,7 @@ class Heuristics(KernelInterface):
         self.fn, self.arg_names, self.values = fn, arg_names, values
 
     def run(self, *args, **kwargs):
-        return self.fn.run(*args, **self.with_values(args, kwargs))
+        return _launch(self.fn, args, self.with_values(args, kwargs))
 
     def with_values(self, args, kwargs):
         """`kwargs` plus the value of each rule, in order (a rule sees the
@@ -108,6 +108,19 @@ def heuristics(values):
     def decorator(fn):
         return Heuristics(fn, fn.arg_names, values)
     return decorator
+
+
+def _launch(fn, args, kwargs):
+    """`fn.run(*args, **kwargs)`, where a launch (a grid, not a warmup)
+    goes through `fn[grid]`: a @jit function's C++ dispatcher costs a few
+    microseconds per launch where its Python path (binding, specialising)
+    costs ~50."""
+    if kwargs.get("warmup") or kwargs.get("grid") is None:
+        return fn.run(*args, **kwargs)
+    kwargs = dict(kwargs)
+    grid = kwargs.pop("grid")
+    kwargs.pop("warmup", None)
+    return fn[grid](*args, **kwargs)
 
 
 def _base_jit(fn):
@@ -343,7 +356,7 @@ class Autotuner(KernelInterface):
             self.best_config = config
             if config.pre_hook is not None:
                 config.pre_hook({**self.nargs, **kwargs, **config.all_kwargs()})
-            return self.fn.run(*args, **kwargs, **config.all_kwargs())
+            return _launch(self.fn, args, {**kwargs, **config.all_kwargs()})
         finally:
             self.nargs = None
 
