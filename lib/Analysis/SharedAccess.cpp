@@ -62,6 +62,48 @@ mlir::tile::composeAccessMap(RankedTensorType tensorType,
   return map;
 }
 
+std::optional<TransposedByteMatrices>
+mlir::tile::matchTransposedByteMatrices(const SharedAccessMap &map) {
+  auto rowStep = [](int64_t offset) { return offset % 16 == 0; };
+  // Lanes: bits 0-1 pick the row pair, bits 2-4 the byte pair in a row.
+  ArrayRef<int64_t> lanes = map.laneOffsets;
+  if (lanes.size() != 5 || !rowStep(lanes[0]) || !rowStep(lanes[1]) ||
+      lanes[0] == 0 || lanes[1] == 0 || lanes[2] != 2 || lanes[3] != 4 ||
+      lanes[4] != 8 || !llvm::all_of(map.warpOffsets, rowStep))
+    return std::nullopt;
+  // Registers: one bit is the byte's neighbour; the first three others are
+  // the next row of the pair and the second to fourth matrices; the rest
+  // count instructions.
+  int64_t numRegisters = map.registerOffsets.size();
+  if (numRegisters < 16 || !llvm::isPowerOf2_64(numRegisters))
+    return std::nullopt;
+  std::optional<int64_t> neighbour;
+  SmallVector<int64_t> rowBits;
+  for (int64_t bit = 1; bit < numRegisters; bit <<= 1) {
+    int64_t offset = map.registerOffsets[bit];
+    if (offset == 1 && !neighbour)
+      neighbour = bit;
+    else if (offset != 0 && rowStep(offset))
+      rowBits.push_back(bit);
+    else
+      return std::nullopt;
+  }
+  if (!neighbour || rowBits.size() < 3)
+    return std::nullopt;
+  int64_t nextRow = rowBits[0], matrix1 = rowBits[1], matrix2 = rowBits[2];
+  TransposedByteMatrices plan;
+  plan.laneOffsets = {map.registerOffsets[nextRow], lanes[0], lanes[1],
+                      map.registerOffsets[matrix1],
+                      map.registerOffsets[matrix2]};
+  plan.wordRegisters = {0, matrix1, matrix2, matrix1 | matrix2};
+  plan.byteRegisters = {0, *neighbour, nextRow, nextRow | *neighbour};
+  int64_t used = *neighbour | nextRow | matrix1 | matrix2;
+  for (int64_t reg = 0; reg < numRegisters; ++reg)
+    if ((reg & used) == 0)
+      plan.firstRegisters.push_back(reg);
+  return plan;
+}
+
 SharedWavefronts mlir::tile::measureSharedWavefronts(const SharedAccessMap &map,
                                                     unsigned elementBytes,
                                                     unsigned vec) {

@@ -7,9 +7,12 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
+#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Triple.h"
 
 #include <string>
 
@@ -17,16 +20,43 @@
 
 using namespace llvm;
 
+extern "C" {
+void LLVMInitializeNVPTXTargetInfo();
+void LLVMInitializeNVPTXTarget();
+void LLVMInitializeNVPTXTargetMC();
+}
+
 namespace {
 
+/// sm_90a's target machine: the SLP vectorizer the pass runs prices
+/// vectors through it.
+std::unique_ptr<TargetMachine> nvptxMachine() {
+  LLVMInitializeNVPTXTargetInfo();
+  LLVMInitializeNVPTXTarget();
+  LLVMInitializeNVPTXTargetMC();
+  Triple triple("nvptx64-nvidia-cuda");
+  std::string error;
+  const Target *target = TargetRegistry::lookupTarget(triple, error);
+  EXPECT_TRUE(target) << error;
+  if (!target)
+    return nullptr;
+  return std::unique_ptr<TargetMachine>(target->createTargetMachine(
+      triple, "sm_90a", "+ptx80", TargetOptions(), std::nullopt));
+}
+
 /// Runs the pass on `function` of `ir`; the module after it.
-std::unique_ptr<Module> runPass(LLVMContext &context, StringRef ir) {
+std::unique_ptr<Module> runPass(LLVMContext &context, StringRef ir,
+                                TargetMachine *machine = nullptr) {
   SMDiagnostic error;
   std::unique_ptr<Module> module = parseAssemblyString(ir, error, context);
   EXPECT_TRUE(module) << error.getMessage().str();
   if (!module)
     return nullptr;
-  PassBuilder pb;
+  if (machine) {
+    module->setTargetTriple(machine->getTargetTriple());
+    module->setDataLayout(machine->createDataLayout());
+  }
+  PassBuilder pb(machine);
   LoopAnalysisManager lam;
   FunctionAnalysisManager fam;
   CGSCCAnalysisManager cgam;
@@ -131,6 +161,107 @@ define <2 x i32> @wide(<2 x i8> %v) {
   EXPECT_EQ(count(*module->getFunction("unshifted"), Instruction::LShr, i32),
             0);
   EXPECT_EQ(count(*module->getFunction("wide"), Instruction::LShr, i32), 0);
+}
+
+/// One row's k pair of int4 weights from an `ldmatrix.trans` word, as the
+/// lowering leaves it: bytes `first` and `first` + 2 of %w, each masked to
+/// its low nibble, widened, biased by the 0x4308 trick and packed into
+/// the two bf16 halves of an MMA operand register.
+std::string wordPlane(StringRef name, unsigned first) {
+  std::string ir;
+  raw_string_ostream(ir)
+      << "define i32 @" << name << "(i32 %w) {\n"
+      << "  %v = bitcast i32 %w to <4 x i8>\n"
+      << "  %b0 = extractelement <4 x i8> %v, i64 " << first << "\n"
+      << "  %b1 = extractelement <4 x i8> %v, i64 " << first + 2 << "\n"
+      << R"(  %m0 = and i8 %b0, 15
+  %m1 = and i8 %b1, 15
+  %z0 = zext i8 %m0 to i16
+  %z1 = zext i8 %m1 to i16
+  %x0 = xor i16 %z0, 17160
+  %x1 = xor i16 %z1, 17160
+  %f0 = bitcast i16 %x0 to bfloat
+  %f1 = bitcast i16 %x1 to bfloat
+  %a0 = fadd bfloat %f0, 0xRC308
+  %a1 = fadd bfloat %f1, 0xRC308
+  %p0 = insertelement <2 x bfloat> poison, bfloat %a0, i64 0
+  %p1 = insertelement <2 x bfloat> %p0, bfloat %a1, i64 1
+  %r = bitcast <2 x bfloat> %p1 to i32
+  ret i32 %r
+}
+)";
+  return ir;
+}
+
+TEST(PackedByteShiftsTest, WordBytePairsBecomeOneMaskedWord) {
+  LLVMContext context;
+  std::unique_ptr<TargetMachine> machine = nvptxMachine();
+  ASSERT_TRUE(machine);
+  std::unique_ptr<Module> module = runPass(
+      context, wordPlane("low", 0) + wordPlane("high", 1), machine.get());
+  ASSERT_TRUE(module);
+  Type *i8 = Type::getInt8Ty(context);
+  Type *i32 = Type::getInt32Ty(context);
+  for (auto [name, shift] : {std::pair<StringRef, uint64_t>{"low", 0},
+                             std::pair<StringRef, uint64_t>{"high", 8}}) {
+    Function &f = *module->getFunction(name);
+    SCOPED_TRACE(name.str());
+    // No byte is taken apart: one 32-bit (shift and) mask of the word,
+    // 0x000F000F, feeds a pair of bf16 adds.
+    EXPECT_EQ(count(f, Instruction::ExtractElement, i8), 0);
+    EXPECT_EQ(count(f, Instruction::LShr, i32), shift ? 1 : 0);
+    int masks = 0;
+    for (Instruction &inst : instructions(f)) {
+      if (inst.getOpcode() == Instruction::LShr)
+        EXPECT_EQ(cast<ConstantInt>(inst.getOperand(1))->getZExtValue(),
+                  shift);
+      if (inst.getOpcode() == Instruction::And && inst.getType() == i32)
+        if (auto *mask = dyn_cast<ConstantInt>(inst.getOperand(1)))
+          masks += mask->getZExtValue() == 0x000F000Fu;
+    }
+    EXPECT_EQ(masks, 1);
+    Type *pair = FixedVectorType::get(Type::getBFloatTy(context), 2);
+    EXPECT_EQ(count(f, Instruction::FAdd, pair), 1);
+  }
+}
+
+TEST(PackedByteShiftsTest, BytesOfDifferentWordsStay) {
+  LLVMContext context;
+  std::unique_ptr<TargetMachine> machine = nvptxMachine();
+  ASSERT_TRUE(machine);
+  // Bytes 0 and 1 of a word are not a k pair of one row (those are two
+  // bytes apart); bytes of two words are not one word.
+  std::unique_ptr<Module> module = runPass(context, R"(
+define <2 x i16> @adjacent(i32 %w) {
+  %v = bitcast i32 %w to <4 x i8>
+  %b0 = extractelement <4 x i8> %v, i64 0
+  %b1 = extractelement <4 x i8> %v, i64 1
+  %p0 = insertelement <2 x i8> poison, i8 %b0, i64 0
+  %p1 = insertelement <2 x i8> %p0, i8 %b1, i64 1
+  %z = zext <2 x i8> %p1 to <2 x i16>
+  ret <2 x i16> %z
+}
+define <2 x i16> @two_words(i32 %w, i32 %u) {
+  %v = bitcast i32 %w to <4 x i8>
+  %t = bitcast i32 %u to <4 x i8>
+  %b0 = extractelement <4 x i8> %v, i64 0
+  %b1 = extractelement <4 x i8> %t, i64 2
+  %p0 = insertelement <2 x i8> poison, i8 %b0, i64 0
+  %p1 = insertelement <2 x i8> %p0, i8 %b1, i64 1
+  %z = zext <2 x i8> %p1 to <2 x i16>
+  ret <2 x i16> %z
+}
+)",
+                                           machine.get());
+  ASSERT_TRUE(module);
+  Type *i32 = Type::getInt32Ty(context);
+  for (StringRef name : {"adjacent", "two_words"}) {
+    Function &f = *module->getFunction(name);
+    int wordMasks = 0;
+    for (Instruction &inst : instructions(f))
+      wordMasks += inst.getOpcode() == Instruction::And && inst.getType() == i32;
+    EXPECT_EQ(wordMasks, 0) << name.str();
+  }
 }
 
 } // namespace

@@ -14,6 +14,7 @@
 
 #include "tile/Dialect/TileGPU/IR/Dialect.h"
 
+#include <array>
 #include <optional>
 
 namespace mlir {
@@ -30,6 +31,29 @@ struct SharedAccessMap {
 /// fails when the buffer's layout is not a bijection.
 FailureOr<SharedAccessMap> composeAccessMap(RankedTensorType tensorType,
                                             tilegpu::MemDescType bufferType);
+
+/// How `ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16` delivers a warp's
+/// 8-bit registers: each 8x8 b16 matrix is 8 rows of 16 bytes, and lane t
+/// receives, as one word, bytes 2(t/4) and 2(t/4)+1 of rows 2(t%4) and
+/// 2(t%4)+1 -- a 2x2 block of bytes, when the register layout puts one
+/// register bit at offset 1, lane bits 2-4 at offsets 2, 4, 8 and every
+/// other lane, warp and register bit at a multiple of 16 (the row step).
+/// Offsets are XOR-linear (SharedAccessMap), so so is every row address.
+struct TransposedByteMatrices {
+  /// Per lane bit: the offset of the row address that lane supplies
+  /// (lane t gives row t%8 of matrix t/8).
+  SmallVector<int64_t> laneOffsets;
+  /// Per instruction, the register whose offset it starts at.
+  SmallVector<int64_t> firstRegisters;
+  /// Word j's byte b is register firstRegisters[i] | wordRegisters[j] |
+  /// byteRegisters[b].
+  std::array<int64_t, 4> wordRegisters{}, byteRegisters{};
+};
+
+/// The ldmatrix.x4.trans reads of a map of 1-byte elements, if its
+/// registers have that form; std::nullopt otherwise.
+std::optional<TransposedByteMatrices>
+matchTransposedByteMatrices(const SharedAccessMap &map);
 
 /// The scratch buffer a 2-D layout conversion from `srcType` to `dstType`
 /// goes through when its data moves between threads in one round: row-major

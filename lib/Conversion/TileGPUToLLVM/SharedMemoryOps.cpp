@@ -36,28 +36,28 @@ Value xorOfBits(OpBuilder &b, Location loc, Value index,
   return acc;
 }
 
-/// Element pointers of each vector access: the first register of each run.
-SmallVector<Value> emitAccessPointers(OpBuilder &b, Location loc, Operation *op,
-                                      Value buffer, const SharedAccessMap &map,
-                                      Type elementType) {
+/// A pointer per `constants` entry into `buffer`: the thread's base (the
+/// XOR of the lane and warp offsets of its index bits) XOR the constant.
+SmallVector<Value> emitPointers(OpBuilder &b, Location loc, Operation *op,
+                                Value buffer, ArrayRef<int64_t> laneOffsets,
+                                ArrayRef<int64_t> warpOffsets,
+                                ArrayRef<int64_t> constants, Type elementType) {
   ThreadId tid = getThreadId(b, op);
-  Value base =
-      xorOfBits(b, loc, tid.lane, map.laneOffsets, i32Constant(b, loc, 0));
-  base = xorOfBits(b, loc, tid.warp, map.warpOffsets, base);
+  Value base = xorOfBits(b, loc, tid.lane, laneOffsets, i32Constant(b, loc, 0));
+  base = xorOfBits(b, loc, tid.warp, warpOffsets, base);
   // Register bits the thread base can never have are added rather than
   // XORed: that part becomes an immediate of the access, and only the
   // distinct overlapping parts (swizzle bits) cost an XOR each.
   int64_t threadBits = 0;
-  for (int64_t offset : map.laneOffsets)
+  for (int64_t offset : laneOffsets)
     threadBits |= offset;
-  for (int64_t offset : map.warpOffsets)
+  for (int64_t offset : warpOffsets)
     threadBits |= offset;
   auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 3);
   Type storage = storageType(elementType);
   llvm::DenseMap<int64_t, Value> rowPointers;
   SmallVector<Value> ptrs;
-  for (size_t reg = 0; reg < map.registerOffsets.size(); reg += map.vec) {
-    int64_t constant = map.registerOffsets[reg];
+  for (int64_t constant : constants) {
     int64_t overlapping = constant & threadBits;
     Value &row = rowPointers[overlapping];
     if (!row) {
@@ -76,6 +76,54 @@ SmallVector<Value> emitAccessPointers(OpBuilder &b, Location loc, Operation *op,
                                   ArrayRef<LLVM::GEPArg>{int32_t(disjoint)}));
   }
   return ptrs;
+}
+
+/// Element pointers of each vector access: the first register of each run.
+SmallVector<Value> emitAccessPointers(OpBuilder &b, Location loc, Operation *op,
+                                      Value buffer, const SharedAccessMap &map,
+                                      Type elementType) {
+  SmallVector<int64_t> firsts;
+  for (size_t reg = 0; reg < map.registerOffsets.size(); reg += map.vec)
+    firsts.push_back(map.registerOffsets[reg]);
+  return emitPointers(b, loc, op, buffer, map.laneOffsets, map.warpOffsets,
+                      firsts, elementType);
+}
+
+/// Byte registers read by `ldmatrix.x4.trans.b16`, four 2x2 byte blocks
+/// per instruction, where the scalar path would take one `ld.shared.b8`
+/// per byte (the packed int4 weights of a swapped quantised dot, in the
+/// `adjacentRows` mma layout that makes each lane's bytes such blocks).
+SmallVector<Value> loadTransposedByteMatrices(
+    OpBuilder &b, Location loc, Operation *op, Value buffer,
+    const SharedAccessMap &map, const TransposedByteMatrices &plan,
+    Type elementType) {
+  SmallVector<int64_t> firsts;
+  for (int64_t reg : plan.firstRegisters)
+    firsts.push_back(map.registerOffsets[reg]);
+  SmallVector<Value> ptrs = emitPointers(b, loc, op, buffer, plan.laneOffsets,
+                                         map.warpOffsets, firsts, elementType);
+  MLIRContext *context = b.getContext();
+  Type i32 = b.getI32Type();
+  auto words = LLVM::LLVMStructType::getLiteral(context, {i32, i32, i32, i32});
+  auto bytes = VectorType::get(4, b.getI8Type());
+  SmallVector<Value> values(map.registerOffsets.size());
+  for (auto [first, ptr] : llvm::zip(plan.firstRegisters, ptrs)) {
+    Value loaded = NVVM::LdMatrixOp::create(
+        b, loc, words, ptr, /*num=*/4, NVVM::MMALayout::col,
+        NVVM::LdStMatrixShapeAttr::get(context, 8, 8),
+        NVVM::LdStMatrixEltType::B16);
+    for (auto [j, wordRegister] : llvm::enumerate(plan.wordRegisters)) {
+      Value word = LLVM::ExtractValueOp::create(b, loc, loaded, j);
+      Value split = LLVM::BitcastOp::create(b, loc, bytes, word);
+      for (auto [k, byteRegister] : llvm::enumerate(plan.byteRegisters))
+        values[first | wordRegister | byteRegister] = fromStorage(
+            b, loc,
+            LLVM::ExtractElementOp::create(b, loc, split,
+                                           i32Constant(b, loc, k)),
+            elementType);
+    }
+  }
+  return values;
 }
 
 /// Moves the insertion point into an `if` that only the owners of
@@ -319,6 +367,11 @@ mlir::tile::loadTensor(OpBuilder &b, Location loc, Operation *op,
     return op->emitError("shared layout is not a bijection");
   Type element = tensorType.getElementType();
   unsigned bytes = getSharedElementBytes(element);
+  if (bytes == 1 && getElementBitWidth(element) == 8)
+    if (std::optional<TransposedByteMatrices> plan =
+            matchTransposedByteMatrices(*map))
+      return loadTransposedByteMatrices(b, loc, op, buffer, *map, *plan,
+                                        element);
   SmallVector<Value> values;
   for (Value ptr : emitAccessPointers(b, loc, op, buffer, *map, element)) {
     if (map->vec == 1) {

@@ -166,6 +166,48 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 
 // -----
 
+// A register A unpacked from a loaded tile of bytes (the transposed int4
+// weights of a swapped product) takes its rows in the adjacentRows order,
+// in the accumulator and in the operand: a lane's bytes then form the 2x2
+// blocks of an ldmatrix.trans word.
+// CHECK-DAG: #mma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 16, 16], adjacentRows = true}>
+// CHECK-DAG: #[[OPA:.*]] = #tilegpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
+// CHECK-LABEL: func.func @unpacked_bytes
+// CHECK: tilegpu.convert_layout %{{.*}} : tensor<64x32xbf16, #blocked1> -> tensor<64x32xbf16, #[[OPA]]>
+// CHECK: tilegpu.warpgroup_dot {{.*}} -> tensor<64x16xf32, #mma>
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#blocked1 = #tilegpu.blocked<{sizePerThread = [8, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @unpacked_bytes(%w: tensor<32x64x!tile.ptr<i8>, #blocked>, %x: tensor<32x16xbf16, #blocked>, %c: tensor<64x16xf32, #blocked>) -> tensor<64x16xf32, #blocked> {
+    %packed = tile.load %w : tensor<32x64x!tile.ptr<i8>, #blocked>
+    %four = arith.constant dense<4> : tensor<32x64xi8, #blocked>
+    %high = arith.shrsi %packed, %four : tensor<32x64xi8, #blocked>
+    %f = arith.sitofp %high : tensor<32x64xi8, #blocked> to tensor<32x64xbf16, #blocked>
+    %t = tile.trans %f {order = array<i32: 1, 0>} : tensor<32x64xbf16, #blocked> -> tensor<64x32xbf16, #blocked1>
+    %d = tile.dot %t, %x, %c : tensor<64x32xbf16, #blocked1> * tensor<32x16xbf16, #blocked> -> tensor<64x16xf32, #blocked>
+    return %d : tensor<64x16xf32, #blocked>
+  }
+}
+
+// -----
+
+// The same from a loaded tile of 16-bit values keeps the plain row order.
+// CHECK-DAG: #mma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 16, 16]}>
+// CHECK-LABEL: func.func @unpacked_halves
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#blocked1 = #tilegpu.blocked<{sizePerThread = [8, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @unpacked_halves(%w: tensor<32x64x!tile.ptr<i16>, #blocked>, %x: tensor<32x16xbf16, #blocked>, %c: tensor<64x16xf32, #blocked>) -> tensor<64x16xf32, #blocked> {
+    %packed = tile.load %w : tensor<32x64x!tile.ptr<i16>, #blocked>
+    %f = arith.sitofp %packed : tensor<32x64xi16, #blocked> to tensor<32x64xbf16, #blocked>
+    %t = tile.trans %f {order = array<i32: 1, 0>} : tensor<32x64xbf16, #blocked> -> tensor<64x32xbf16, #blocked1>
+    %d = tile.dot %t, %x, %c : tensor<64x32xbf16, #blocked1> * tensor<32x16xbf16, #blocked> -> tensor<64x16xf32, #blocked>
+    return %d : tensor<64x16xf32, #blocked>
+  }
+}
+
+// -----
+
 // B = tl.trans of a descriptor load (attention's K^T on descriptors): the
 // 32x64 K tile is staged as TMA writes it (row-major, the descriptor's
 // 128-byte swizzle) and read through a transposed view as the 64x32

@@ -6,7 +6,7 @@
 //    threads; the shifts and the cast run in the (permuted) operand layout;
 //  - the accumulator is carried in the transposed mma layout, so the
 //    transpositions around the dot are register renamings in the loop.
-// CHECK-DAG: #[[MMA:.*]] = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+// CHECK-DAG: #[[MMA:.*]] = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16], adjacentRows = true}>
 // CHECK-DAG: #[[OPA:.*]] = #tilegpu.dot_op<{opIdx = 0, parent = #[[MMA]], kWidth = 2}>
 // CHECK-DAG: #[[PA:.*]] = #tilegpu.permuted<{order = [1, 0], parent = #[[OPA]]}>
 // CHECK-DAG: #[[PACC:.*]] = #tilegpu.permuted<{order = [1, 0], parent = #[[MMA]]}>

@@ -180,6 +180,37 @@ bool takesRegisterA(Value a, int64_t K) {
   return !isa<LoadOp, DescriptorLoadOp>(arriving.getDefiningOp());
 }
 
+/// A register A unpacked elementwise from a loaded tile of bytes (a
+/// swapped int4 or int8 weight GEMM: A is the transposed weights). Its
+/// rows are then taken in the `adjacentRows` order, where each lane's
+/// bytes form the 2x2 blocks one `ldmatrix.trans` delivers, instead of a
+/// one-byte shared-memory load per element.
+bool unpackedFromBytes(Value a) {
+  auto aType = cast<RankedTensorType>(a.getType());
+  SmallVector<Value> work{a};
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  while (!work.empty()) {
+    Operation *def = work.pop_back_val().getDefiningOp();
+    if (!def || !seen.insert(def).second || seen.size() > 64)
+      continue;
+    if (auto load = dyn_cast<LoadOp>(def)) {
+      auto type = cast<RankedTensorType>(load.getType());
+      if (type.getElementType().isInteger(8) &&
+          type.getNumElements() == aType.getNumElements())
+        return true;
+      continue;
+    }
+    StringRef dialect = def->getDialect()->getNamespace();
+    if (!isa<TransOp, ConvertLayoutOp, BitcastOp>(def) && dialect != "arith")
+      continue;
+    for (Value operand : def->getOperands())
+      if (auto type = dyn_cast<RankedTensorType>(operand.getType());
+          type && type.getNumElements() == aType.getNumElements())
+        work.push_back(operand);
+  }
+  return false;
+}
+
 /// The shared copies of dot operands made so far.
 class OperandStager {
 public:
@@ -280,6 +311,11 @@ struct AccelerateMatmulPass
       Location loc = dot.getLoc();
       Value a;
       if (takesRegisterA(dot.getA(), K)) {
+        if (unpackedFromBytes(dot.getA()))
+          mma = MmaEncodingAttr::get(context, mma.getVersion(),
+                                     mma.getWarpsPerCTA(),
+                                     mma.getInstrShape(),
+                                     /*adjacentRows=*/true);
         b.setInsertionPoint(dot);
         auto operandLayout = DotOperandEncodingAttr::get(context, 0, mma, 2);
         a = ConvertLayoutOp::create(

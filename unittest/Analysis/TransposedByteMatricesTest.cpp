@@ -1,0 +1,152 @@
+//===- TransposedByteMatricesTest.cpp - ldmatrix.trans reads of bytes -----===//
+//
+// matchTransposedByteMatrices decides that a thread's bytes come from
+// `ldmatrix.x4.trans.b16`. Checked here against the instruction's own
+// definition: every byte each lane receives, from the row addresses the
+// plan makes the lanes supply, must be the byte the tensor layout puts in
+// that register.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Analysis/SharedAccess.h"
+#include "tile/Dialect/TileGPU/IR/Dialect.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/MLIRContext.h"
+#include <gtest/gtest.h>
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tilegpu;
+
+namespace {
+
+/// XOR of `offsets[bit]` over the set bits of `index`.
+int64_t xorOf(ArrayRef<int64_t> offsets, int64_t index) {
+  int64_t result = 0;
+  for (auto [bit, offset] : llvm::enumerate(offsets))
+    if ((index >> bit) & 1)
+      result ^= offset;
+  return result;
+}
+
+class TransposedByteMatricesTest : public ::testing::Test {
+protected:
+  TransposedByteMatricesTest() { context.loadDialect<TileGPUDialect>(); }
+
+  /// Packed weights (k pairs x weight columns, bytes) as the transposed A
+  /// operand of a swapped product: `rows` x `cols` i8 in the dot_op layout
+  /// of `mma`, permuted.
+  RankedTensorType packedWeights(MmaEncodingAttr mma, int64_t rows,
+                                 int64_t cols) {
+    auto operand = DotOperandEncodingAttr::get(&context, 0, mma, 2);
+    const int32_t swap[] = {1, 0};
+    auto permuted = PermutedEncodingAttr::getTransposed(
+        cast<DistributedEncoding>(operand), swap);
+    return RankedTensorType::get({rows, cols}, IntegerType::get(&context, 8),
+                                 permuted);
+  }
+
+  MemDescType buffer(ArrayRef<int64_t> shape, unsigned vec, unsigned perPhase,
+                     unsigned maxPhase) {
+    return MemDescType::get(
+        &context, shape, IntegerType::get(&context, 8),
+        SharedEncodingAttr::get(&context, vec, perPhase, maxPhase, {1, 0}));
+  }
+
+  /// Runs ldmatrix.x4.trans.b16 as PTX defines it on the addresses the
+  /// plan gives each lane and checks every byte against the access map.
+  void expectExactReads(const SharedAccessMap &map,
+                        const TransposedByteMatrices &plan) {
+    int64_t numWarps = int64_t(1) << map.warpOffsets.size();
+    int64_t covered = 0;
+    for (int64_t warp = 0; warp < numWarps; ++warp) {
+      int64_t warpBase = xorOf(map.warpOffsets, warp);
+      for (int64_t first : plan.firstRegisters) {
+        // Lane s supplies row s % 8 of matrix s / 8.
+        int64_t rowAddress[4][8];
+        for (int64_t lane = 0; lane < 32; ++lane) {
+          int64_t address = xorOf(plan.laneOffsets, lane) ^ warpBase ^
+                            map.registerOffsets[first];
+          EXPECT_EQ(address % 16, 0) << "rows start 16-byte aligned";
+          rowAddress[lane / 8][lane % 8] = address;
+        }
+        for (int64_t lane = 0; lane < 32; ++lane) {
+          int64_t threadBase = xorOf(map.laneOffsets, lane) ^ warpBase;
+          for (int64_t j = 0; j < 4; ++j)
+            for (int64_t b = 0; b < 4; ++b) {
+              // Lane t gets the b16 at column t/4 of rows 2(t%4), +1.
+              int64_t delivered =
+                  rowAddress[j][2 * (lane % 4) + b / 2] + 2 * (lane / 4) + b % 2;
+              int64_t reg =
+                  first | plan.wordRegisters[j] | plan.byteRegisters[b];
+              EXPECT_EQ(delivered, threadBase ^ map.registerOffsets[reg])
+                  << "warp " << warp << " lane " << lane << " register "
+                  << reg;
+              ++covered;
+            }
+        }
+      }
+    }
+    // Every register of every thread, once.
+    EXPECT_EQ(covered, numWarps * 32 * int64_t(map.registerOffsets.size()));
+  }
+
+  MLIRContext context;
+};
+
+TEST_F(TransposedByteMatricesTest, AdjacentRowsDecodeOperand) {
+  // The M=16 decode kernel's packed weights: 64 k pairs x 64 columns, four
+  // warps, as one wgmma m64n16 operand.
+  auto mma = MmaEncodingAttr::get(&context, 3, {4, 1}, {16, 16, 16},
+                                  /*adjacentRows=*/true);
+  RankedTensorType tensor = packedWeights(mma, 64, 64);
+  for (auto [vec, perPhase, maxPhase] :
+       {std::tuple{1u, 1u, 1u}, std::tuple{16u, 2u, 4u},
+        std::tuple{16u, 1u, 8u}}) {
+    FailureOr<SharedAccessMap> map =
+        composeAccessMap(tensor, buffer({64, 64}, vec, perPhase, maxPhase));
+    ASSERT_TRUE(succeeded(map));
+    std::optional<TransposedByteMatrices> plan =
+        matchTransposedByteMatrices(*map);
+    ASSERT_TRUE(plan);
+    // 32 bytes a thread: two ldmatrix.x4.
+    EXPECT_EQ(plan->firstRegisters.size(), 2u);
+    expectExactReads(*map, *plan);
+  }
+}
+
+TEST_F(TransposedByteMatricesTest, AdjacentRowsTwoWarpgroups) {
+  // The 4096-row kernel's: 32 k pairs x 256 columns over eight warps.
+  auto mma = MmaEncodingAttr::get(&context, 3, {8, 1}, {16, 128, 16},
+                                  /*adjacentRows=*/true);
+  RankedTensorType tensor = packedWeights(mma, 32, 256);
+  FailureOr<SharedAccessMap> map =
+      composeAccessMap(tensor, buffer({32, 256}, 16, 1, 8));
+  ASSERT_TRUE(succeeded(map));
+  std::optional<TransposedByteMatrices> plan =
+      matchTransposedByteMatrices(*map);
+  ASSERT_TRUE(plan);
+  expectExactReads(*map, *plan);
+}
+
+TEST_F(TransposedByteMatricesTest, PlainRowsAreNotByteBlocks) {
+  // Rows r and r + 8 of a lane are 8 bytes apart: no 2x2 blocks.
+  auto mma = MmaEncodingAttr::get(&context, 3, {4, 1}, {16, 16, 16});
+  FailureOr<SharedAccessMap> map =
+      composeAccessMap(packedWeights(mma, 64, 64), buffer({64, 64}, 16, 2, 4));
+  ASSERT_TRUE(succeeded(map));
+  EXPECT_FALSE(matchTransposedByteMatrices(*map));
+}
+
+TEST_F(TransposedByteMatricesTest, ChunksSmallerThanARowAreRejected) {
+  // A swizzle of 8-byte chunks breaks the 16 contiguous bytes of a row.
+  auto mma = MmaEncodingAttr::get(&context, 3, {4, 1}, {16, 16, 16},
+                                  /*adjacentRows=*/true);
+  FailureOr<SharedAccessMap> map =
+      composeAccessMap(packedWeights(mma, 64, 64), buffer({64, 64}, 8, 1, 8));
+  ASSERT_TRUE(succeeded(map));
+  EXPECT_FALSE(matchTransposedByteMatrices(*map));
+}
+
+} // namespace
