@@ -162,3 +162,38 @@ func.func @specialized(%d: !tile.tensordesc<tensor<64x64xf16>>, %v: tensor<128xf
   return
 }
 }
+
+// -----
+
+// An `if` is straight-line code on each path: a branch that reads what was
+// written before it gets the barrier, just before its read; a branch that
+// touches no shared memory gets none, and none goes before the `if`. After
+// it, what either path left pending (the written buffer) still orders the
+// next access.
+// CHECK-LABEL: func.func @branches
+// CHECK: tilegpu.local_store
+// CHECK-NEXT: scf.if
+// CHECK-NEXT: tilegpu.barrier
+// CHECK-NEXT: tilegpu.local_load
+// CHECK: } else {
+// CHECK-NOT: tilegpu.barrier
+// CHECK: }
+// CHECK-NEXT: tilegpu.barrier
+// CHECK-NEXT: tilegpu.local_store
+#blocked = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#s = #tilegpu.shared<{order = [0]}>
+module attributes {tilegpu.num_warps = 4 : i32} {
+func.func @branches(%v: tensor<128xf32, #blocked>, %p: i1) attributes {tile.kernel} {
+  %x = tilegpu.local_alloc {tilegpu.offset = 0 : i64} : () -> !tilegpu.memdesc<128xf32, #s>
+  tilegpu.local_store %v, %x : tensor<128xf32, #blocked> -> !tilegpu.memdesc<128xf32, #s>
+  %r = scf.if %p -> (tensor<128xf32, #blocked>) {
+    %y = tilegpu.local_load %x : !tilegpu.memdesc<128xf32, #s> -> tensor<128xf32, #blocked>
+    scf.yield %y : tensor<128xf32, #blocked>
+  } else {
+    %z = arith.addf %v, %v : tensor<128xf32, #blocked>
+    scf.yield %z : tensor<128xf32, #blocked>
+  }
+  tilegpu.local_store %r, %x : tensor<128xf32, #blocked> -> !tilegpu.memdesc<128xf32, #s>
+  return
+}
+}

@@ -179,6 +179,11 @@ public:
         if (touchesShared(loop) && runLoop(loop, pending, insert))
           continue;
       }
+      if (auto branch = dyn_cast<scf::IfOp>(op)) {
+        if (touchesShared(branch))
+          runIf(branch, pending, insert);
+        continue;
+      }
       if (auto specialize = dyn_cast<WarpSpecializeOp>(op)) {
         runWarpSpecialize(specialize, pending, insert);
         continue;
@@ -244,6 +249,23 @@ private:
     Accesses consumers;
     run(specialize.getConsumers().front(), consumers, insert);
     pending.unknown = true;
+  }
+
+  /// Each branch of an `if` starts with what is pending before it (no
+  /// back edge: a barrier only where a branch's own accesses need one, as
+  /// in straight-line code), and what either leaves pending is pending
+  /// after it.
+  void runIf(scf::IfOp branch, Accesses &pending, bool insert) {
+    Accesses taken = pending;
+    run(branch.getThenRegion().front(), taken, insert);
+    if (!branch.getElseRegion().empty()) {
+      Accesses skipped = pending;
+      run(branch.getElseRegion().front(), skipped, insert);
+      taken.merge(skipped);
+    } else {
+      taken.merge(pending);
+    }
+    pending = taken;
   }
 
   /// A loop body starts with the accesses pending before the loop or at

@@ -101,7 +101,24 @@ public:
                                    /*withElse=*/true);
     loop->replaceAllUsesWith(guard.getResults());
     rewriter.setInsertionPointToStart(guard.elseBlock());
-    scf::YieldOp::create(rewriter, loc, loop.getInitArgs());
+    // The skipping path passes the initial accumulators through a wait of
+    // its own (nothing is in flight there, so it retires at once): LLVM
+    // then cannot see constants merge with the loop's results, which it
+    // would answer by splitting the epilogue into both paths (scalar
+    // conversions where the one path had paired them).
+    SmallVector<Value> skipped(loop.getInitArgs());
+    SmallVector<unsigned> carriedIndices;
+    SmallVector<Value> initial;
+    for (const AsyncDot &async : plan.asyncDots)
+      if (async.carriedIndex) {
+        carriedIndices.push_back(*async.carriedIndex);
+        initial.push_back(skipped[*async.carriedIndex]);
+      }
+    auto passed = WarpGroupDotWaitOp::create(rewriter, loc, initial,
+                                             /*pendings=*/0);
+    for (auto [index, value] : llvm::zip(carriedIndices, passed.getResults()))
+      skipped[index] = value;
+    scf::YieldOp::create(rewriter, loc, skipped);
     rewriter.setInsertionPointToStart(guard.thenBlock());
     loop->moveBefore(guard.thenBlock(), guard.thenBlock()->end());
     rewriter.setInsertionPointAfter(loop);
