@@ -105,8 +105,8 @@ mlir::tile::matchTransposedByteMatrices(const SharedAccessMap &map) {
 }
 
 SharedWavefronts mlir::tile::measureSharedWavefronts(const SharedAccessMap &map,
-                                                    unsigned elementBytes,
-                                                    unsigned vec) {
+                                                     unsigned elementBytes,
+                                                     unsigned vec) {
   if (vec == 0)
     vec = map.vec;
   constexpr int64_t kBanks = 32, kBankBytes = 4, kLanes = 32;

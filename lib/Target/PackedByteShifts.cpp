@@ -8,8 +8,8 @@
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/PatternMatch.h"
 #include "llvm/Transforms/InstCombine/InstCombine.h"
-#include "llvm/Transforms/Vectorize/SLPVectorizer.h"
 #include "llvm/Transforms/Utils/Local.h"
+#include "llvm/Transforms/Vectorize/SLPVectorizer.h"
 
 #include <optional>
 
@@ -35,6 +35,25 @@ bool isBytePairs(Type *type) {
 /// Shifts that leave some of a byte: by 1 to 7.
 bool isByteShift(uint64_t amount) { return amount > 0 && amount < 8; }
 
+/// `pair` (two lanes) as both lanes inserted into poison: the scalars, by
+/// lane.
+bool matchInsertedLanes(Value *pair, Value *(&lanes)[2]) {
+  if (cast<FixedVectorType>(pair->getType())->getNumElements() != 2)
+    return false;
+  lanes[0] = lanes[1] = nullptr;
+  Value *vector = pair;
+  for (int inserted = 0; inserted < 2; ++inserted) {
+    Value *scalar;
+    uint64_t lane;
+    if (!match(vector, m_InsertElt(m_Value(vector), m_Value(scalar),
+                                   m_ConstantInt(lane))) ||
+        lane > 1 || lanes[lane])
+      return false;
+    lanes[lane] = scalar;
+  }
+  return isa<PoisonValue, UndefValue>(vector);
+}
+
 /// `pair` as `lshr %bytes, C` (a vector shift by a splat, any even number
 /// of lanes) or as two lanes inserted from scalar `lshr x_i, C`, with C in
 /// [1, 7]; the unshifted pair is built before `pair`'s user `at`.
@@ -47,20 +66,8 @@ std::optional<ShiftedPair> matchShiftedPair(Value *pair, Instruction *at) {
     return ShiftedPair{bytes, amount->getZExtValue()};
   }
 
-  if (cast<FixedVectorType>(pair->getType())->getNumElements() != 2)
-    return std::nullopt;
-  Value *lanes[2] = {nullptr, nullptr};
-  Value *vector = pair;
-  for (int inserted = 0; inserted < 2; ++inserted) {
-    Value *scalar;
-    uint64_t lane;
-    if (!match(vector, m_InsertElt(m_Value(vector), m_Value(scalar),
-                                   m_ConstantInt(lane))) ||
-        lane > 1 || lanes[lane])
-      return std::nullopt;
-    lanes[lane] = scalar;
-  }
-  if (!isa<PoisonValue, UndefValue>(vector))
+  Value *lanes[2];
+  if (!matchInsertedLanes(pair, lanes))
     return std::nullopt;
   Value *sources[2];
   std::optional<uint64_t> shared;
@@ -95,7 +102,8 @@ bool matchWordByteLane(Value *lane, Value *&vector, uint64_t &index,
   mask = 0xFF;
   if (match(lane, m_And(m_Value(lane), m_APInt(bits))))
     mask = bits->getZExtValue();
-  auto *bytesType = FixedVectorType::get(Type::getInt8Ty(lane->getContext()), 4);
+  auto *bytesType =
+      FixedVectorType::get(Type::getInt8Ty(lane->getContext()), 4);
   return match(lane, m_ExtractElt(m_Value(vector), m_ConstantInt(index))) &&
          vector->getType() == bytesType;
 }
@@ -122,24 +130,16 @@ std::optional<WordBytePair> matchWordBytePair(Value *pair) {
       fits(lanes[0], lanes[1]))
     return WordBytePair{vector, unsigned(lanes[0]), outerMask};
 
-  Value *inserted[2] = {nullptr, nullptr};
-  Value *rest = pair;
-  for (int i = 0; i < 2; ++i) {
-    Value *scalar;
-    uint64_t lane;
-    if (!match(rest, m_InsertElt(m_Value(rest), m_Value(scalar),
-                                 m_ConstantInt(lane))) ||
-        lane > 1 || inserted[lane])
-      return std::nullopt;
-    inserted[lane] = scalar;
-  }
-  if (!isa<PoisonValue, UndefValue>(rest))
+  Value *inserted[2];
+  if (!matchInsertedLanes(pair, inserted))
     return std::nullopt;
   // Lanes 0 and 1 of one pair, taken apart and put back together.
   Value *whole[2];
   uint64_t lane[2];
-  if (match(inserted[0], m_ExtractElt(m_Value(whole[0]), m_ConstantInt(lane[0]))) &&
-      match(inserted[1], m_ExtractElt(m_Value(whole[1]), m_ConstantInt(lane[1]))) &&
+  if (match(inserted[0],
+            m_ExtractElt(m_Value(whole[0]), m_ConstantInt(lane[0]))) &&
+      match(inserted[1],
+            m_ExtractElt(m_Value(whole[1]), m_ConstantInt(lane[1]))) &&
       whole[0] == whole[1] && whole[0]->getType() == type && lane[0] == 0 &&
       lane[1] == 1) {
     std::optional<WordBytePair> inner = matchWordBytePair(whole[0]);
@@ -182,7 +182,8 @@ bool pairWordBytes(Function &function) {
   SmallVector<ExtractElementInst *> extracts;
   for (Instruction &inst : instructions(function))
     if (auto *extract = dyn_cast<ExtractElementInst>(&inst))
-      if (auto *type = dyn_cast<FixedVectorType>(extract->getVectorOperandType());
+      if (auto *type =
+              dyn_cast<FixedVectorType>(extract->getVectorOperandType());
           type && type->getNumElements() == 4 &&
           type->getElementType()->isIntegerTy(8) &&
           isa<ConstantInt>(extract->getIndexOperand()))
@@ -264,9 +265,9 @@ mlir::tile::PackedByteShiftsPass::run(Function &function,
     std::optional<WordBytePair> wordBytes;
     if (cast<FixedVectorType>(zext->getDestTy())->getNumElements() == 2)
       wordBytes = matchWordBytePair(pair->bytes);
-    Value *wide =
-        wordBytes ? widenWordBytePair(b, *wordBytes, zext->getDestTy())
-                  : b.CreateZExt(pair->bytes, zext->getDestTy());
+    Value *wide = wordBytes
+                      ? widenWordBytePair(b, *wordBytes, zext->getDestTy())
+                      : b.CreateZExt(pair->bytes, zext->getDestTy());
     unsigned words =
         cast<FixedVectorType>(zext->getDestTy())->getNumElements() / 2;
     Type *wordType =

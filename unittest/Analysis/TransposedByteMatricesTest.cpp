@@ -76,13 +76,12 @@ protected:
           for (int64_t j = 0; j < 4; ++j)
             for (int64_t b = 0; b < 4; ++b) {
               // Lane t gets the b16 at column t/4 of rows 2(t%4), +1.
-              int64_t delivered =
-                  rowAddress[j][2 * (lane % 4) + b / 2] + 2 * (lane / 4) + b % 2;
+              int64_t delivered = rowAddress[j][2 * (lane % 4) + b / 2] +
+                                  2 * (lane / 4) + b % 2;
               int64_t reg =
                   first | plan.wordRegisters[j] | plan.byteRegisters[b];
               EXPECT_EQ(delivered, threadBase ^ map.registerOffsets[reg])
-                  << "warp " << warp << " lane " << lane << " register "
-                  << reg;
+                  << "warp " << warp << " lane " << lane << " register " << reg;
               ++covered;
             }
         }

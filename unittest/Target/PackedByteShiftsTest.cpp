@@ -169,12 +169,13 @@ define <2 x i32> @wide(<2 x i8> %v) {
 /// the two bf16 halves of an MMA operand register.
 std::string wordPlane(StringRef name, unsigned first) {
   std::string ir;
-  raw_string_ostream(ir)
-      << "define i32 @" << name << "(i32 %w) {\n"
-      << "  %v = bitcast i32 %w to <4 x i8>\n"
-      << "  %b0 = extractelement <4 x i8> %v, i64 " << first << "\n"
-      << "  %b1 = extractelement <4 x i8> %v, i64 " << first + 2 << "\n"
-      << R"(  %m0 = and i8 %b0, 15
+  raw_string_ostream(ir) << "define i32 @" << name << "(i32 %w) {\n"
+                         << "  %v = bitcast i32 %w to <4 x i8>\n"
+                         << "  %b0 = extractelement <4 x i8> %v, i64 " << first
+                         << "\n"
+                         << "  %b1 = extractelement <4 x i8> %v, i64 "
+                         << first + 2 << "\n"
+                         << R"(  %m0 = and i8 %b0, 15
   %m1 = and i8 %b1, 15
   %z0 = zext i8 %m0 to i16
   %z1 = zext i8 %m1 to i16
@@ -213,8 +214,7 @@ TEST(PackedByteShiftsTest, WordBytePairsBecomeOneMaskedWord) {
     int masks = 0;
     for (Instruction &inst : instructions(f)) {
       if (inst.getOpcode() == Instruction::LShr)
-        EXPECT_EQ(cast<ConstantInt>(inst.getOperand(1))->getZExtValue(),
-                  shift);
+        EXPECT_EQ(cast<ConstantInt>(inst.getOperand(1))->getZExtValue(), shift);
       if (inst.getOpcode() == Instruction::And && inst.getType() == i32)
         if (auto *mask = dyn_cast<ConstantInt>(inst.getOperand(1)))
           masks += mask->getZExtValue() == 0x000F000Fu;
@@ -259,7 +259,8 @@ define <2 x i16> @two_words(i32 %w, i32 %u) {
     Function &f = *module->getFunction(name);
     int wordMasks = 0;
     for (Instruction &inst : instructions(f))
-      wordMasks += inst.getOpcode() == Instruction::And && inst.getType() == i32;
+      wordMasks +=
+          inst.getOpcode() == Instruction::And && inst.getType() == i32;
     EXPECT_EQ(wordMasks, 0) << name.str();
   }
 }

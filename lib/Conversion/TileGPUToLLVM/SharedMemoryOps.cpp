@@ -93,10 +93,11 @@ SmallVector<Value> emitAccessPointers(OpBuilder &b, Location loc, Operation *op,
 /// per instruction, where the scalar path would take one `ld.shared.b8`
 /// per byte (the packed int4 weights of a swapped quantised dot, in the
 /// `adjacentRows` mma layout that makes each lane's bytes such blocks).
-SmallVector<Value> loadTransposedByteMatrices(
-    OpBuilder &b, Location loc, Operation *op, Value buffer,
-    const SharedAccessMap &map, const TransposedByteMatrices &plan,
-    Type elementType) {
+SmallVector<Value>
+loadTransposedByteMatrices(OpBuilder &b, Location loc, Operation *op,
+                           Value buffer, const SharedAccessMap &map,
+                           const TransposedByteMatrices &plan,
+                           Type elementType) {
   SmallVector<int64_t> firsts;
   for (int64_t reg : plan.firstRegisters)
     firsts.push_back(map.registerOffsets[reg]);
@@ -116,11 +117,11 @@ SmallVector<Value> loadTransposedByteMatrices(
       Value word = LLVM::ExtractValueOp::create(b, loc, loaded, j);
       Value split = LLVM::BitcastOp::create(b, loc, bytes, word);
       for (auto [k, byteRegister] : llvm::enumerate(plan.byteRegisters))
-        values[first | wordRegister | byteRegister] = fromStorage(
-            b, loc,
-            LLVM::ExtractElementOp::create(b, loc, split,
-                                           i32Constant(b, loc, k)),
-            elementType);
+        values[first | wordRegister | byteRegister] =
+            fromStorage(b, loc,
+                        LLVM::ExtractElementOp::create(b, loc, split,
+                                                       i32Constant(b, loc, k)),
+                        elementType);
     }
   }
   return values;

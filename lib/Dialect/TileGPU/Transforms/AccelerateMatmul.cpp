@@ -24,9 +24,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tile/Support/TMA.h"
 #include "tile/Dialect/TileGPU/Transforms/MmaSelection.h"
 #include "tile/Dialect/TileGPU/Transforms/Passes.h"
+#include "tile/Support/TMA.h"
 
 #include "mlir/IR/Dominance.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
@@ -313,8 +313,7 @@ struct AccelerateMatmulPass
       if (takesRegisterA(dot.getA(), K)) {
         if (unpackedFromBytes(dot.getA()))
           mma = MmaEncodingAttr::get(context, mma.getVersion(),
-                                     mma.getWarpsPerCTA(),
-                                     mma.getInstrShape(),
+                                     mma.getWarpsPerCTA(), mma.getInstrShape(),
                                      /*adjacentRows=*/true);
         b.setInsertionPoint(dot);
         auto operandLayout = DotOperandEncodingAttr::get(context, 0, mma, 2);

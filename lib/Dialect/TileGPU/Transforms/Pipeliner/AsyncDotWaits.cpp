@@ -106,36 +106,30 @@ public:
     // then cannot see constants merge with the loop's results, which it
     // would answer by splitting the epilogue into both paths (scalar
     // conversions where the one path had paired them).
-    SmallVector<Value> skipped(loop.getInitArgs());
-    SmallVector<unsigned> carriedIndices;
-    SmallVector<Value> initial;
-    for (const AsyncDot &async : plan.asyncDots)
-      if (async.carriedIndex) {
-        carriedIndices.push_back(*async.carriedIndex);
-        initial.push_back(skipped[*async.carriedIndex]);
-      }
-    auto passed = WarpGroupDotWaitOp::create(rewriter, loc, initial,
-                                             /*pendings=*/0);
-    for (auto [index, value] : llvm::zip(carriedIndices, passed.getResults()))
-      skipped[index] = value;
-    scf::YieldOp::create(rewriter, loc, skipped);
+    yieldAfterWait(loop.getInitArgs());
     rewriter.setInsertionPointToStart(guard.thenBlock());
     loop->moveBefore(guard.thenBlock(), guard.thenBlock()->end());
     rewriter.setInsertionPointAfter(loop);
-    SmallVector<Value> results(loop.getResults());
+    yieldAfterWait(loop.getResults());
+    rewriter.setInsertionPointAfter(guard);
+  }
+
+  /// Yields `values` (the loop's results or initial values) with the
+  /// async dots' carried accumulators among them passed through one wait.
+  void yieldAfterWait(ValueRange values) {
+    SmallVector<Value> yielded(values);
     SmallVector<unsigned> indices;
     SmallVector<Value> carried;
     for (const AsyncDot &async : plan.asyncDots)
       if (async.carriedIndex) {
         indices.push_back(*async.carriedIndex);
-        carried.push_back(results[*async.carriedIndex]);
+        carried.push_back(yielded[*async.carriedIndex]);
       }
-    auto wait = WarpGroupDotWaitOp::create(rewriter, loc, carried,
+    auto wait = WarpGroupDotWaitOp::create(rewriter, loop.getLoc(), carried,
                                            /*pendings=*/0);
     for (auto [index, done] : llvm::zip(indices, wait.getResults()))
-      results[index] = done;
-    scf::YieldOp::create(rewriter, loc, results);
-    rewriter.setInsertionPointAfter(guard);
+      yielded[index] = done;
+    scf::YieldOp::create(rewriter, loop.getLoc(), yielded);
   }
 
   /// Waits for async dot `k` just before its result is first read: in
