@@ -92,7 +92,7 @@ def bench_int4(mods, shapes=((4096, 8192, 8192), (16, 8192, 8192))):
                     (128, 128, 128, 8, 3), (128, 128, 64, 8, 4),
                     (128, 256, 64, 8, 4)] if large else
                    [(16, 64, 128, 4, 4), (16, 128, 128, 4, 4),
-                    (16, 64, 64, 4, 4)])
+                    (16, 64, 64, 4, 4), (16, 64, 256, 4, 3)])
         a = torch.randn(M, K, device="cuda").to(torch.bfloat16)
         flops = 2.0 * M * N * K
         for group in (0, 128):
@@ -106,9 +106,13 @@ def bench_int4(mods, shapes=((4096, 8192, 8192), (16, 8192, 8192))):
                     torch.bfloat16)
                 expand = lambda s: s.double().repeat_interleave(group, 0)  # noqa: E731
             c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
+            # The kernel takes one group scale per K step: GROUP_SIZE must
+            # be a multiple of BLOCK_K (a BLOCK_K of 256 serves per-column
+            # scales only).
+            usable = [x for x in configs if group == 0 or group % x[2] == 0]
             # The packing depends on BLOCK_K: one per distinct BLOCK_K.
             packings = {}
-            for config in configs:
+            for config in usable:
                 if config[2] not in packings:
                     w, packed = packed_int4(K, N, config[2])
                     want = a.double() @ (w.double() * expand(scales))
@@ -128,7 +132,7 @@ def bench_int4(mods, shapes=((4096, 8192, 8192), (16, 8192, 8192))):
                             BLOCK_N=bn, BLOCK_K=bk_, GROUP_M=8,
                             num_warps=warps, num_stages=stages)
                     bests.append(best_of(
-                        name, impl, [x for x in configs if x[2] == bk], run,
+                        name, impl, [x for x in usable if x[2] == bk], run,
                         flops, c, want, record=False))
                 bests = [b for b in bests if b]
                 if bests:
