@@ -144,6 +144,36 @@ SharedWavefronts mlir::tile::measureSharedWavefronts(const SharedAccessMap &map,
   return total;
 }
 
+SharedWavefronts mlir::tile::measureTransposedByteMatricesWavefronts(
+    const SharedAccessMap &map, const TransposedByteMatrices &plan) {
+  constexpr int64_t kBanks = 32, kBankBytes = 4, kRowBytes = 16;
+  SharedWavefronts total;
+  for (int64_t first : plan.firstRegisters) {
+    for (int64_t matrix = 0; matrix < 4; ++matrix) {
+      llvm::DenseMap<int64_t, llvm::DenseSet<int64_t>> wordsPerBank;
+      llvm::DenseSet<int64_t> words;
+      for (int64_t row = 0; row < 8; ++row) {
+        int64_t lane = 8 * matrix + row;
+        int64_t address = map.registerOffsets[first];
+        for (auto [bit, offset] : llvm::enumerate(plan.laneOffsets))
+          if ((lane >> bit) & 1)
+            address ^= offset;
+        for (int64_t word = address / kBankBytes;
+             word < (address + kRowBytes) / kBankBytes; ++word) {
+          wordsPerBank[word % kBanks].insert(word);
+          words.insert(word);
+        }
+      }
+      int64_t most = 0;
+      for (auto &entry : wordsPerBank)
+        most = std::max<int64_t>(most, entry.second.size());
+      total.actual += most;
+      total.conflictFree += (int64_t(words.size()) + kBanks - 1) / kBanks;
+    }
+  }
+  return total;
+}
+
 /// Integers and floats of at least a byte: what storeTensor/loadTensor
 /// move (booleans and pointers take the element-wise path).
 static bool isPlainElement(Type type) {

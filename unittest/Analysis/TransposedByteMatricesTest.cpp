@@ -148,4 +148,29 @@ TEST_F(TransposedByteMatricesTest, ChunksSmallerThanARowAreRejected) {
   EXPECT_FALSE(matchTransposedByteMatrices(*map));
 }
 
+TEST_F(TransposedByteMatricesTest, WavefrontsOfTheMatrixRows) {
+  // Each matrix is 8 rows of 16 bytes, one wavefront when they fall in
+  // distinct banks. The decode operand's 64-byte rows: unswizzled, rows
+  // k and k + 2 are 128 bytes apart, one bank group, so 4 wavefronts a
+  // matrix; XOR-swizzling 16-byte chunks by row pair spreads them.
+  auto mma = MmaEncodingAttr::get(&context, 3, {4, 1}, {16, 16, 16},
+                                  /*adjacentRows=*/true);
+  RankedTensorType tensor = packedWeights(mma, 64, 64);
+  auto measure = [&](MemDescType buffer) {
+    FailureOr<SharedAccessMap> map = composeAccessMap(tensor, buffer);
+    EXPECT_TRUE(succeeded(map));
+    std::optional<TransposedByteMatrices> plan =
+        matchTransposedByteMatrices(*map);
+    EXPECT_TRUE(plan);
+    return measureTransposedByteMatricesWavefronts(*map, *plan);
+  };
+  SharedWavefronts plain = measure(buffer({64, 64}, 1, 1, 1));
+  SharedWavefronts swizzled = measure(buffer({64, 64}, 16, 2, 4));
+  // Two instructions of four matrices.
+  EXPECT_EQ(swizzled.conflictFree, 8);
+  EXPECT_EQ(swizzled.actual, 8);
+  EXPECT_EQ(plain.conflictFree, 8);
+  EXPECT_EQ(plain.actual, 4 * 8);
+}
+
 } // namespace

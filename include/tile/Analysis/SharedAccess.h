@@ -83,6 +83,13 @@ SharedWavefronts measureSharedWavefronts(const SharedAccessMap &map,
                                          unsigned elementBytes,
                                          unsigned vec = 0);
 
+/// One warp's shared-memory wavefronts for the `ldmatrix` reads of `plan`:
+/// each 8x8 matrix is a phase of 8 rows of 16 bytes, one wavefront when
+/// its rows fall in distinct banks.
+SharedWavefronts
+measureTransposedByteMatricesWavefronts(const SharedAccessMap &map,
+                                        const TransposedByteMatrices &plan);
+
 } // namespace tile
 } // namespace mlir
 
