@@ -35,3 +35,25 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.target = "sm_90a"} {
     return %a, %b : tensor<32x32xf32, #cols>, tensor<32x32xf32, #rows>
   }
 }
+
+// Packed int4 weights read into a swapped dot's adjacentRows operand: the
+// lowering takes them with ldmatrix, 8 rows of 16 bytes a phase, two
+// instructions of four matrices. Plain 64-byte rows put rows k and k + 2 in
+// one bank group (4 wavefronts a matrix); 16-byte chunks XORed by row pair
+// spread them.
+#mma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 16, 16], adjacentRows = true}>
+#dot_op = #tilegpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
+#weights = #tilegpu.permuted<{order = [1, 0], parent = #dot_op}>
+#bytes = #tilegpu.shared<{order = [1, 0]}>
+#byte_pairs = #tilegpu.shared<{vec = 16, perPhase = 2, maxPhase = 4, order = [1, 0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @packed_weights() -> (tensor<64x64xi8, #weights>, tensor<64x64xi8, #weights>) {
+    %plain = tilegpu.local_alloc : () -> !tilegpu.memdesc<64x64xi8, #bytes>
+    // expected-remark @+1 {{tilegpu.local_load load: shared wavefronts per warp 32 (8 without bank conflicts)}}
+    %a = tilegpu.local_load %plain : !tilegpu.memdesc<64x64xi8, #bytes> -> tensor<64x64xi8, #weights>
+    %swizzled = tilegpu.local_alloc : () -> !tilegpu.memdesc<64x64xi8, #byte_pairs>
+    // expected-remark @+1 {{tilegpu.local_load load: shared wavefronts per warp 8 (8 without bank conflicts)}}
+    %b = tilegpu.local_load %swizzled : !tilegpu.memdesc<64x64xi8, #byte_pairs> -> tensor<64x64xi8, #weights>
+    return %a, %b : tensor<64x64xi8, #weights>, tensor<64x64xi8, #weights>
+  }
+}

@@ -29,16 +29,22 @@ using namespace mlir::tilegpu;
 namespace {
 
 /// "N (M without conflicts)" for `tensor`'s registers moving to or from a
-/// `buffer` buffer; empty when the two do not compose.
-std::string describe(Type tensor, MemDescType buffer) {
+/// `buffer` buffer; empty when the two do not compose. A load of bytes the
+/// lowering reads with ldmatrix counts its 16-byte rows.
+std::string describe(Type tensor, MemDescType buffer, bool load = false) {
   auto tensorType = dyn_cast<RankedTensorType>(tensor);
   if (!tensorType || !getDistributedEncoding(tensorType))
     return "";
   FailureOr<SharedAccessMap> map = composeAccessMap(tensorType, buffer);
   if (failed(map))
     return "";
-  SharedWavefronts count = measureSharedWavefronts(
-      *map, getSharedElementBytes(buffer.getElementType()));
+  unsigned bytes = getSharedElementBytes(buffer.getElementType());
+  std::optional<TransposedByteMatrices> matrices;
+  if (load && bytes == 1 && getElementBitWidth(buffer.getElementType()) == 8)
+    matrices = matchTransposedByteMatrices(*map);
+  SharedWavefronts count =
+      matrices ? measureTransposedByteMatricesWavefronts(*map, *matrices)
+               : measureSharedWavefronts(*map, bytes);
   return std::to_string(count.actual) + " (" +
          std::to_string(count.conflictFree) + " without bank conflicts)";
 }
@@ -57,7 +63,8 @@ struct ReportSharedWavefrontsPass
       llvm::TypeSwitch<Operation *>(op)
           .Case([](LocalLoadOp load) {
             remark(load, "load",
-                   describe(load.getType(), load.getBuffer().getType()));
+                   describe(load.getType(), load.getBuffer().getType(),
+                            /*load=*/true));
           })
           .Case([](LocalStoreOp store) {
             remark(store, "store",
@@ -82,7 +89,7 @@ struct ReportSharedWavefrontsPass
             if (std::optional<MemDescType> scratch =
                     getConversionScratchLayout(src, dst)) {
               remark(convert, "store", describe(src, *scratch));
-              remark(convert, "load", describe(dst, *scratch));
+              remark(convert, "load", describe(dst, *scratch, /*load=*/true));
             }
           });
     });
