@@ -106,6 +106,35 @@ def test_tuned_and_heuristic_launches_take_the_dispatcher(monkeypatch):
         assert tuned.warmup(x, 100, grid=(1,))     # a warmup still compiles
 
 
+def test_tuned_launches_key_like_the_tuning():
+    """The launch path that skips the Python binding finds the config by
+    the same key the tuning stored it under: the key arguments and the
+    tensors' dtypes. A new value or dtype tunes again; a keyword argument
+    or a pre_hook takes the full path."""
+    tuned_for = []
+
+    def fake_bench(fn, quantiles):
+        fn()
+        return 1.0
+
+    tuned = tile.autotune(configs=[tile.Config({"BLOCK": b}) for b in (64, 128)],
+                          key=["n"], do_bench=fake_bench)(scale_kernel)
+    real_tune = tuned._tune
+
+    def counting_tune(key, args, kwargs):
+        tuned_for.append(key)
+        return real_tune(key, args, kwargs)
+    tuned._tune = counting_tune
+    with use_launcher(Recorder()):
+        f32, f16 = FakeTensor(4096), FakeTensor(4096, dtype="torch.float16")
+        for x, n in [(f32, 100), (f32, 100), (f16, 100), (f32, 200),
+                     (f16, 100), (f32, 200)]:
+            tuned[(1,)](x, n)
+    assert tuned_for == [(100, "torch.float32"), (100, "torch.float16"),
+                         (200, "torch.float32")]
+    assert set(tuned.cache) == set(tuned_for)
+
+
 def test_config_repr_and_kwargs():
     c = tile.Config({"BLOCK": 64}, num_warps=8, num_stages=2)
     assert c.all_kwargs() == {"BLOCK": 64, "num_warps": 8, "num_stages": 2,
