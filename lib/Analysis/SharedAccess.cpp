@@ -62,6 +62,45 @@ mlir::tile::composeAccessMap(RankedTensorType tensorType,
   return map;
 }
 
+namespace {
+constexpr int64_t kBanks = 32, kBankBytes = 4;
+
+/// The 4-byte words one phase of a warp's shared-memory access touches.
+class Phase {
+public:
+  void touch(int64_t byte, int64_t length) {
+    for (int64_t word = byte / kBankBytes;
+         word <= (byte + length - 1) / kBankBytes; ++word) {
+      wordsPerBank[word % kBanks].insert(word);
+      words.insert(word);
+    }
+  }
+
+  /// Its wavefronts: as many as the most distinct words one bank serves,
+  /// and without conflicts, its words spread over the banks.
+  void addTo(SharedWavefronts &total) const {
+    int64_t most = 0;
+    for (auto &entry : wordsPerBank)
+      most = std::max<int64_t>(most, entry.second.size());
+    total.actual += most;
+    total.conflictFree += (int64_t(words.size()) + kBanks - 1) / kBanks;
+  }
+
+private:
+  llvm::DenseMap<int64_t, llvm::DenseSet<int64_t>> wordsPerBank;
+  llvm::DenseSet<int64_t> words;
+};
+
+/// The XOR of `offsets[bit]` over the set bits of `index`.
+int64_t xorOfBits(ArrayRef<int64_t> offsets, int64_t index) {
+  int64_t result = 0;
+  for (auto [bit, offset] : llvm::enumerate(offsets))
+    if ((index >> bit) & 1)
+      result ^= offset;
+  return result;
+}
+} // namespace
+
 std::optional<TransposedByteMatrices>
 mlir::tile::matchTransposedByteMatrices(const SharedAccessMap &map) {
   auto rowStep = [](int64_t offset) { return offset % 16 == 0; };
@@ -109,36 +148,20 @@ SharedWavefronts mlir::tile::measureSharedWavefronts(const SharedAccessMap &map,
                                                      unsigned vec) {
   if (vec == 0)
     vec = map.vec;
-  constexpr int64_t kBanks = 32, kBankBytes = 4, kLanes = 32;
+  constexpr int64_t kLanes = 32;
   int64_t accessBytes = int64_t(vec) * elementBytes;
   int64_t lanesPerPhase =
       std::clamp<int64_t>(kBanks * kBankBytes / accessBytes, 1, kLanes);
-  // Lane l's offset is the XOR of the lane offsets of its set bits (lanes
-  // past the map's bits repeat the first ones: broadcast copies).
-  SmallVector<int64_t> laneOffset(kLanes, 0);
-  for (int64_t lane = 0; lane < kLanes; ++lane)
-    for (auto [bit, offset] : llvm::enumerate(map.laneOffsets))
-      if ((lane >> bit) & 1)
-        laneOffset[lane] ^= offset;
+  // Lanes past the map's bits repeat the first ones: broadcast copies.
   SharedWavefronts total;
   for (size_t first = 0; first < map.registerOffsets.size(); first += vec) {
     int64_t base = map.registerOffsets[first];
-    for (int64_t phase = 0; phase < kLanes; phase += lanesPerPhase) {
-      llvm::DenseMap<int64_t, llvm::DenseSet<int64_t>> wordsPerBank;
-      llvm::DenseSet<int64_t> words;
-      for (int64_t lane = phase; lane < phase + lanesPerPhase; ++lane) {
-        int64_t byte = (base ^ laneOffset[lane]) * elementBytes;
-        for (int64_t word = byte / kBankBytes;
-             word <= (byte + accessBytes - 1) / kBankBytes; ++word) {
-          wordsPerBank[word % kBanks].insert(word);
-          words.insert(word);
-        }
-      }
-      int64_t most = 0;
-      for (auto &entry : wordsPerBank)
-        most = std::max<int64_t>(most, entry.second.size());
-      total.actual += most;
-      total.conflictFree += (int64_t(words.size()) + kBanks - 1) / kBanks;
+    for (int64_t lanes = 0; lanes < kLanes; lanes += lanesPerPhase) {
+      Phase phase;
+      for (int64_t lane = lanes; lane < lanes + lanesPerPhase; ++lane)
+        phase.touch((base ^ xorOfBits(map.laneOffsets, lane)) * elementBytes,
+                    accessBytes);
+      phase.addTo(total);
     }
   }
   return total;
@@ -146,32 +169,34 @@ SharedWavefronts mlir::tile::measureSharedWavefronts(const SharedAccessMap &map,
 
 SharedWavefronts mlir::tile::measureTransposedByteMatricesWavefronts(
     const SharedAccessMap &map, const TransposedByteMatrices &plan) {
-  constexpr int64_t kBanks = 32, kBankBytes = 4, kRowBytes = 16;
+  constexpr int64_t kRowBytes = 16;
   SharedWavefronts total;
-  for (int64_t first : plan.firstRegisters) {
+  for (int64_t first : plan.firstRegisters)
     for (int64_t matrix = 0; matrix < 4; ++matrix) {
-      llvm::DenseMap<int64_t, llvm::DenseSet<int64_t>> wordsPerBank;
-      llvm::DenseSet<int64_t> words;
-      for (int64_t row = 0; row < 8; ++row) {
-        int64_t lane = 8 * matrix + row;
-        int64_t address = map.registerOffsets[first];
-        for (auto [bit, offset] : llvm::enumerate(plan.laneOffsets))
-          if ((lane >> bit) & 1)
-            address ^= offset;
-        for (int64_t word = address / kBankBytes;
-             word < (address + kRowBytes) / kBankBytes; ++word) {
-          wordsPerBank[word % kBanks].insert(word);
-          words.insert(word);
-        }
-      }
-      int64_t most = 0;
-      for (auto &entry : wordsPerBank)
-        most = std::max<int64_t>(most, entry.second.size());
-      total.actual += most;
-      total.conflictFree += (int64_t(words.size()) + kBanks - 1) / kBanks;
+      Phase phase;
+      for (int64_t row = 0; row < 8; ++row)
+        phase.touch(map.registerOffsets[first] ^
+                        xorOfBits(plan.laneOffsets, 8 * matrix + row),
+                    kRowBytes);
+      phase.addTo(total);
     }
-  }
   return total;
+}
+
+std::optional<TransposedByteMatrices>
+mlir::tile::matchMatrixLoads(const SharedAccessMap &map, Type elementType) {
+  if (getElementBitWidth(elementType) != 8 ||
+      getSharedElementBytes(elementType) != 1)
+    return std::nullopt;
+  return matchTransposedByteMatrices(map);
+}
+
+SharedWavefronts mlir::tile::measureLoadWavefronts(const SharedAccessMap &map,
+                                                   Type elementType) {
+  if (std::optional<TransposedByteMatrices> plan =
+          matchMatrixLoads(map, elementType))
+    return measureTransposedByteMatricesWavefronts(map, *plan);
+  return measureSharedWavefronts(map, getSharedElementBytes(elementType));
 }
 
 /// Integers and floats of at least a byte: what storeTensor/loadTensor

@@ -54,6 +54,19 @@ protected:
         SharedEncodingAttr::get(&context, vec, perPhase, maxPhase, {1, 0}));
   }
 
+  /// The access map of the M=16 decode kernel's packed weights (64 k
+  /// pairs x 64 columns, four warps, one wgmma m64n16 operand) in a buffer
+  /// with the swizzle (vec, perPhase, maxPhase).
+  SharedAccessMap decodeMap(bool adjacentRows, unsigned vec, unsigned perPhase,
+                            unsigned maxPhase) {
+    auto mma =
+        MmaEncodingAttr::get(&context, 3, {4, 1}, {16, 16, 16}, adjacentRows);
+    FailureOr<SharedAccessMap> map = composeAccessMap(
+        packedWeights(mma, 64, 64), buffer({64, 64}, vec, perPhase, maxPhase));
+    EXPECT_TRUE(succeeded(map));
+    return succeeded(map) ? *map : SharedAccessMap();
+  }
+
   /// Runs ldmatrix.x4.trans.b16 as PTX defines it on the addresses the
   /// plan gives each lane and checks every byte against the access map.
   void expectExactReads(const SharedAccessMap &map,
@@ -95,23 +108,17 @@ protected:
 };
 
 TEST_F(TransposedByteMatricesTest, AdjacentRowsDecodeOperand) {
-  // The M=16 decode kernel's packed weights: 64 k pairs x 64 columns, four
-  // warps, as one wgmma m64n16 operand.
-  auto mma = MmaEncodingAttr::get(&context, 3, {4, 1}, {16, 16, 16},
-                                  /*adjacentRows=*/true);
-  RankedTensorType tensor = packedWeights(mma, 64, 64);
   for (auto [vec, perPhase, maxPhase] :
        {std::tuple{1u, 1u, 1u}, std::tuple{16u, 2u, 4u},
         std::tuple{16u, 1u, 8u}}) {
-    FailureOr<SharedAccessMap> map =
-        composeAccessMap(tensor, buffer({64, 64}, vec, perPhase, maxPhase));
-    ASSERT_TRUE(succeeded(map));
+    SharedAccessMap map =
+        decodeMap(/*adjacentRows=*/true, vec, perPhase, maxPhase);
     std::optional<TransposedByteMatrices> plan =
-        matchTransposedByteMatrices(*map);
+        matchTransposedByteMatrices(map);
     ASSERT_TRUE(plan);
     // 32 bytes a thread: two ldmatrix.x4.
     EXPECT_EQ(plan->firstRegisters.size(), 2u);
-    expectExactReads(*map, *plan);
+    expectExactReads(map, *plan);
   }
 }
 
@@ -131,46 +138,35 @@ TEST_F(TransposedByteMatricesTest, AdjacentRowsTwoWarpgroups) {
 
 TEST_F(TransposedByteMatricesTest, PlainRowsAreNotByteBlocks) {
   // Rows r and r + 8 of a lane are 8 bytes apart: no 2x2 blocks.
-  auto mma = MmaEncodingAttr::get(&context, 3, {4, 1}, {16, 16, 16});
-  FailureOr<SharedAccessMap> map =
-      composeAccessMap(packedWeights(mma, 64, 64), buffer({64, 64}, 16, 2, 4));
-  ASSERT_TRUE(succeeded(map));
-  EXPECT_FALSE(matchTransposedByteMatrices(*map));
+  EXPECT_FALSE(
+      matchTransposedByteMatrices(decodeMap(/*adjacentRows=*/false, 16, 2, 4)));
 }
 
 TEST_F(TransposedByteMatricesTest, ChunksSmallerThanARowAreRejected) {
   // A swizzle of 8-byte chunks breaks the 16 contiguous bytes of a row.
-  auto mma = MmaEncodingAttr::get(&context, 3, {4, 1}, {16, 16, 16},
-                                  /*adjacentRows=*/true);
-  FailureOr<SharedAccessMap> map =
-      composeAccessMap(packedWeights(mma, 64, 64), buffer({64, 64}, 8, 1, 8));
-  ASSERT_TRUE(succeeded(map));
-  EXPECT_FALSE(matchTransposedByteMatrices(*map));
+  EXPECT_FALSE(
+      matchTransposedByteMatrices(decodeMap(/*adjacentRows=*/true, 8, 1, 8)));
 }
 
 TEST_F(TransposedByteMatricesTest, WavefrontsOfTheMatrixRows) {
   // Each matrix is 8 rows of 16 bytes, one wavefront when they fall in
   // distinct banks. The decode operand's 64-byte rows: unswizzled, rows
   // k and k + 2 are 128 bytes apart, one bank group, so 4 wavefronts a
-  // matrix; XOR-swizzling 16-byte chunks by row pair spreads them.
-  auto mma = MmaEncodingAttr::get(&context, 3, {4, 1}, {16, 16, 16},
-                                  /*adjacentRows=*/true);
-  RankedTensorType tensor = packedWeights(mma, 64, 64);
-  auto measure = [&](MemDescType buffer) {
-    FailureOr<SharedAccessMap> map = composeAccessMap(tensor, buffer);
-    EXPECT_TRUE(succeeded(map));
-    std::optional<TransposedByteMatrices> plan =
-        matchTransposedByteMatrices(*map);
-    EXPECT_TRUE(plan);
-    return measureTransposedByteMatricesWavefronts(*map, *plan);
-  };
-  SharedWavefronts plain = measure(buffer({64, 64}, 1, 1, 1));
-  SharedWavefronts swizzled = measure(buffer({64, 64}, 16, 2, 4));
+  // matrix; XOR-swizzling 16-byte chunks by row pair spreads them. A load
+  // of i8 is counted by its ldmatrix rows, of i16 (not a byte) by its
+  // accesses.
+  Type i8 = IntegerType::get(&context, 8);
+  SharedWavefronts plain = measureLoadWavefronts(decodeMap(true, 1, 1, 1), i8);
+  SharedWavefronts swizzled =
+      measureLoadWavefronts(decodeMap(true, 16, 2, 4), i8);
   // Two instructions of four matrices.
   EXPECT_EQ(swizzled.conflictFree, 8);
   EXPECT_EQ(swizzled.actual, 8);
   EXPECT_EQ(plain.conflictFree, 8);
   EXPECT_EQ(plain.actual, 4 * 8);
+  SharedAccessMap map = decodeMap(true, 16, 2, 4);
+  EXPECT_FALSE(matchMatrixLoads(map, IntegerType::get(&context, 16)));
+  EXPECT_TRUE(matchMatrixLoads(map, i8));
 }
 
 } // namespace

@@ -225,34 +225,35 @@ TEST(PackedByteShiftsTest, WordBytePairsBecomeOneMaskedWord) {
   }
 }
 
+/// Bytes 0 of %w and `index` of %w (or of %u, `otherWord`), paired and
+/// widened, in a function `name`.
+std::string bytePair(StringRef name, unsigned index, bool otherWord) {
+  std::string ir;
+  raw_string_ostream(ir)
+      << "define <2 x i16> @" << name << "(i32 %w, i32 %u) {\n"
+      << "  %v = bitcast i32 %w to <4 x i8>\n"
+      << "  %t = bitcast i32 %u to <4 x i8>\n"
+      << "  %b0 = extractelement <4 x i8> %v, i64 0\n"
+      << "  %b1 = extractelement <4 x i8> " << (otherWord ? "%t" : "%v")
+      << ", i64 " << index << "\n"
+      << R"(  %p0 = insertelement <2 x i8> poison, i8 %b0, i64 0
+  %p1 = insertelement <2 x i8> %p0, i8 %b1, i64 1
+  %z = zext <2 x i8> %p1 to <2 x i16>
+  ret <2 x i16> %z
+}
+)";
+  return ir;
+}
+
 TEST(PackedByteShiftsTest, BytesOfDifferentWordsStay) {
   LLVMContext context;
   std::unique_ptr<TargetMachine> machine = nvptxMachine();
   ASSERT_TRUE(machine);
   // Bytes 0 and 1 of a word are not a k pair of one row (those are two
   // bytes apart); bytes of two words are not one word.
-  std::unique_ptr<Module> module = runPass(context, R"(
-define <2 x i16> @adjacent(i32 %w) {
-  %v = bitcast i32 %w to <4 x i8>
-  %b0 = extractelement <4 x i8> %v, i64 0
-  %b1 = extractelement <4 x i8> %v, i64 1
-  %p0 = insertelement <2 x i8> poison, i8 %b0, i64 0
-  %p1 = insertelement <2 x i8> %p0, i8 %b1, i64 1
-  %z = zext <2 x i8> %p1 to <2 x i16>
-  ret <2 x i16> %z
-}
-define <2 x i16> @two_words(i32 %w, i32 %u) {
-  %v = bitcast i32 %w to <4 x i8>
-  %t = bitcast i32 %u to <4 x i8>
-  %b0 = extractelement <4 x i8> %v, i64 0
-  %b1 = extractelement <4 x i8> %t, i64 2
-  %p0 = insertelement <2 x i8> poison, i8 %b0, i64 0
-  %p1 = insertelement <2 x i8> %p0, i8 %b1, i64 1
-  %z = zext <2 x i8> %p1 to <2 x i16>
-  ret <2 x i16> %z
-}
-)",
-                                           machine.get());
+  std::unique_ptr<Module> module = runPass(
+      context, bytePair("adjacent", 1, false) + bytePair("two_words", 2, true),
+      machine.get());
   ASSERT_TRUE(module);
   Type *i32 = Type::getInt32Ty(context);
   for (StringRef name : {"adjacent", "two_words"}) {

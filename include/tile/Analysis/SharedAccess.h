@@ -90,6 +90,18 @@ SharedWavefronts
 measureTransposedByteMatricesWavefronts(const SharedAccessMap &map,
                                         const TransposedByteMatrices &plan);
 
+/// The ldmatrix reads a load of `map`'s registers, elements of
+/// `elementType`, takes (8-bit elements in 2x2 blocks); std::nullopt where
+/// it loads each run of registers itself. What the lowering (loadTensor)
+/// does, and what the wavefront models below count.
+std::optional<TransposedByteMatrices>
+matchMatrixLoads(const SharedAccessMap &map, Type elementType);
+
+/// Wavefronts of loading `map`'s registers as the lowering does: ldmatrix
+/// rows where matchMatrixLoads finds them, accesses of runs otherwise.
+SharedWavefronts measureLoadWavefronts(const SharedAccessMap &map,
+                                       Type elementType);
+
 } // namespace tile
 } // namespace mlir
 

@@ -368,11 +368,9 @@ mlir::tile::loadTensor(OpBuilder &b, Location loc, Operation *op,
     return op->emitError("shared layout is not a bijection");
   Type element = tensorType.getElementType();
   unsigned bytes = getSharedElementBytes(element);
-  if (bytes == 1 && getElementBitWidth(element) == 8)
-    if (std::optional<TransposedByteMatrices> plan =
-            matchTransposedByteMatrices(*map))
-      return loadTransposedByteMatrices(b, loc, op, buffer, *map, *plan,
-                                        element);
+  if (std::optional<TransposedByteMatrices> plan =
+          matchMatrixLoads(*map, element))
+    return loadTransposedByteMatrices(b, loc, op, buffer, *map, *plan, element);
   SmallVector<Value> values;
   for (Value ptr : emitAccessPointers(b, loc, op, buffer, *map, element)) {
     if (map->vec == 1) {

@@ -333,33 +333,37 @@ class Autotuner(KernelInterface):
 
     # -- the launch -------------------------------------------------------------
 
-    def _tuning_key(self, kwargs):
-        all_args = {**self.nargs, **kwargs}
-        named = {k: v for k, v in all_args.items() if k in self.arg_names}
-        for name in self.keys:
-            if name not in named:
-                raise TypeError("autotune key '%s' is not an argument of %s"
-                                % (name, self.base_fn.__name__))
-        key = [named[name] for name in self.keys]
-        key += [str(v.dtype) for v in named.values() if hasattr(v, "dtype")]
-        return tuple(key)
+    def _tuning_key(self, args, meta):
+        """The key a choice is kept under: the key arguments' values and
+        the dtypes of the tensors among all arguments (`args` positional,
+        `meta` by keyword)."""
+        if not meta and all(i < len(args) for i in self._key_positions) \
+                and len(self._key_positions) == len(self.keys):
+            # Every key argument positional: no binding to build.
+            values = [args[i] for i in self._key_positions]
+            named = args[:len(self.arg_names)]
+        else:
+            all_args = {**dict(zip(self.arg_names, args)), **meta}
+            bound = {k: v for k, v in all_args.items()
+                     if k in self.arg_names}
+            for name in self.keys:
+                if name not in bound:
+                    raise TypeError("autotune key '%s' is not an argument of "
+                                    "%s" % (name, self.base_fn.__name__))
+            values = [bound[name] for name in self.keys]
+            named = bound.values()
+        return tuple(values + [str(v.dtype) for v in named
+                               if hasattr(v, "dtype")])
 
-    def _tuned_launch(self, args, kwargs):
+    def _chosen(self, args, kwargs):
         """(config, its keyword arguments) for a launch whose key was tuned
-        before and that leaves the Python path nothing to do: every key
-        argument positional, no keyword arguments but the grid, no
-        pre_hook. Its key is what `_tuning_key` makes of such a call. None
-        when this is not such a launch."""
-        if (len(kwargs) != 2 or kwargs.get("warmup", True) or
-                len(self._key_positions) != len(self.keys) or
-                (self._key_positions and
-                 max(self._key_positions) >= len(args))):
+        before and that leaves the full path nothing to do: no keyword
+        arguments but the grid, no pre_hook; None otherwise."""
+        if len(kwargs) != 2 or kwargs.get("warmup", True):
             return None
-        key = tuple([args[i] for i in self._key_positions] +
-                    [str(a.dtype) for a in args if hasattr(a, "dtype")])
         try:
-            config = self.cache.get(key)
-        except TypeError:   # an unhashable key argument: the slow path
+            config = self.cache.get(self._tuning_key(args, {}))
+        except TypeError:   # unhashable or missing: the full path says so
             return None
         if config is None or config.pre_hook is not None:
             return None
@@ -372,10 +376,10 @@ class Autotuner(KernelInterface):
 
     def run(self, *args, **kwargs):
         if len(self.configs) > 1 and not self.base_fn.interpreted:
-            tuned = self._tuned_launch(args, kwargs)
-            if tuned is not None:
-                self.best_config = tuned[0]
-                return self.fn[kwargs["grid"]](*args, **tuned[1])
+            chosen = self._chosen(args, kwargs)
+            if chosen is not None:
+                self.best_config = chosen[0]
+                return self.fn[kwargs["grid"]](*args, **chosen[1])
         self.nargs = dict(zip(self.arg_names, args))
         try:
             if self.base_fn.interpreted and len(self.configs) > 1:
@@ -383,7 +387,7 @@ class Autotuner(KernelInterface):
                 # the first candidate, and keep no choice.
                 config = self.prune_configs(_meta(kwargs))[0]
             elif len(self.configs) > 1:
-                key = self._tuning_key(_meta(kwargs))
+                key = self._tuning_key(args, _meta(kwargs))
                 if key not in self.cache:
                     self._tune(key, args, kwargs)
                 config = self.cache[key]

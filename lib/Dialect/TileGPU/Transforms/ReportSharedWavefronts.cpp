@@ -38,13 +38,10 @@ std::string describe(Type tensor, MemDescType buffer, bool load = false) {
   FailureOr<SharedAccessMap> map = composeAccessMap(tensorType, buffer);
   if (failed(map))
     return "";
-  unsigned bytes = getSharedElementBytes(buffer.getElementType());
-  std::optional<TransposedByteMatrices> matrices;
-  if (load && bytes == 1 && getElementBitWidth(buffer.getElementType()) == 8)
-    matrices = matchTransposedByteMatrices(*map);
   SharedWavefronts count =
-      matrices ? measureTransposedByteMatricesWavefronts(*map, *matrices)
-               : measureSharedWavefronts(*map, bytes);
+      load ? measureLoadWavefronts(*map, buffer.getElementType())
+           : measureSharedWavefronts(
+                 *map, getSharedElementBytes(buffer.getElementType()));
   return std::to_string(count.actual) + " (" +
          std::to_string(count.conflictFree) + " without bank conflicts)";
 }

@@ -46,17 +46,10 @@ MemDescType pipeliner::registerLoadBuffer(tile::LoadOp load,
     // A swizzle must not split the copies' vectors.
     if (failed(write) || failed(read) || write->vec != vec)
       return std::nullopt;
-    // Bytes the reader takes with ldmatrix (the packed int4 weights of a
-    // swapped dot) cost what its 16-byte rows cost.
-    int64_t reads = 0;
-    std::optional<TransposedByteMatrices> matrices;
-    if (bytes == 1)
-      matrices = matchTransposedByteMatrices(*read);
-    reads =
-        matrices
-            ? measureTransposedByteMatricesWavefronts(*read, *matrices).actual
-            : measureSharedWavefronts(*read, bytes).actual;
-    return measureSharedWavefronts(*write, bytes).actual + reads;
+    // Read as the lowering reads it (ldmatrix rows for the packed int4
+    // weights of a swapped dot).
+    return measureSharedWavefronts(*write, bytes).actual +
+           measureLoadWavefronts(*read, type.getElementType()).actual;
   };
   std::optional<int64_t> best = wavefronts(plain);
   if (!best)
