@@ -102,6 +102,7 @@ const char *kOptionNames[kNumOptions] = {"num_warps",
                                          "launch_pdl",
                                          "debug",
                                          "enable_reflect_ftz"};
+PyObject *optionNames[kNumOptions]; // kOptionNames, interned
 
 //===----------------------------------------------------------------------===//
 // Binding and keying
@@ -132,6 +133,38 @@ enum Tag : uint64_t {
   TagNone, // None: a constexpr None, as Triton specialises it
 };
 
+/// The parameter a keyword names, or -1. Names written at a call site are
+/// interned and so is each parameter name, so the pointer scan nearly always
+/// decides; the string comparison serves names built at run time.
+int keywordIndex(DispatcherObject *self, PyObject *name) {
+  int n = self->numParams;
+  for (int i = 0; i < n; ++i)
+    if (PyTuple_GET_ITEM(self->argNames, i) == name)
+      return i;
+  // A launch option (num_warps, ...) is no parameter: spare it the string
+  // comparisons below, which cost a launch about a microsecond per option.
+  for (PyObject *option : optionNames)
+    if (option == name)
+      return -1;
+  for (int i = 0; i < n; ++i)
+    if (PyUnicode_Compare(PyTuple_GET_ITEM(self->argNames, i), name) == 0)
+      return i;
+  PyErr_Clear();
+  return -1;
+}
+
+/// The launch option a keyword names, or -1.
+int optionIndex(PyObject *name) {
+  for (int o = 0; o < kNumOptions; ++o)
+    if (optionNames[o] == name)
+      return o;
+  for (int o = 0; o < kNumOptions; ++o)
+    if (PyUnicode_Compare(optionNames[o], name) == 0)
+      return o;
+  PyErr_Clear();
+  return -1;
+}
+
 /// Binds positional and keyword arguments. Returns false (no exception)
 /// when the call needs the Python path: a bad name, a duplicate, a missing
 /// argument.
@@ -148,28 +181,17 @@ bool bind(DispatcherObject *self, PyObject *const *args, size_t nargs,
   for (Py_ssize_t k = 0; k < nkw; ++k) {
     PyObject *name = PyTuple_GET_ITEM(kwnames, k);
     PyObject *value = args[nargs + k];
-    int index = -1;
-    // Interned names compare by pointer first.
-    for (int i = 0; i < n && index < 0; ++i)
-      if (PyTuple_GET_ITEM(self->argNames, i) == name)
-        index = i;
-    for (int i = 0; i < n && index < 0; ++i)
-      if (PyUnicode_Compare(PyTuple_GET_ITEM(self->argNames, i), name) == 0)
-        index = i;
+    int index = keywordIndex(self, name);
     if (index >= 0) {
       if (call.values[index])
         return false;
       call.values[index] = value;
       continue;
     }
-    bool option = false;
-    for (int o = 0; o < kNumOptions; ++o)
-      if (PyUnicode_CompareWithASCIIString(name, kOptionNames[o]) == 0) {
-        call.options[o] = value;
-        option = true;
-      }
-    if (!option)
+    int option = optionIndex(name);
+    if (option < 0)
       return false;
+    call.options[option] = value;
   }
   for (int i = 0; i < n; ++i) {
     if (call.values[i])
@@ -509,8 +531,8 @@ bool evalGrid(DispatcherObject *self, PyObject *grid, const Call &call,
 /// launch checks only where several GPUs are visible: with one, the tensors
 /// cannot disagree and the launch pays nothing; other launchers (`always`)
 /// are checked wherever they run.
-bool tensorDevice(DispatcherObject *self, const Entry &entry,
-                  const Call &call, int *found, bool always = false) {
+bool tensorDevice(DispatcherObject *self, const Entry &entry, const Call &call,
+                  int *found, bool always = false) {
   *found = -1;
   if (!always && self->deviceCount < 0) {
     PyObject *count =
@@ -529,7 +551,8 @@ bool tensorDevice(DispatcherObject *self, const Entry &entry,
     int p = entry.runtimeParams[i];
     if (entry.signature[i] != 'p' || !call.isPointer[p])
       continue;
-    PyObject *ordinal = PyObject_CallMethodNoArgs(call.values[p], str_get_device);
+    PyObject *ordinal =
+        PyObject_CallMethodNoArgs(call.values[p], str_get_device);
     if (!ordinal) { // a tensor-like that cannot say: the current device
       PyErr_Clear();
       continue;
@@ -795,9 +818,10 @@ PyObject *boundLaunchCall(PyObject *callable, PyObject *const *args,
   }
   if (reinterpret_cast<PyObject *>(Py_TYPE(active)) != self->cudaLauncherType) {
     // Other launchers get the descriptors a kernel makes as Python objects.
-    PyObject *result = entry->madeDescriptors.empty()
-                           ? launchThroughPython(self, active, *entry, call, dims)
-                           : pythonRun(self, bound->grid, args, nargs, kwnames);
+    PyObject *result =
+        entry->madeDescriptors.empty()
+            ? launchThroughPython(self, active, *entry, call, dims)
+            : pythonRun(self, bound->grid, args, nargs, kwnames);
     Py_DECREF(active);
     return result;
   }
@@ -956,6 +980,8 @@ void tile::python::registerDispatcher(py::module_ &m) {
            {&str_device_count, "device_count"},
            {&str_name, "name"}})
     *slot = PyUnicode_InternFromString(text);
+  for (int o = 0; o < kNumOptions; ++o)
+    optionNames[o] = PyUnicode_InternFromString(kOptionNames[o]);
 
   BoundLaunchType.tp_name = "tile._C.BoundLaunch";
   BoundLaunchType.tp_basicsize = sizeof(BoundLaunchObject);

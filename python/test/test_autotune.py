@@ -135,6 +135,79 @@ def test_tuned_launches_key_like_the_tuning():
     assert set(tuned.cache) == set(tuned_for)
 
 
+def test_tuned_key_launches_without_python_frames(monkeypatch):
+    """A launch of a tuned key with positional arguments is keyed and
+    launched in C++ (TunedChoices): Autotuner.run is not called, the chosen
+    config's values reach the kernel and best_config names it. Keyword
+    arguments and new keys go to Autotuner.run."""
+    timings = {64: 2.0, 128: 1.0}
+
+    def fake_bench(fn, quantiles):
+        before = len(recorder.launches)
+        fn()
+        return timings[block_of(recorder.launches[before][0])]
+
+    tuned = tile.autotune(configs=[tile.Config({"BLOCK": b}, num_warps=w)
+                                   for b, w in ((64, 4), (128, 8))],
+                          key=["n"], do_bench=fake_bench)(scale_kernel)
+    with use_launcher(Recorder()) as recorder:
+        x = FakeTensor(4096)
+        tuned[(1,)](x, 100)
+        assert tuned._choices.size() == 1
+        tuned.best_config = None
+        calls = []
+        real_run = tuned.run
+        monkeypatch.setattr(tuned, "run", lambda *a, **k: calls.append(a) or
+                            real_run(*a, **k))
+        before = len(recorder.launches)
+        tuned[lambda meta: (meta["BLOCK"] // 64, meta["n"])](x, 100)
+        assert calls == []
+        kernel, grid, _ = recorder.launches[before]
+        assert block_of(kernel) == 128 and kernel.metadata["num_warps"] == 8
+        assert grid[:2] == (2, 100)
+        assert tuned.best_config.kwargs == {"BLOCK": 128}
+        # A key argument by keyword, and a new key: the Python path.
+        tuned[(1,)](x, n=100)
+        tuned[(1,)](x, 300)
+        assert len(calls) == 2
+        assert tuned._choices.size() == 2
+        tuned[(1,)](x, 300)
+        assert len(calls) == 2
+
+
+def test_changing_the_tuning_cache_drops_the_cpp_choices():
+    """Clearing, editing or replacing Autotuner.cache (as Triton users do
+    to re-tune) also forgets the C++ choices: the next launch tunes again
+    rather than launching the old config."""
+    tuned_for = []
+
+    def fake_bench(fn, quantiles):
+        fn()
+        return 1.0
+
+    tuned = tile.autotune(configs=[tile.Config({"BLOCK": b}) for b in (64, 128)],
+                          key=["n"], do_bench=fake_bench)(scale_kernel)
+    real_tune = tuned._tune
+    tuned._tune = lambda key, a, k: tuned_for.append(key) or real_tune(key, a, k)
+    with use_launcher(Recorder()) as recorder:
+        x = FakeTensor(4096)
+        tuned[(1,)](x, 100)
+        tuned[(1,)](x, 100)
+        assert len(tuned_for) == 1 and tuned._choices.size() == 1
+        tuned.cache.clear()
+        assert tuned._choices.size() == 0
+        tuned[(1,)](x, 100)
+        assert len(tuned_for) == 2
+        # A config set by hand is launched from then on.
+        key = next(iter(tuned.cache))
+        tuned.cache[key] = tile.Config({"BLOCK": 64})
+        tuned[(1,)](x, 100)
+        assert block_of(recorder.launches[-1][0]) == 64
+        tuned.cache = {}
+        tuned[(1,)](x, 100)
+        assert len(tuned_for) == 3
+
+
 def test_config_repr_and_kwargs():
     c = tile.Config({"BLOCK": 64}, num_warps=8, num_stages=2)
     assert c.all_kwargs() == {"BLOCK": 64, "num_warps": 8, "num_stages": 2,

@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 
-from tile import knobs
+from tile import _C, knobs
 from tile.runtime import benchmarking, cache
 from tile.runtime.errors import AutotunerError, OutOfResources, PTXASError
 from tile.runtime.jit import JITFunction
@@ -156,10 +156,19 @@ class Autotuner(KernelInterface):
         self.configs = configs or [Config({}, num_warps=4, num_stages=3,
                                           num_ctas=1)]
         self.keys = list(key)
-        self.cache = {}
         self.arg_names = arg_names
         self.fn = fn
         self.base_fn = _base_jit(fn)
+        # Warm launches of tuned keys in C++ (TunedChoices), where the
+        # kernel underneath is a @jit function and every key is one of
+        # its parameters.
+        self._choices = None
+        if (len(self.configs) > 1 and isinstance(fn, JITFunction) and
+                all(name in arg_names for name in self.keys)):
+            self._choices = _C.TunedChoices(
+                tuple(arg_names.index(name) for name in self.keys),
+                len(arg_names))
+        self.cache = {}
         self.cache_results = cache_results or knobs.autotuning.cache
         self.reset_to_zero = list(reset_to_zero or ())
         self.restore_value = list(restore_value or ())
@@ -184,6 +193,23 @@ class Autotuner(KernelInterface):
         self._key_positions = [arg_names.index(name) for name in self.keys
                                if name in arg_names]
         self._config_kwargs = {}
+
+    @property
+    def cache(self):
+        """Tuning key -> chosen Config. Any change to it (or a new dict in
+        its place) also drops the choices the C++ launch path holds."""
+        return self._cache
+
+    @cache.setter
+    def cache(self, value):
+        self._cache = _ChoiceCache(value, self._choices)
+        if self._choices is not None:
+            self._choices.clear()
+
+    def __getitem__(self, grid):
+        if self._choices is None:
+            return super().__getitem__(grid)
+        return self._choices.bind(self, grid, self.fn[grid])
 
     def _default_pre_hook(self, kwargs, reset_only=False):
         for name in self.reset_to_zero:
@@ -355,6 +381,24 @@ class Autotuner(KernelInterface):
         return tuple(values + [str(v.dtype) for v in named
                                if hasattr(v, "dtype")])
 
+    def _config_kwargs_of(self, config):
+        """(config, its keyword arguments), made once per config."""
+        # Keyed by the config object: hashing a Config builds its identity.
+        made = self._config_kwargs.get(id(config))
+        if made is None or made[0] is not config:
+            made = self._config_kwargs[id(config)] = (config,
+                                                      config.all_kwargs())
+        return made
+
+    def _remember(self, args, kwargs, config):
+        """Tells the C++ launch path the config of a launch it can key:
+        positional arguments only, a launch (not a warmup)."""
+        if (self._choices is None or len(kwargs) != 2 or
+                kwargs.get("warmup", True)):
+            return
+        made = self._config_kwargs_of(config)[1]
+        self._choices.remember(args, config, tuple(made), tuple(made.values()))
+
     def _chosen(self, args, kwargs):
         """(config, its keyword arguments) for a launch whose key was tuned
         before and that leaves the full path nothing to do: no keyword
@@ -367,18 +411,14 @@ class Autotuner(KernelInterface):
             return None
         if config is None or config.pre_hook is not None:
             return None
-        # Keyed by the config object: hashing a Config builds its identity.
-        made = self._config_kwargs.get(id(config))
-        if made is None or made[0] is not config:
-            made = self._config_kwargs[id(config)] = (config,
-                                                      config.all_kwargs())
-        return made
+        return self._config_kwargs_of(config)
 
     def run(self, *args, **kwargs):
         if len(self.configs) > 1 and not self.base_fn.interpreted:
             chosen = self._chosen(args, kwargs)
             if chosen is not None:
                 self.best_config = chosen[0]
+                self._remember(args, kwargs, chosen[0])
                 return self.fn[kwargs["grid"]](*args, **chosen[1])
         self.nargs = dict(zip(self.arg_names, args))
         try:
@@ -396,6 +436,8 @@ class Autotuner(KernelInterface):
             self.best_config = config
             if config.pre_hook is not None:
                 config.pre_hook({**self.nargs, **kwargs, **config.all_kwargs()})
+            elif len(self.configs) > 1 and not self.base_fn.interpreted:
+                self._remember(args, kwargs, config)
             return _launch(self.fn, args, {**kwargs, **config.all_kwargs()})
         finally:
             self.nargs = None
@@ -438,6 +480,40 @@ class Autotuner(KernelInterface):
 
     def __getattr__(self, name):
         return getattr(self.fn, name)
+
+
+class _ChoiceCache(dict):
+    """Autotuner.cache: a dict whose every change also clears the C++
+    launch path's choices (which Autotuner.run fills again)."""
+
+    def __init__(self, items, choices):
+        super().__init__(items)
+        self._choices = choices
+
+    def _changed(self):
+        if self._choices is not None:
+            self._choices.clear()
+
+    def __setitem__(self, key, config):
+        # A new key changes no choice the C++ path holds.
+        if key in self:
+            self._changed()
+        dict.__setitem__(self, key, config)
+
+
+def _clearing(name):
+    method = getattr(dict, name)
+
+    def changed(self, *args, **kwargs):
+        self._changed()
+        return method(self, *args, **kwargs)
+    changed.__name__ = name
+    return changed
+
+
+for _name in ("__delitem__", "clear", "pop", "popitem", "update",
+              "__ior__"):
+    setattr(_ChoiceCache, _name, _clearing(_name))
 
 
 def _meta(kwargs):
