@@ -106,10 +106,10 @@ def bench_int4(mods, shapes=((4096, 8192, 8192), (16, 8192, 8192))):
                     torch.bfloat16)
                 expand = lambda s: s.double().repeat_interleave(group, 0)  # noqa: E731
             c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
-            # The kernel takes one group scale per K step: GROUP_SIZE must
-            # be a multiple of BLOCK_K (a BLOCK_K of 256 serves per-column
-            # scales only).
-            usable = [x for x in configs if group == 0 or group % x[2] == 0]
+            # The kernel takes one group scale per nibble plane (half a K
+            # step): GROUP_SIZE must be a multiple of BLOCK_K or half of it.
+            usable = [x for x in configs
+                      if group == 0 or group % x[2] == 0 or 2 * group == x[2]]
             # The packing depends on BLOCK_K: one per distinct BLOCK_K.
             packings = {}
             for config in usable:
@@ -162,7 +162,7 @@ def bench_int4_splitk(mods, name, a, scales, group, packings, flops):
     for impl, m in mods.items():
         best = None
         for bm, bn, bk, warps, stages, split in configs:
-            if bk not in packings or (group and group % bk):
+            if bk not in packings or (group and group % bk and 2 * group != bk):
                 continue
             packed, want, _ = packings[bk]
 

@@ -40,9 +40,15 @@ def int4_k_step(acc, a_ptrs, b_ptrs, scale_ptr, offs_bn, k, stride_ak,
     b_hi = (packed >> 4).to(tl.bfloat16)
     if GROUP_SIZE > 0:
         group = (k * BLOCK_K) // GROUP_SIZE
-        scale = tl.load(scale_ptr + group * stride_sg + offs_bn)
-        b_lo = b_lo * scale[None, :]
-        b_hi = b_hi * scale[None, :]
+        scale_lo = tl.load(scale_ptr + group * stride_sg + offs_bn)
+        if GROUP_SIZE >= BLOCK_K:
+            scale_hi = scale_lo
+        else:
+            # The high nibbles' rows (the step's second half) start the
+            # next group.
+            scale_hi = tl.load(scale_ptr + (group + 1) * stride_sg + offs_bn)
+        b_lo = b_lo * scale_lo[None, :]
+        b_hi = b_hi * scale_hi[None, :]
     acc = tl.dot(a_lo, b_lo, acc)
     return tl.dot(a_hi, b_hi, acc)
 
@@ -62,7 +68,8 @@ def int4_matmul_kernel(a_ptr, b_ptr, scale_ptr, c_ptr, M, N, K,
     GROUP_SIZE 0: one scale per column (scale_ptr[n]), applied to the
     accumulator; otherwise one per GROUP_SIZE rows of K and column
     (scale_ptr[k // GROUP_SIZE, n]), applied to the weights as they are
-    unpacked. K is a multiple of BLOCK_K, and GROUP_SIZE of BLOCK_K."""
+    unpacked. K is a multiple of BLOCK_K; GROUP_SIZE is a multiple of
+    BLOCK_K or equal to BLOCK_K / 2 (one group per nibble plane)."""
     HALF: tl.constexpr = BLOCK_K // 2
     pid_m, pid_n = grouped_pids(M, N, BLOCK_M, BLOCK_N, GROUP_M)
     offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
