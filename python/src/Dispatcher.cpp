@@ -531,8 +531,8 @@ bool evalGrid(DispatcherObject *self, PyObject *grid, const Call &call,
 /// launch checks only where several GPUs are visible: with one, the tensors
 /// cannot disagree and the launch pays nothing; other launchers (`always`)
 /// are checked wherever they run.
-bool tensorDevice(DispatcherObject *self, const Entry &entry, const Call &call,
-                  int *found, bool always = false) {
+bool tensorDevice(DispatcherObject *self, const Entry &entry,
+                  const Call &call, int *found, bool always = false) {
   *found = -1;
   if (!always && self->deviceCount < 0) {
     PyObject *count =
@@ -551,8 +551,7 @@ bool tensorDevice(DispatcherObject *self, const Entry &entry, const Call &call,
     int p = entry.runtimeParams[i];
     if (entry.signature[i] != 'p' || !call.isPointer[p])
       continue;
-    PyObject *ordinal =
-        PyObject_CallMethodNoArgs(call.values[p], str_get_device);
+    PyObject *ordinal = PyObject_CallMethodNoArgs(call.values[p], str_get_device);
     if (!ordinal) { // a tensor-like that cannot say: the current device
       PyErr_Clear();
       continue;
@@ -818,10 +817,9 @@ PyObject *boundLaunchCall(PyObject *callable, PyObject *const *args,
   }
   if (reinterpret_cast<PyObject *>(Py_TYPE(active)) != self->cudaLauncherType) {
     // Other launchers get the descriptors a kernel makes as Python objects.
-    PyObject *result =
-        entry->madeDescriptors.empty()
-            ? launchThroughPython(self, active, *entry, call, dims)
-            : pythonRun(self, bound->grid, args, nargs, kwnames);
+    PyObject *result = entry->madeDescriptors.empty()
+                           ? launchThroughPython(self, active, *entry, call, dims)
+                           : pythonRun(self, bound->grid, args, nargs, kwnames);
     Py_DECREF(active);
     return result;
   }

@@ -238,73 +238,70 @@ PYBIND11_MODULE(_C, m) {
           return py::make_tuple(address, dims, steps);
         });
 
-  m.def(
-      "launch",
-      [](const tile::LoadedKernel &kernel, unsigned gx, unsigned gy,
-         unsigned gz, uintptr_t stream, const std::string &sig,
-         py::sequence args, bool on_its_device) {
-        size_t n = sig.size();
-        if (py::len(args) != n)
-          throw std::invalid_argument("launch: argument count does not match "
-                                      "the kernel signature");
-        uint64_t slots[64];
-        void *params[64];
-        // CUtensorMaps are 64-byte aligned 128-byte parameters.
-        struct alignas(64) TensorMap {
-          unsigned char bytes[128];
-        };
-        std::vector<TensorMap> maps(std::count(sig.begin(), sig.end(), 'd'));
-        size_t nextMap = 0;
-        if (n > 64)
-          throw std::invalid_argument("launch: more than 64 arguments");
-        for (size_t i = 0; i < n; ++i) {
-          py::handle arg = args[i];
-          params[i] = &slots[i];
-          switch (sig[i]) {
-          case 'p':
-            slots[i] = py::isinstance<py::int_>(arg)
-                           ? arg.cast<uint64_t>()
-                           : arg.attr("data_ptr")().cast<uint64_t>();
-            break;
-          case 'i': {
-            int32_t v = arg.cast<int32_t>();
-            std::memcpy(&slots[i], &v, 4);
-            break;
-          }
-          case 'l': {
-            int64_t v = arg.cast<int64_t>();
-            std::memcpy(&slots[i], &v, 8);
-            break;
-          }
-          case 'f': {
-            float v = arg.cast<float>();
-            std::memcpy(&slots[i], &v, 4);
-            break;
-          }
-          case 'b': {
-            uint8_t v = arg.cast<bool>() ? 1 : 0;
-            std::memcpy(&slots[i], &v, 1);
-            break;
-          }
-          case 'd': {
-            std::string map = arg.cast<py::bytes>();
-            if (map.size() != sizeof(TensorMap))
-              throw std::invalid_argument("launch: a tensor map has 128 bytes");
-            std::memcpy(maps[nextMap].bytes, map.data(), map.size());
-            params[i] = maps[nextMap++].bytes;
-            break;
-          }
-          default:
-            throw std::invalid_argument("launch: bad signature letter");
-          }
-        }
-        std::string error;
-        if (!tile::launchKernel(kernel, gx, gy, gz,
-                                reinterpret_cast<void *>(stream), params, n,
-                                error, on_its_device))
-          throw std::runtime_error(error);
-      },
-      py::arg("kernel"), py::arg("gx"), py::arg("gy"), py::arg("gz"),
-      py::arg("stream"), py::arg("sig"), py::arg("args"),
-      py::arg("on_its_device") = false);
+  m.def("launch", [](const tile::LoadedKernel &kernel, unsigned gx, unsigned gy,
+                     unsigned gz, uintptr_t stream, const std::string &sig,
+                     py::sequence args, bool on_its_device) {
+    size_t n = sig.size();
+    if (py::len(args) != n)
+      throw std::invalid_argument("launch: argument count does not match "
+                                  "the kernel signature");
+    uint64_t slots[64];
+    void *params[64];
+    // CUtensorMaps are 64-byte aligned 128-byte parameters.
+    struct alignas(64) TensorMap {
+      unsigned char bytes[128];
+    };
+    std::vector<TensorMap> maps(std::count(sig.begin(), sig.end(), 'd'));
+    size_t nextMap = 0;
+    if (n > 64)
+      throw std::invalid_argument("launch: more than 64 arguments");
+    for (size_t i = 0; i < n; ++i) {
+      py::handle arg = args[i];
+      params[i] = &slots[i];
+      switch (sig[i]) {
+      case 'p':
+        slots[i] = py::isinstance<py::int_>(arg)
+                       ? arg.cast<uint64_t>()
+                       : arg.attr("data_ptr")().cast<uint64_t>();
+        break;
+      case 'i': {
+        int32_t v = arg.cast<int32_t>();
+        std::memcpy(&slots[i], &v, 4);
+        break;
+      }
+      case 'l': {
+        int64_t v = arg.cast<int64_t>();
+        std::memcpy(&slots[i], &v, 8);
+        break;
+      }
+      case 'f': {
+        float v = arg.cast<float>();
+        std::memcpy(&slots[i], &v, 4);
+        break;
+      }
+      case 'b': {
+        uint8_t v = arg.cast<bool>() ? 1 : 0;
+        std::memcpy(&slots[i], &v, 1);
+        break;
+      }
+      case 'd': {
+        std::string map = arg.cast<py::bytes>();
+        if (map.size() != sizeof(TensorMap))
+          throw std::invalid_argument("launch: a tensor map has 128 bytes");
+        std::memcpy(maps[nextMap].bytes, map.data(), map.size());
+        params[i] = maps[nextMap++].bytes;
+        break;
+      }
+      default:
+        throw std::invalid_argument("launch: bad signature letter");
+      }
+    }
+    std::string error;
+    if (!tile::launchKernel(kernel, gx, gy, gz,
+                            reinterpret_cast<void *>(stream), params, n,
+                            error, on_its_device))
+      throw std::runtime_error(error);
+  }, py::arg("kernel"), py::arg("gx"), py::arg("gy"), py::arg("gz"),
+     py::arg("stream"), py::arg("sig"), py::arg("args"),
+     py::arg("on_its_device") = false);
 }
