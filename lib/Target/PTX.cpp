@@ -10,6 +10,7 @@
 #include "tile/Target/PTX.h"
 #include "tile/Target/Occupancy.h"
 #include "tile/Target/PackedByteShifts.h"
+#include "tile/Target/ThreeInputLogic.h"
 
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -198,6 +199,10 @@ FailureOr<PTXOutput> mlir::tile::translateToPTX(ModuleOp module, StringRef chip,
     // (PackedByteShifts.h).
     mpm.addPass(
         llvm::createModuleToFunctionPassAdaptor(PackedByteShiftsPass()));
+    // Last: pairs of logic ops with two constants as one lop3 each
+    // (ThreeInputLogic.h), which nothing after it needs to see through.
+    mpm.addPass(
+        llvm::createModuleToFunctionPassAdaptor(ThreeInputLogicPass()));
     mpm.run(*llvmModule, mam);
   }
 
