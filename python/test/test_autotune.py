@@ -106,11 +106,9 @@ def test_tuned_and_heuristic_launches_take_the_dispatcher(monkeypatch):
         assert tuned.warmup(x, 100, grid=(1,))     # a warmup still compiles
 
 
-def test_tuned_launches_key_like_the_tuning():
-    """The launch path that skips the Python binding finds the config by
-    the same key the tuning stored it under: the key arguments and the
-    tensors' dtypes. A new value or dtype tunes again; a keyword argument
-    or a pre_hook takes the full path."""
+def counted_tuner():
+    """scale_kernel autotuned over BLOCK 64 and 128 by key n (every config
+    timed 1.0), and the list of keys it tunes, in order."""
     tuned_for = []
 
     def fake_bench(fn, quantiles):
@@ -125,6 +123,15 @@ def test_tuned_launches_key_like_the_tuning():
         tuned_for.append(key)
         return real_tune(key, args, kwargs)
     tuned._tune = counting_tune
+    return tuned, tuned_for
+
+
+def test_tuned_launches_key_like_the_tuning():
+    """The launch path that skips the Python binding finds the config by
+    the same key the tuning stored it under: the key arguments and the
+    tensors' dtypes. A new value or dtype tunes again; a keyword argument
+    or a pre_hook takes the full path."""
+    tuned, tuned_for = counted_tuner()
     with use_launcher(Recorder()):
         f32, f16 = FakeTensor(4096), FakeTensor(4096, dtype="torch.float16")
         for x, n in [(f32, 100), (f32, 100), (f16, 100), (f32, 200),
@@ -179,16 +186,7 @@ def test_changing_the_tuning_cache_drops_the_cpp_choices():
     """Clearing, editing or replacing Autotuner.cache (as Triton users do
     to re-tune) also forgets the C++ choices: the next launch tunes again
     rather than launching the old config."""
-    tuned_for = []
-
-    def fake_bench(fn, quantiles):
-        fn()
-        return 1.0
-
-    tuned = tile.autotune(configs=[tile.Config({"BLOCK": b}) for b in (64, 128)],
-                          key=["n"], do_bench=fake_bench)(scale_kernel)
-    real_tune = tuned._tune
-    tuned._tune = lambda key, a, k: tuned_for.append(key) or real_tune(key, a, k)
+    tuned, tuned_for = counted_tuner()
     with use_launcher(Recorder()) as recorder:
         x = FakeTensor(4096)
         tuned[(1,)](x, 100)

@@ -2,6 +2,8 @@
 
 #include "tile/Target/PackedByteShifts.h"
 
+#include "RunFunctionPass.h"
+
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/LLVMContext.h"
@@ -44,35 +46,11 @@ std::unique_ptr<TargetMachine> nvptxMachine() {
       triple, "sm_90a", "+ptx80", TargetOptions(), std::nullopt));
 }
 
-/// Runs the pass on `function` of `ir`; the module after it.
+/// Runs the pass on the functions of `ir`; the module after it.
 std::unique_ptr<Module> runPass(LLVMContext &context, StringRef ir,
                                 TargetMachine *machine = nullptr) {
-  SMDiagnostic error;
-  std::unique_ptr<Module> module = parseAssemblyString(ir, error, context);
-  EXPECT_TRUE(module) << error.getMessage().str();
-  if (!module)
-    return nullptr;
-  if (machine) {
-    module->setTargetTriple(machine->getTargetTriple());
-    module->setDataLayout(machine->createDataLayout());
-  }
-  PassBuilder pb(machine);
-  LoopAnalysisManager lam;
-  FunctionAnalysisManager fam;
-  CGSCCAnalysisManager cgam;
-  ModuleAnalysisManager mam;
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
-  FunctionPassManager fpm;
-  fpm.addPass(mlir::tile::PackedByteShiftsPass());
-  for (Function &function : *module)
-    if (!function.isDeclaration())
-      fpm.run(function, fam);
-  EXPECT_FALSE(verifyModule(*module, &errs()));
-  return module;
+  return tile::testing::runFunctionPass(
+      context, ir, mlir::tile::PackedByteShiftsPass(), machine);
 }
 
 /// How many instructions with `opcode` and result type `type` `function` has.

@@ -2,6 +2,8 @@
 
 #include "tile/Target/ThreeInputLogic.h"
 
+#include "RunFunctionPass.h"
+
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/InstIterator.h"
@@ -23,28 +25,8 @@ using namespace llvm;
 namespace {
 
 std::unique_ptr<Module> runPass(LLVMContext &context, StringRef ir) {
-  SMDiagnostic error;
-  std::unique_ptr<Module> module = parseAssemblyString(ir, error, context);
-  EXPECT_TRUE(module) << error.getMessage().str();
-  if (!module)
-    return nullptr;
-  PassBuilder pb;
-  LoopAnalysisManager lam;
-  FunctionAnalysisManager fam;
-  CGSCCAnalysisManager cgam;
-  ModuleAnalysisManager mam;
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
-  FunctionPassManager fpm;
-  fpm.addPass(mlir::tile::ThreeInputLogicPass());
-  for (Function &function : *module)
-    if (!function.isDeclaration())
-      fpm.run(function, fam);
-  EXPECT_FALSE(verifyModule(*module, &errs()));
-  return module;
+  return tile::testing::runFunctionPass(context, ir,
+                                        mlir::tile::ThreeInputLogicPass());
 }
 
 /// What PTX's `lop3.b32 d, a, b, c, table` computes.
