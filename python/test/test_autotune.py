@@ -182,6 +182,31 @@ def test_tuned_key_launches_without_python_frames(monkeypatch):
         assert len(calls) == 2
 
 
+def test_cpp_tuned_launches_hold_no_extra_references():
+    """The C++ launch path keeps one reference to each key object it was
+    told of, and none per launch; clearing the tuning cache lets go of it."""
+    import sys
+
+    class Discard:
+        def launch(self, kernel, grid, args):
+            pass
+
+    tuned, _ = counted_tuner()
+    x = FakeTensor(4096)
+    n = 10 ** 9 + 7        # not a cached small int
+    before = sys.getrefcount(n)
+    with use_launcher(Discard()):
+        tuned[(1,)](x, n)  # tunes (Python), then remembered in C++
+        held = sys.getrefcount(n)
+        for _ in range(200):
+            tuned[(1,)](x, n)
+        assert sys.getrefcount(n) == held
+        assert tuned._choices.size() == 1
+        tuned.cache.clear()
+        assert tuned._choices.size() == 0
+    assert sys.getrefcount(n) <= before + 1   # the tuner's last nargs/key
+
+
 def test_changing_the_tuning_cache_drops_the_cpp_choices():
     """Clearing, editing or replacing Autotuner.cache (as Triton users do
     to re-tune) also forgets the C++ choices: the next launch tunes again

@@ -505,6 +505,27 @@ def test_int4_high_nibbles_shift_whole_words():
     assert len(kernel.asm["cubin"]) > 0
 
 
+def test_int4_nibble_magic_is_one_lop3():
+    # The unpacking masks a nibble pair and xors in a bf16 magic number:
+    # two constants, which ptxas merges into one LOP3 only when they come as
+    # one instruction (ThreeInputLogic). No mask of a nibble pair is left
+    # on its own, and the cubin is ptxas's from those lop3s.
+    kernel = tile.compile(q.int4_weight_matmul_kernel, signature=dict(
+        a_ptr="*bf16", b_ptr="*i8", c_ptr="*fp32", M="i32", N="i32", K="i32",
+        stride_am="i32", stride_bk="i32", stride_cm="i32"),
+        constexprs=dict(BLOCK_M=16, BLOCK_N=64, BLOCK_K=128),
+        divisibility=["a_ptr", "b_ptr", "c_ptr", "N", "K", "stride_am",
+                      "stride_bk", "stride_cm"], num_warps=4, num_stages=3)
+    ptx = kernel.asm["ptx"]
+    lop3 = re.findall(r"\blop3\.b32\s+%r\d+, %r\d+, 983055, (-?\d+), (\d+);",
+                      ptx)
+    assert len(lop3) >= 16, ptx
+    # (w & 0x000F000F) ^ magic: table 0x6A over PTX's a=F0, b=CC, c=AA.
+    assert {int(table) for _, table in lop3} == {0x6A}
+    assert not re.search(r"\band\.b32\s+%r\d+, %r\d+, 983055;", ptx), ptx
+    assert len(kernel.asm["cubin"]) > 0
+
+
 def test_serialised_wgmmas_are_lowered_again_with_fresh_operands():
     # The large int4 product carries its unpacked A words across the loop
     # (register-operand prefetch). ptxas merged their back-edge copies into
