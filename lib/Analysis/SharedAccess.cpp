@@ -91,15 +91,15 @@ private:
   llvm::DenseSet<int64_t> words;
 };
 
-/// The XOR of `offsets[bit]` over the set bits of `index`.
-int64_t xorOfBits(ArrayRef<int64_t> offsets, int64_t index) {
+} // namespace
+
+int64_t mlir::tile::xorOfBits(ArrayRef<int64_t> offsets, int64_t index) {
   int64_t result = 0;
   for (auto [bit, offset] : llvm::enumerate(offsets))
     if ((index >> bit) & 1)
       result ^= offset;
   return result;
 }
-} // namespace
 
 std::optional<TransposedByteMatrices>
 mlir::tile::matchTransposedByteMatrices(const SharedAccessMap &map) {

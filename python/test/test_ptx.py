@@ -485,18 +485,26 @@ def test_group_scales_are_copied_ahead(block_n):
     assert len(kernel.asm["cubin"]) > 0
 
 
+def compile_int4(block_m, block_n, block_k, warps=4, stages=3):
+    """The quantized kernels' int4 product (fp32 out), as the int4 tests
+    below compile it."""
+    return tile.compile(
+        q.int4_weight_matmul_kernel, signature=dict(
+            a_ptr="*bf16", b_ptr="*i8", c_ptr="*fp32", M="i32", N="i32",
+            K="i32", stride_am="i32", stride_bk="i32", stride_cm="i32"),
+        constexprs=dict(BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k),
+        divisibility=["a_ptr", "b_ptr", "c_ptr", "N", "K", "stride_am",
+                      "stride_bk", "stride_cm"],
+        num_warps=warps, num_stages=stages)
+
+
 def test_int4_high_nibbles_shift_whole_words():
     # A decode-sized int4 product (swapped onto wgmma, the weights unpacked
     # into its register operand): each thread's byte pairs are zero-extended
     # into one register for the low nibbles, and the high nibbles come from
     # one 32-bit shift of that register (PackedByteShifts), not two 16-bit
     # shifts and another packing per pair.
-    kernel = tile.compile(q.int4_weight_matmul_kernel, signature=dict(
-        a_ptr="*bf16", b_ptr="*i8", c_ptr="*fp32", M="i32", N="i32", K="i32",
-        stride_am="i32", stride_bk="i32", stride_cm="i32"),
-        constexprs=dict(BLOCK_M=16, BLOCK_N=64, BLOCK_K=128),
-        divisibility=["a_ptr", "b_ptr", "c_ptr", "N", "K", "stride_am",
-                      "stride_bk", "stride_cm"], num_warps=4, num_stages=3)
+    kernel = compile_int4(16, 64, 128)
     ptx = kernel.asm["ptx"]
     assert "wgmma.mma_async" in ptx
     assert re.search(r"\badd(\.rn)?\.bf16x2\b", ptx), ptx
@@ -510,12 +518,7 @@ def test_int4_nibble_magic_is_one_lop3():
     # two constants, which ptxas merges into one LOP3 only when they come as
     # one instruction (ThreeInputLogic). No mask of a nibble pair is left
     # on its own, and the cubin is ptxas's from those lop3s.
-    kernel = tile.compile(q.int4_weight_matmul_kernel, signature=dict(
-        a_ptr="*bf16", b_ptr="*i8", c_ptr="*fp32", M="i32", N="i32", K="i32",
-        stride_am="i32", stride_bk="i32", stride_cm="i32"),
-        constexprs=dict(BLOCK_M=16, BLOCK_N=64, BLOCK_K=128),
-        divisibility=["a_ptr", "b_ptr", "c_ptr", "N", "K", "stride_am",
-                      "stride_bk", "stride_cm"], num_warps=4, num_stages=3)
+    kernel = compile_int4(16, 64, 128)
     ptx = kernel.asm["ptx"]
     lop3 = re.findall(r"\blop3\.b32\s+%r\d+, %r\d+, 983055, (-?\d+), (\d+);",
                       ptx)
@@ -534,20 +537,11 @@ def test_serialised_wgmmas_are_lowered_again_with_fresh_operands():
     # report and lowers again with an identity prmt per carried word (32
     # here), which it keeps because ptxas no longer serialises. The decode
     # kernel carries nothing and is compiled once, unchanged.
-    signature = dict(a_ptr="*bf16", b_ptr="*i8", c_ptr="*fp32", M="i32",
-                     N="i32", K="i32", stride_am="i32", stride_bk="i32",
-                     stride_cm="i32")
-    divisible = ["a_ptr", "b_ptr", "c_ptr", "N", "K", "stride_am",
-                 "stride_bk", "stride_cm"]
-    large = tile.compile(q.int4_weight_matmul_kernel, signature=signature,
-                         constexprs=dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=64),
-                         divisibility=divisible, num_warps=8, num_stages=3)
+    large = compile_int4(128, 256, 64, warps=8)
     fresh = re.findall(r"prmt\.b32\s+%r\d+, %r\d+, 0, 0x3210;",
                        large.asm["ptx"])
     assert len(fresh) == 32, large.asm["ptx"]
-    decode = tile.compile(q.int4_weight_matmul_kernel, signature=signature,
-                          constexprs=dict(BLOCK_M=16, BLOCK_N=64, BLOCK_K=128),
-                          divisibility=divisible, num_warps=4, num_stages=3)
+    decode = compile_int4(16, 64, 128)
     assert "0x3210" not in decode.asm["ptx"]
 
 
@@ -558,14 +552,7 @@ def test_no_register_cap_that_serialises_wgmmas():
     # few registers to keep them in flight), so the compile keeps the
     # uncapped cubin. (test_register_cap_for_occupancy has kernels the cap
     # still helps.)
-    signature = dict(a_ptr="*bf16", b_ptr="*i8", c_ptr="*fp32", M="i32",
-                     N="i32", K="i32", stride_am="i32", stride_bk="i32",
-                     stride_cm="i32")
-    kernel = tile.compile(q.int4_weight_matmul_kernel, signature=signature,
-                          constexprs=dict(BLOCK_M=16, BLOCK_N=64, BLOCK_K=128),
-                          divisibility=["a_ptr", "b_ptr", "c_ptr", "N", "K",
-                                        "stride_am", "stride_bk", "stride_cm"],
-                          num_warps=4, num_stages=3)
+    kernel = compile_int4(16, 64, 128)
     assert kernel.metadata["maxnreg"] == 0
     assert kernel.metadata["num_regs"] > 64
     assert ".maxnreg" not in kernel.asm["ptx"]

@@ -21,15 +21,6 @@ using namespace mlir::tilegpu;
 
 namespace {
 
-/// XOR of `offsets[bit]` over the set bits of `index`.
-int64_t xorOf(ArrayRef<int64_t> offsets, int64_t index) {
-  int64_t result = 0;
-  for (auto [bit, offset] : llvm::enumerate(offsets))
-    if ((index >> bit) & 1)
-      result ^= offset;
-  return result;
-}
-
 class TransposedByteMatricesTest : public ::testing::Test {
 protected:
   TransposedByteMatricesTest() { context.loadDialect<TileGPUDialect>(); }
@@ -74,18 +65,18 @@ protected:
     int64_t numWarps = int64_t(1) << map.warpOffsets.size();
     int64_t covered = 0;
     for (int64_t warp = 0; warp < numWarps; ++warp) {
-      int64_t warpBase = xorOf(map.warpOffsets, warp);
+      int64_t warpBase = xorOfBits(map.warpOffsets, warp);
       for (int64_t first : plan.firstRegisters) {
         // Lane s supplies row s % 8 of matrix s / 8.
         int64_t rowAddress[4][8];
         for (int64_t lane = 0; lane < 32; ++lane) {
-          int64_t address = xorOf(plan.laneOffsets, lane) ^ warpBase ^
+          int64_t address = xorOfBits(plan.laneOffsets, lane) ^ warpBase ^
                             map.registerOffsets[first];
           EXPECT_EQ(address % 16, 0) << "rows start 16-byte aligned";
           rowAddress[lane / 8][lane % 8] = address;
         }
         for (int64_t lane = 0; lane < 32; ++lane) {
-          int64_t threadBase = xorOf(map.laneOffsets, lane) ^ warpBase;
+          int64_t threadBase = xorOfBits(map.laneOffsets, lane) ^ warpBase;
           for (int64_t j = 0; j < 4; ++j)
             for (int64_t b = 0; b < 4; ++b) {
               // Lane t gets the b16 at column t/4 of rows 2(t%4), +1.

@@ -27,6 +27,10 @@ struct SharedAccessMap {
   unsigned vec = 1;                              // registers per vector access
 };
 
+/// The offset of `index` under per-bit offsets (`laneOffsets`,
+/// `warpOffsets`): the XOR of `offsets[bit]` over the set bits of `index`.
+int64_t xorOfBits(ArrayRef<int64_t> offsets, int64_t index);
+
 /// The access map of `tensorType`'s registers into a `bufferType` buffer;
 /// fails when the buffer's layout is not a bijection.
 FailureOr<SharedAccessMap> composeAccessMap(RankedTensorType tensorType,
