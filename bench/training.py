@@ -163,12 +163,18 @@ def bench_attention(heads=32, seq_len=4096, head_dim=128):
             for what, g, t in zip("QKV", grads, exact):
                 check("%s attention d%s %s" % (impl, what, label), g, t.grad,
                       1e-2)
+            # Timed with uninitialised outputs (poison=False), as SDPA
+            # allocates its own; the checks above ran on NaN-filled ones.
             row("attention fwd %s" % label, impl, bench.gpu_time_ms(
-                lambda: ex.attention(q, k, v, causal), reps=20), flops,
-                "TFLOPS")
+                lambda: ex.attention(q, k, v, causal, poison=False), reps=20),
+                flops, "TFLOPS")
+            row("attention fwd (pointers) %s" % label, impl, bench.gpu_time_ms(
+                lambda: ex.attention(q, k, v, causal, tma=False,
+                                     poison=False), reps=20), flops, "TFLOPS")
             # Five dots where the forward has two: 2.5x its flops.
             row("attention bwd %s" % label, impl, bench.gpu_time_ms(
-                lambda: ex.attention_backward(q, k, v, out, lse, dout, causal),
+                lambda: ex.attention_backward(q, k, v, out, lse, dout, causal,
+                                              poison=False),
                 reps=20), 2.5 * flops, "TFLOPS")
             leaves = [t.detach().requires_grad_() for t in (q, k, v)]
             row("attention fwd+bwd %s" % label, impl, bench.gpu_time_ms(

@@ -13,7 +13,12 @@ What it teaches:
   log-sum-exp): P is recomputed block by block, one kernel accumulates dK
   and dV over query blocks, another dQ over key blocks, so no program
   writes where another does (no atomics);
-- 2-D launch grids: (query or key blocks, batch x heads).
+- 2-D launch grids: (query or key blocks, batch x heads);
+- on the GPU, the forward on host tensor descriptors (whole Q, K and V
+  blocks by TMA) with `tl.range(..., warp_specialize=True)`: a producer
+  warpgroup issues the copies while two consumer warpgroups take turns on
+  the tensor cores, the way FlashAttention-3 schedules it. The training
+  step runs that forward; the pointer forward stays for the interpreter.
 
 Run: python examples/05_attention.py
 """
@@ -26,6 +31,7 @@ import numpy as np
 
 import tile
 import tile.language as tl
+from tile.tools.tensor_descriptor import TensorDescriptor
 
 
 # exp(x) = exp2(x * log2(e)); a global a kernel reads must be a constexpr.
@@ -71,6 +77,49 @@ def attention_forward(Q, K, V, Out, Lse, scale, seq_len, stride_head,
     # the row's log-sum-exp, in the same base-2 units as m.
     tl.store(Lse + tl.program_id(1) * seq_len + rows, m + tl.log2(l),
              mask=rows < seq_len)
+
+
+@tile.jit
+def attention_forward_tma(q_desc, k_desc, v_desc, Out, Lse, scale, seq_len,
+                          CAUSAL: tl.constexpr, HEAD_DIM: tl.constexpr,
+                          BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    """attention_forward on descriptors over (heads * seq_len, HEAD_DIM).
+    A block past a head's last row reads the next head's rows (or zeros
+    after the last head): its keys are masked as before, and its queries'
+    rows are never stored, so the output and statistics are written with
+    masked pointer stores rather than whole blocks."""
+    start_m = tl.program_id(0) * BLOCK_M
+    base = tl.program_id(1) * seq_len
+    rows = start_m + tl.arange(0, BLOCK_M)
+    q = q_desc.load([base + start_m, 0])
+    m = tl.full((BLOCK_M,), -float("inf"), dtype=tl.float32)
+    l = tl.zeros((BLOCK_M,), dtype=tl.float32)
+    acc = tl.zeros((BLOCK_M, HEAD_DIM), dtype=tl.float32)
+    qk_scale = scale * LOG2E
+    end = tl.minimum(start_m + BLOCK_M, seq_len) if CAUSAL else seq_len
+    for start_n in tl.range(0, end, BLOCK_N, warp_specialize=True):
+        cols = start_n + tl.arange(0, BLOCK_N)
+        s = tl.dot(q, k_desc.load([base + start_n, 0]).T)
+        keep = cols[None, :] < seq_len
+        if CAUSAL:
+            keep = keep & (cols[None, :] <= rows[:, None])
+        s = tl.where(keep, s, -float("inf"))
+        # The row max of the unscaled scores, scaled once: exp2 then takes
+        # s * qk_scale - m as one fused multiply-add per score.
+        m_new = tl.maximum(m, tl.max(s, axis=1) * qk_scale)
+        p = tl.exp2(s * qk_scale - m_new[:, None])
+        correction = tl.exp2(m - m_new)
+        l = l * correction + tl.sum(p, axis=1)
+        acc = acc * correction[:, None]
+        acc = tl.dot(p.to(v_desc.dtype), v_desc.load([base + start_n, 0]),
+                     acc)
+        m = m_new
+    out = acc / l[:, None]
+    dims = tl.arange(0, HEAD_DIM)
+    tl.store(Out + (base + rows[:, None]).to(tl.int64) * HEAD_DIM
+             + dims[None, :], out.to(Out.dtype.element_ty),
+             mask=rows[:, None] < seq_len)
+    tl.store(Lse + base + rows, m + tl.log2(l), mask=rows < seq_len)
 
 
 @tile.jit
@@ -176,10 +225,38 @@ def _blocks():
     return (128, 64, 8, 3), (64, 128, 8, 2)
 
 
-def attention(q, k, v, causal, with_lse=False):
+def _empty_like(x, poison):
+    """An output buffer: NaN-filled for the checks (an element a kernel
+    forgets to write fails them), uninitialised in the training step, as
+    torch's kernels get theirs."""
+    return common.empty_like(x) if poison else torch.empty_like(x)
+
+
+def _row_stats(q, poison):
+    """A float32 value per query row (the log-sum-exp, delta)."""
+    heads, seq_len, _ = q.shape
+    if poison:
+        return common.empty(heads, seq_len)
+    return torch.empty(heads, seq_len, device=q.device, dtype=torch.float32)
+
+
+def attention(q, k, v, causal, with_lse=False, tma=common.GPU, poison=True):
+    """softmax(Q K^T / sqrt(d)) V over (heads, seq_len, head_dim); on the
+    GPU by the descriptor forward unless `tma` is False."""
     heads, seq_len, head_dim = q.shape
-    out = common.empty_like(q)
-    lse = common.empty(heads, seq_len)
+    out, lse = _empty_like(q, poison), _row_stats(q, poison)
+    if tma:
+        # 128 x 128 blocks, two consumer warpgroups and a producer; three
+        # stages of K and V fill the shared memory at head_dim 128.
+        descs = [TensorDescriptor.from_tensor(t.reshape(-1, head_dim),
+                                              [128, head_dim])
+                 for t in (q, k, v)]
+        grid = (tile.cdiv(seq_len, 128), heads)
+        attention_forward_tma[grid](*descs, out, lse, 1 / math.sqrt(head_dim),
+                                    seq_len, CAUSAL=causal, HEAD_DIM=head_dim,
+                                    BLOCK_M=128, BLOCK_N=128, num_warps=8,
+                                    num_stages=3 if head_dim > 64 else 4)
+        return (out, lse) if with_lse else out
     (block_m, block_n, warps, stages), _ = _blocks()
     grid = (tile.cdiv(seq_len, block_m), heads)
     attention_forward[grid](q, k, v, out, lse, 1 / math.sqrt(head_dim),
@@ -190,16 +267,16 @@ def attention(q, k, v, causal, with_lse=False):
     return (out, lse) if with_lse else out
 
 
-def attention_backward(q, k, v, out, lse, dout, causal):
+def attention_backward(q, k, v, out, lse, dout, causal, poison=True):
     """dQ, dK, dV from the forward's output and statistics."""
     heads, seq_len, head_dim = q.shape
     scale = 1 / math.sqrt(head_dim)
     _, (block_m, block_n, warps, stages) = _blocks()
-    delta = common.empty(heads, seq_len)
+    delta = _row_stats(q, poison)
     attention_backward_delta[(tile.cdiv(seq_len, block_m), heads)](
         out, dout, delta, seq_len, common.stride(q, 0), common.stride(q, 1),
         HEAD_DIM=head_dim, BLOCK_M=block_m)
-    dq, dk, dv = common.empty_like(q), common.empty_like(k), common.empty_like(v)
+    dq, dk, dv = (_empty_like(t, poison) for t in (q, k, v))
     attention_backward_dkdv[(tile.cdiv(seq_len, block_n), heads)](
         q, k, v, dout, lse, delta, dk, dv, scale, seq_len,
         common.stride(q, 0), common.stride(q, 1), CAUSAL=causal,
@@ -221,7 +298,8 @@ if common.GPU:
 
         @staticmethod
         def forward(ctx, q, k, v, causal):
-            out, lse = attention(q, k, v, causal, with_lse=True)
+            q, k, v = (t.contiguous() for t in (q, k, v))
+            out, lse = attention(q, k, v, causal, with_lse=True, poison=False)
             ctx.save_for_backward(q, k, v, out, lse)
             ctx.causal = causal
             return out
@@ -258,6 +336,11 @@ def gradients(q, k, v, dout, causal):
         leaves = [t.detach().requires_grad_() for t in (q, k, v)]
         Attention.apply(*leaves, causal).backward(dout)
         return [t.grad for t in leaves]
+    return gradients_poisoned(q, k, v, dout, causal)
+
+
+def gradients_poisoned(q, k, v, dout, causal):
+    """dQ, dK, dV by the kernels directly, every output NaN-filled first."""
     out, lse = attention(q, k, v, causal, with_lse=True)
     return attention_backward(q, k, v, out, lse, dout, causal)
 
@@ -271,16 +354,27 @@ def main():
                attention_backward_dkdv, attention_backward_dq]
     for causal in (False, True):
         name = "causal" if causal else "full"
+        want = reference(q, k, v, causal)
         common.check("attention, %s" % name, attention(q, k, v, causal),
-                     reference(q, k, v, causal), 1e-2, 1e-2)
-        for what, got, want in zip(("dQ", "dK", "dV"),
-                                   gradients(q, k, v, dout, causal),
-                                   reference(q, k, v, causal, dout)):
-            common.check("%s, %s" % (what, name), got, want, 2e-2, 2e-2)
+                     want, 1e-2, 1e-2)
+        if common.GPU:
+            common.check("attention (pointers), %s" % name,
+                         attention(q, k, v, causal, tma=False), want, 1e-2,
+                         1e-2)
+        want = reference(q, k, v, causal, dout)
+        for what, got, expected in zip(("dQ", "dK", "dV"),
+                                       gradients(q, k, v, dout, causal), want):
+            common.check("%s, %s" % (what, name), got, expected, 2e-2, 2e-2)
+        if common.GPU:
+            for what, got, expected in zip(
+                    ("dQ", "dK", "dV"),
+                    gradients_poisoned(q, k, v, dout, causal), want):
+                common.check("%s (poisoned), %s" % (what, name), got,
+                             expected, 2e-2, 2e-2)
 
         def small_step():
             qs, ks, vs, ds = (t[:2, :100].contiguous() for t in (q, k, v, dout))
-            out, lse = attention(qs, ks, vs, causal, with_lse=True)
+            out, lse = attention(qs, ks, vs, causal, with_lse=True, tma=False)
             return (out,) + attention_backward(qs, ks, vs, out, lse, ds, causal)
 
         common.compare_with_interpreter("attention, %s" % name, small_step,
@@ -290,7 +384,8 @@ def main():
         for causal in (False, True):
             flops = 4 * heads * seq_len * seq_len * head_dim * (0.5 if causal else 1)
             common.report("tile, causal=%s" % causal, common.bench_ms(
-                lambda: attention(q, k, v, causal)), flops, "TFLOPS")
+                lambda: attention(q, k, v, causal, poison=False)), flops,
+                "TFLOPS")
             common.report("torch SDPA, causal=%s" % causal, common.bench_ms(
                 lambda: sdpa(q[None], k[None], v[None], is_causal=causal)),
                 flops, "TFLOPS")

@@ -59,6 +59,13 @@ KERNELS = [
       "seq_len": "i32", "stride_head": "i32", "stride_row": "i32"},
      {"CAUSAL": True, "HEAD_DIM": 128, "BLOCK_M": 128, "BLOCK_N": 64},
      {"num_warps": 8, "num_stages": 3}),
+    ("05_attention", "attention_forward_tma",
+     {"q_desc": "tensordesc<fp16[128,128]>",
+      "k_desc": "tensordesc<fp16[128,128]>",
+      "v_desc": "tensordesc<fp16[128,128]>", "Out": P16, "Lse": P32,
+      "scale": "fp32", "seq_len": "i32"},
+     {"CAUSAL": True, "HEAD_DIM": 128, "BLOCK_M": 128, "BLOCK_N": 128},
+     {"num_warps": 8, "num_stages": 3}),
     ("05_attention", "attention_backward_delta",
      {"Out": P16, "dOut": P16, "Delta": P32, "seq_len": "i32",
       "stride_head": "i32", "stride_row": "i32"},
@@ -94,6 +101,7 @@ def load_example(name, port_to_triton=False):
         source = source.replace("import tile.language as tl",
                                 "import triton.language as tl")
         source = source.replace("import tile\n", "import triton as tile\n")
+        source = source.replace("from tile.tools.", "from triton.tools.")
     spec = importlib.util.spec_from_loader(module_name, loader=None)
     module = importlib.util.module_from_spec(spec)
     module.__file__ = str(path)

@@ -134,12 +134,13 @@ FailureOr<PTXOutput> mlir::tile::translateToPTX(ModuleOp module, StringRef chip,
       llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return module.emitError("NVPTX target unavailable: ") << error;
-  // sm_90a features; PTX 8.0 is what sm_90a needs and CUDA 12+ accepts.
+  // PTX 8.1 (CUDA 12.1+ drivers): sm_90a needs 8.0, and 8.1 adds the
+  // vector reductions (red.v2/.v4.f32) that atomic sums lower to.
   llvm::TargetOptions targetOptions;
   targetOptions.AllowFPOpFusion =
       fpFusion ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Standard;
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-      triple, chip, "+ptx80", targetOptions, std::nullopt, std::nullopt,
+      triple, chip, "+ptx81", targetOptions, std::nullopt, std::nullopt,
       llvm::CodeGenOptLevel::Aggressive));
   if (!machine)
     return module.emitError("cannot create an NVPTX target for ") << chip;

@@ -556,3 +556,41 @@ def test_no_register_cap_that_serialises_wgmmas():
     assert kernel.metadata["maxnreg"] == 0
     assert kernel.metadata["num_regs"] > 64
     assert ".maxnreg" not in kernel.asm["ptx"]
+
+
+@tile.jit
+def _dot_summed_into_global(a_ptr, b_ptr, out_ptr, n_rows,
+                            BLOCK: tl.constexpr, SEM: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    a = tl.load(a_ptr + offs[:, None] * BLOCK + offs[None, :])
+    b = tl.load(b_ptr + offs[:, None] * BLOCK + offs[None, :])
+    tl.atomic_add(out_ptr + offs[:, None] * BLOCK + offs[None, :],
+                  tl.dot(a, b), mask=offs[:, None] < n_rows, sem=SEM)
+
+
+def test_dot_summed_into_global_is_vector_red():
+    # A dot's accumulator added into a global sum (attention's dQ across key
+    # blocks) with nobody reading the old values: relaxed `red.v2.f32` in
+    # the accumulator's layout (pairs of columns a thread), no atom waiting
+    # for L2's answer, and no trip through shared memory to a coalesced
+    # layout first. An acq_rel sum keeps one atom per element.
+    def compile_sum(sem):
+        return tile.compile(
+            _dot_summed_into_global,
+            signature=dict(a_ptr="*fp16", b_ptr="*fp16", out_ptr="*fp32",
+                           n_rows="i32"),
+            constexprs=dict(BLOCK=64, SEM=sem),
+            divisibility=["a_ptr", "b_ptr", "out_ptr", "n_rows"], num_warps=4)
+    relaxed = compile_sum("relaxed")
+    ptx = relaxed.asm["ptx"]
+    reds = re.findall(r"red\.global\.gpu\.relaxed\.add\.v2\.f32", ptx)
+    # 64x64 fp32 over 128 threads: 32 elements, 16 pairs a thread.
+    assert len(reds) == 16, ptx
+    assert "atom." not in ptx
+    assert re.search(r"tile\.atomic_rmw fadd, relaxed, .* : "
+                     r"tensor<64x64x!tile\.ptr<f32>, #mma\d*>",
+                     relaxed.asm["tilegpu"]), relaxed.asm["tilegpu"]
+    assert len(relaxed.asm["cubin"]) > 0
+    ptx = compile_sum("acq_rel").asm["ptx"]
+    assert len(re.findall(r"atom\.global\.gpu\.acq_rel\.add\.f32", ptx)) == 32
+    assert "red.global" not in ptx

@@ -206,3 +206,34 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared = 512 : i64, tile
   }
 }
 
+
+// An atomic whose old values nobody reads is a `red`: fp32 additions of
+// four consecutive, 16-byte aligned elements a thread go as one red.v4
+// (sm_90, PTX 8.1); an integer addition goes one element at a time. One
+// that acquires, or whose result is read, stays an atom.
+// CHECK-LABEL: func.func @reductions
+// CHECK: "@$0 red.global.gpu.relaxed.add.v4.f32 [ $1 + 0 ], { $2, $3, $4, $5 };", "b,l,f,f,f,f"
+// CHECK-COUNT-4: "@$0 red.global.gpu.relaxed.add.u32 [ $1 + 0 ], $2;"
+// CHECK-COUNT-4: atom.global.gpu.acq_rel.add.f32
+// CHECK-COUNT-4: atom.global.gpu.relaxed.add.f32
+// CHECK-NOT: red.global
+#vec4 = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @reductions(%sum: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %count: !tile.ptr<i32> {tile.divisibility = 16 : i32}, %out: !tile.ptr<f32> {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+    %r = tile.make_range {end = 512 : i32, start = 0 : i32} : tensor<512xi32, #vec4>
+    %one = arith.constant dense<1.0> : tensor<512xf32, #vec4>
+    %ione = arith.constant dense<1> : tensor<512xi32, #vec4>
+    %s = tile.splat %sum : !tile.ptr<f32> -> tensor<512x!tile.ptr<f32>, #vec4>
+    %sp = tile.addptr %s, %r : tensor<512x!tile.ptr<f32>, #vec4>, tensor<512xi32, #vec4>
+    %c = tile.splat %count : !tile.ptr<i32> -> tensor<512x!tile.ptr<i32>, #vec4>
+    %cp = tile.addptr %c, %r : tensor<512x!tile.ptr<i32>, #vec4>, tensor<512xi32, #vec4>
+    %0 = tile.atomic_rmw fadd, relaxed, gpu, %sp, %one : tensor<512x!tile.ptr<f32>, #vec4>
+    %1 = tile.atomic_rmw add, relaxed, gpu, %cp, %ione : tensor<512x!tile.ptr<i32>, #vec4>
+    %2 = tile.atomic_rmw fadd, acq_rel, gpu, %sp, %one : tensor<512x!tile.ptr<f32>, #vec4>
+    %3 = tile.atomic_rmw fadd, relaxed, gpu, %sp, %one : tensor<512x!tile.ptr<f32>, #vec4>
+    %o = tile.splat %out : !tile.ptr<f32> -> tensor<512x!tile.ptr<f32>, #vec4>
+    %op = tile.addptr %o, %r : tensor<512x!tile.ptr<f32>, #vec4>, tensor<512xi32, #vec4>
+    tile.store %op, %3 : tensor<512x!tile.ptr<f32>, #vec4>
+    return
+  }
+}

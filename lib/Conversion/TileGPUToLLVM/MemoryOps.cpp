@@ -476,8 +476,70 @@ LogicalResult lowerAtomic(Operation *op, ValueRange ptrs,
   return success();
 }
 
+/// Whether a read-modify-write can be a `red`: nobody reads its result,
+/// it does not acquire (red orders at most as a release), and it is an
+/// operation red has (not an exchange). A scalar one stays an atom: its
+/// lowering hands the result around and fences for the whole CTA.
+bool isReduction(AtomicRMWOp op) {
+  return isa<RankedTensorType>(op.getType()) && op.getResult().use_empty() &&
+         op.getRmwOp() != RMWOp::Xchg &&
+         (op.getSem() == MemSemantic::Relaxed ||
+          op.getSem() == MemSemantic::Release);
+}
+
+/// An atomic whose result nobody reads, as `red` (no value comes back, so
+/// the thread does not wait for the round trip to L2). fp32 additions go
+/// in groups of up to four consecutive elements (`red.v4.f32`, sm_90),
+/// as contiguity, alignment and the mask allow: a dot's accumulator added
+/// into a global sum (attention's dQ) holds pairs of consecutive columns.
+void lowerReduction(AtomicRMWOp op, ValueRange ptrs, ValueRange values,
+                    ValueRange masks, const std::string &opcode,
+                    const AxisInfoAnalysis &axisInfo,
+                    ConversionPatternRewriter &rewriter) {
+  Location loc = op.getLoc();
+  Type elementType = getElementTypeOrSelf(op.getType());
+  bool vectorizes = elementType.isF32() && op.getRmwOp() == RMWOp::FAdd;
+  unsigned vec =
+      vectorizes ? std::min(4u, vectorWidth(op.getPtr(), op.getMask(), axisInfo))
+                 : 1;
+  Value writer = writerPredicate(rewriter, loc, op, op.getPtr().getType());
+  const char *constraint = registerConstraint(elementType);
+  for (size_t start = 0; start < ptrs.size(); start += vec) {
+    Value pred = andPredicates(rewriter, loc, writer,
+                               masks.empty() ? Value() : masks[start]);
+    if (!pred)
+      pred = arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(true));
+    SmallVector<Value> operands{pred, addressOf(rewriter, loc, ptrs[start])};
+    std::string constraints = "b,l";
+    std::string srcs;
+    for (unsigned i = 0; i < vec; ++i) {
+      operands.push_back(toRegister(rewriter, loc, values[start + i]));
+      constraints += std::string(",") + constraint;
+      srcs += llvm::formatv("{0}${1}", i ? ", " : "", i + 2).str();
+    }
+    std::string vecSuffix;
+    if (vec > 1) {
+      srcs = "{ " + srcs + " }";
+      vecSuffix = llvm::formatv(".v{0}", vec).str();
+    }
+    // opcode ends in the type ("add.f32"): the vector width goes before it.
+    size_t typeDot = opcode.rfind('.');
+    std::string body =
+        llvm::formatv("@$0 red{0}{1}{2} [ $1 + 0 ], {3};",
+                      opcode.substr(0, typeDot), vecSuffix,
+                      opcode.substr(typeDot), srcs)
+            .str();
+    emitInlineAsm(rewriter, loc, TypeRange(), operands, body, constraints,
+                  /*hasSideEffects=*/true);
+  }
+  rewriter.eraseOp(op);
+}
+
 struct AtomicRMWPattern : OpConversionPattern<AtomicRMWOp> {
-  using OpConversionPattern::OpConversionPattern;
+  AtomicRMWPattern(const TypeConverter &converter, MLIRContext *context,
+                   const AxisInfoAnalysis &axisInfo)
+      : OpConversionPattern(converter, context), axisInfo(axisInfo) {}
+
   LogicalResult
   matchAndRewrite(AtomicRMWOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -488,9 +550,16 @@ struct AtomicRMWPattern : OpConversionPattern<AtomicRMWOp> {
                                      << elementType << " is not supported";
     std::string opcode =
         rmwQualifiers(op.getSem(), op.getScope()) + "." + *suffix;
+    if (isReduction(op)) {
+      lowerReduction(op, adaptor.getPtr(), adaptor.getVal(), adaptor.getMask(),
+                     opcode, axisInfo, rewriter);
+      return success();
+    }
     return lowerAtomic(op, adaptor.getPtr(), {adaptor.getVal()},
                        adaptor.getMask(), opcode, rewriter);
   }
+
+  const AxisInfoAnalysis &axisInfo;
 };
 
 struct AtomicCASPattern : OpConversionPattern<AtomicCASOp> {
@@ -513,6 +582,7 @@ void mlir::tile::populateMemoryOpPatterns(ThreadTypeConverter &converter,
                                           RewritePatternSet &patterns,
                                           const AxisInfoAnalysis &axisInfo) {
   MLIRContext *context = patterns.getContext();
-  patterns.add<LoadPattern, StorePattern>(converter, context, axisInfo);
-  patterns.add<AtomicRMWPattern, AtomicCASPattern>(converter, context);
+  patterns.add<LoadPattern, StorePattern, AtomicRMWPattern>(converter, context,
+                                                           axisInfo);
+  patterns.add<AtomicCASPattern>(converter, context);
 }

@@ -198,3 +198,130 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
     return %r : tensor<1024xf16, #i1>
   }
 }
+
+
+// Row statistics in a warp-specialised loop (attention's log-sum-exp in the
+// dK/dV kernel): the vector is loaded again in the slice layout its users
+// hold, pointers recomputed there, instead of converting through shared
+// memory, which would be a barrier across the consumer warpgroups every
+// iteration. Without the loop's mark the conversion stays (the pipeliner
+// stages such loads and reads them in the slice layout).
+// CHECK-LABEL: func.func @statistic_in_warp_specialized_loop
+// CHECK: scf.for
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: tile.load %{{.*}} : tensor<64x!tile.ptr<f32>, #[[WSL:slice[0-9]*]]>
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: arith.addf %{{.*}} : tensor<64xf32, #[[WSL]]>
+// CHECK: } {tile.warp_specialize}
+// CHECK-LABEL: func.func @statistic_in_plain_loop
+// CHECK: scf.for
+// CHECK: tile.load %{{.*}} : tensor<64x!tile.ptr<f32>, #blocked{{[0-9]*}}>
+// CHECK: tilegpu.convert_layout
+#wb = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]}>
+#wmma = #tilegpu.mma<{version = 3, warpsPerCTA = [8, 1], instrShape = [16, 64, 16]}>
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
+  func.func @statistic_in_warp_specialized_loop(%lse: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %init: tensor<64xf32, #tilegpu.slice<{dim = 0, parent = #wmma}>>, %n: i32) -> tensor<64xf32, #tilegpu.slice<{dim = 0, parent = #wmma}>> {
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %r = scf.for %i = %c0 to %n step %c64 iter_args(%acc = %init) -> (tensor<64xf32, #tilegpu.slice<{dim = 0, parent = #wmma}>>) : i32 {
+      %range = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #wb>
+      %start = tile.splat %i : i32 -> tensor<64xi32, #wb>
+      %rows = arith.addi %start, %range : tensor<64xi32, #wb>
+      %base = tile.splat %lse : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>, #wb>
+      %ptrs = tile.addptr %base, %rows : tensor<64x!tile.ptr<f32>, #wb>, tensor<64xi32, #wb>
+      %x = tile.load %ptrs : tensor<64x!tile.ptr<f32>, #wb>
+      %xs = tilegpu.convert_layout %x : tensor<64xf32, #wb> -> tensor<64xf32, #tilegpu.slice<{dim = 0, parent = #wmma}>>
+      %next = arith.addf %acc, %xs : tensor<64xf32, #tilegpu.slice<{dim = 0, parent = #wmma}>>
+      scf.yield %next : tensor<64xf32, #tilegpu.slice<{dim = 0, parent = #wmma}>>
+    } {tile.warp_specialize}
+    return %r : tensor<64xf32, #tilegpu.slice<{dim = 0, parent = #wmma}>>
+  }
+
+  func.func @statistic_in_plain_loop(%lse: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %init: tensor<64xf32, #tilegpu.slice<{dim = 0, parent = #wmma}>>, %n: i32) -> tensor<64xf32, #tilegpu.slice<{dim = 0, parent = #wmma}>> {
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %r = scf.for %i = %c0 to %n step %c64 iter_args(%acc = %init) -> (tensor<64xf32, #tilegpu.slice<{dim = 0, parent = #wmma}>>) : i32 {
+      %range = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #wb>
+      %start = tile.splat %i : i32 -> tensor<64xi32, #wb>
+      %rows = arith.addi %start, %range : tensor<64xi32, #wb>
+      %base = tile.splat %lse : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>, #wb>
+      %ptrs = tile.addptr %base, %rows : tensor<64x!tile.ptr<f32>, #wb>, tensor<64xi32, #wb>
+      %x = tile.load %ptrs : tensor<64x!tile.ptr<f32>, #wb>
+      %xs = tilegpu.convert_layout %x : tensor<64xf32, #wb> -> tensor<64xf32, #tilegpu.slice<{dim = 0, parent = #wmma}>>
+      %next = arith.addf %acc, %xs : tensor<64xf32, #tilegpu.slice<{dim = 0, parent = #wmma}>>
+      scf.yield %next : tensor<64xf32, #tilegpu.slice<{dim = 0, parent = #wmma}>>
+    }
+    return %r : tensor<64xf32, #tilegpu.slice<{dim = 0, parent = #wmma}>>
+  }
+}
+
+
+// A vector loaded before a loop and converted where the loop uses it (the
+// dQ kernel's log-sum-exp) is converted once, before the loop.
+// CHECK-LABEL: func.func @invariant_conversion
+// CHECK: %[[X:.*]] = tile.load
+// CHECK: %[[XS:.*]] = tilegpu.convert_layout %[[X]]
+// CHECK: scf.for
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: arith.addf %{{.*}}, %[[XS]]
+// CHECK: scf.yield
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
+  func.func @invariant_conversion(%lse: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %init: tensor<64xf32, #tilegpu.slice<{dim = 1, parent = #wmma}>>, %n: i32) -> tensor<64xf32, #tilegpu.slice<{dim = 1, parent = #wmma}>> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %range = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #wb>
+    %base = tile.splat %lse : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>, #wb>
+    %ptrs = tile.addptr %base, %range : tensor<64x!tile.ptr<f32>, #wb>, tensor<64xi32, #wb>
+    %x = tile.load %ptrs : tensor<64x!tile.ptr<f32>, #wb>
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %init) -> (tensor<64xf32, #tilegpu.slice<{dim = 1, parent = #wmma}>>) : i32 {
+      %xs = tilegpu.convert_layout %x : tensor<64xf32, #wb> -> tensor<64xf32, #tilegpu.slice<{dim = 1, parent = #wmma}>>
+      %next = arith.addf %acc, %xs : tensor<64xf32, #tilegpu.slice<{dim = 1, parent = #wmma}>>
+      scf.yield %next : tensor<64xf32, #tilegpu.slice<{dim = 1, parent = #wmma}>>
+    }
+    return %r : tensor<64xf32, #tilegpu.slice<{dim = 1, parent = #wmma}>>
+  }
+}
+
+
+// A dot's result added into global memory by an atomic whose old values
+// nobody reads stays in the mma layout: pointers and mask follow it, the
+// value does not move through shared memory. An atomic whose result is
+// used keeps its layout.
+// CHECK-LABEL: func.func @sum_into_global
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: tile.atomic_rmw fadd, relaxed, gpu, %{{.*}}, %arg1, %{{.*}} : tensor<64x64x!tile.ptr<f32>, #mma{{[0-9]*}}>
+// CHECK-LABEL: func.func @fetch_and_add
+// CHECK: %[[V:.*]] = tilegpu.convert_layout %arg1
+// CHECK: tile.atomic_rmw fadd, relaxed, gpu, %{{.*}}, %[[V]] : tensor<64x64x!tile.ptr<f32>, #blocked{{[0-9]*}}>
+#ab = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]}>
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
+  func.func @sum_into_global(%out: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %acc: tensor<64x64xf32, #wmma>, %n: i32) {
+    %r = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #tilegpu.slice<{dim = 1, parent = #ab}>>
+    %c = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #tilegpu.slice<{dim = 0, parent = #ab}>>
+    %re = tile.expand_dims %r {axis = 1 : i32} : tensor<64xi32, #tilegpu.slice<{dim = 1, parent = #ab}>> -> tensor<64x1xi32, #ab>
+    %ce = tile.expand_dims %c {axis = 0 : i32} : tensor<64xi32, #tilegpu.slice<{dim = 0, parent = #ab}>> -> tensor<1x64xi32, #ab>
+    %c64 = arith.constant dense<64> : tensor<64x1xi32, #ab>
+    %rs = arith.muli %re, %c64 : tensor<64x1xi32, #ab>
+    %rb = tile.broadcast %rs : tensor<64x1xi32, #ab> -> tensor<64x64xi32, #ab>
+    %cb = tile.broadcast %ce : tensor<1x64xi32, #ab> -> tensor<64x64xi32, #ab>
+    %offs = arith.addi %rb, %cb : tensor<64x64xi32, #ab>
+    %base = tile.splat %out : !tile.ptr<f32> -> tensor<64x64x!tile.ptr<f32>, #ab>
+    %ptrs = tile.addptr %base, %offs : tensor<64x64x!tile.ptr<f32>, #ab>, tensor<64x64xi32, #ab>
+    %nb = tile.splat %n : i32 -> tensor<64x64xi32, #ab>
+    %mask = arith.cmpi slt, %rb, %nb : tensor<64x64xi32, #ab>
+    %v = tilegpu.convert_layout %acc : tensor<64x64xf32, #wmma> -> tensor<64x64xf32, #ab>
+    %old = tile.atomic_rmw fadd, relaxed, gpu, %ptrs, %v, %mask : tensor<64x64x!tile.ptr<f32>, #ab>
+    return
+  }
+
+  func.func @fetch_and_add(%out: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %acc: tensor<64x64xf32, #wmma>) -> tensor<64x64xf32, #ab> {
+    %r = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #tilegpu.slice<{dim = 1, parent = #ab}>>
+    %re = tile.expand_dims %r {axis = 1 : i32} : tensor<64xi32, #tilegpu.slice<{dim = 1, parent = #ab}>> -> tensor<64x1xi32, #ab>
+    %rb = tile.broadcast %re : tensor<64x1xi32, #ab> -> tensor<64x64xi32, #ab>
+    %base = tile.splat %out : !tile.ptr<f32> -> tensor<64x64x!tile.ptr<f32>, #ab>
+    %ptrs = tile.addptr %base, %rb : tensor<64x64x!tile.ptr<f32>, #ab>, tensor<64x64xi32, #ab>
+    %v = tilegpu.convert_layout %acc : tensor<64x64xf32, #wmma> -> tensor<64x64xf32, #ab>
+    %old = tile.atomic_rmw fadd, relaxed, gpu, %ptrs, %v : tensor<64x64x!tile.ptr<f32>, #ab>
+    return %old : tensor<64x64xf32, #ab>
+  }
+}

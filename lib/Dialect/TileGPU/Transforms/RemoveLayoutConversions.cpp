@@ -1,7 +1,7 @@
 //===- RemoveLayoutConversions.cpp - Recompute instead of converting ------===//
 //
 // First, values computed from a dot's accumulator move into its mma layout
-// (MmaLayoutPropagation below). Then two rewrites, run to a fixed point
+// (MmaLayoutPropagation.cpp). Then two rewrites, run to a fixed point
 // with the convert_layout folds:
 //  - forward: a conversion whose users are elementwise ops or reductions
 //    hands them its source instead; each elementwise user is recomputed in
@@ -19,8 +19,14 @@
 // The two never apply to the same conversion, so they cannot undo each
 // other. Loop-carried values and scf.if results move into the layout
 // their conversions come from (carryInConvertedLayout, yieldInSourceLayout).
+// Three rules serve reductions into memory and warp-specialised loops: a
+// 1-D load converted to a slice layout inside such a loop is loaded again
+// in that layout; an atomic whose result is unused runs in its value's
+// layout; and conversions of values defined before a loop leave it.
 //
 //===----------------------------------------------------------------------===//
+
+#include "MmaLayoutPropagation.h"
 
 #include "tile/Dialect/TileGPU/Transforms/Passes.h"
 
@@ -40,34 +46,9 @@ namespace tilegpu {
 using namespace mlir;
 using namespace mlir::tile;
 using namespace mlir::tilegpu;
+using namespace mlir::tilegpu::layouts;
 
 namespace {
-
-/// Side-effect-free, region-free ops whose tensor operands and results all
-/// share one shape: recomputing them in another layout is per element.
-/// Speculatability does not matter (integer division is not speculatable):
-/// a recomputed op runs where the conversion ran, which its original
-/// dominates.
-bool isElementwise(Operation *op) {
-  if (!op || op->getNumRegions() != 0 || op->getNumResults() != 1 ||
-      !isMemoryEffectFree(op) || isa<ConvertLayoutOp>(op))
-    return false;
-  auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (!resultType)
-    return false;
-  if (isa<SplatOp, MakeRangeOp>(op))
-    return false;
-  for (Type t : op->getOperandTypes()) {
-    auto tensor = dyn_cast<RankedTensorType>(t);
-    if (tensor && tensor.getShape() != resultType.getShape())
-      return false;
-  }
-  return op->getDialect()->getNamespace() == "arith" ||
-         op->getDialect()->getNamespace() == "math" ||
-         isa<AddPtrOp, FpToFpOp, BitcastOp, IntToPtrOp, PtrToIntOp, ClampFOp,
-             PreciseSqrtOp, PreciseDivFOp, MulhiUIOp, ExternElementwiseOp,
-             HintOp>(op);
-}
 
 /// True when `value` can be recomputed in any layout from scalars alone:
 /// a tree of splats, constants, ranges, elementwise ops, broadcasts and
@@ -116,205 +97,6 @@ Operation *cloneInLayout(OpBuilder &b, Operation *op, Attribute encoding) {
   return b.create(state);
 }
 
-/// True for an mma layout or a slice or permutation of one: what a dot's
-/// accumulator (transposed, for a swapped product) and the row/column
-/// reductions of it are held in.
-bool isMmaLike(Attribute encoding) {
-  if (auto slice = dyn_cast_or_null<SliceEncodingAttr>(encoding))
-    return isMmaLike(slice.getParent());
-  if (auto permuted = dyn_cast_or_null<PermutedEncodingAttr>(encoding))
-    return isMmaLike(permuted.getParent());
-  return isa_and_nonnull<MmaEncodingAttr>(encoding);
-}
-
-/// True for an mma operand's register layout, or a permutation of one (the
-/// register operand of a swapped product, before its transposition).
-bool isDotOperandLike(Attribute encoding) {
-  if (auto permuted = dyn_cast_or_null<PermutedEncodingAttr>(encoding))
-    return isDotOperandLike(permuted.getParent());
-  return isa_and_nonnull<DotOperandEncodingAttr>(encoding);
-}
-
-SmallVector<int32_t> inversePermutation(ArrayRef<int32_t> order) {
-  SmallVector<int32_t> inverse(order.size());
-  for (auto [i, d] : llvm::enumerate(order))
-    inverse[d] = i;
-  return inverse;
-}
-
-/// The layout of a tensor whose transposition by `order` has `encoding`.
-Attribute untransposed(Attribute encoding, ArrayRef<int32_t> order) {
-  return PermutedEncodingAttr::getTransposed(
-      cast<DistributedEncoding>(encoding), inversePermutation(order));
-}
-
-Attribute encodingOf(Value value) {
-  auto type = dyn_cast<RankedTensorType>(value.getType());
-  return type ? type.getEncoding() : Attribute();
-}
-
-/// Moves everything computed from a dot's accumulator into the
-/// accumulator's layout (or slices of it), the way Triton's layout
-/// propagation does from its anchors: starting at each conversion out of
-/// an mma layout, the layout flows forward through elementwise ops,
-/// reductions (to the slice), expand_dims of that slice, broadcasts and
-/// loop-carried values (iter args, yields, results) until an op that
-/// needs a layout of its own (a store, a dot operand, a conversion).
-/// Values reached twice keep the first layout. Rewriting then changes the
-/// reached values' types in place and converts where a reached value meets
-/// one that was not: other operands (a splat or a loaded bias, which the
-/// backward rewrite then recomputes or shrinks), and uses outside the
-/// reached set. For attention this keeps the scores, the softmax
-/// statistics and the output accumulator in the mma layout for the whole
-/// key loop instead of moving each through shared memory.
-class MmaLayoutPropagation {
-public:
-  bool run(ModuleOp module) {
-    module.walk([&](ConvertLayoutOp convert) {
-      Attribute source = encodingOf(convert.getSrc());
-      if (isMmaLike(source) && !isMmaLike(encodingOf(convert.getResult())))
-        assign(convert.getResult(), source);
-    });
-    while (!worklist.empty())
-      propagate(worklist.pop_back_val());
-    return rewrite();
-  }
-
-private:
-  void assign(Value value, Attribute encoding) {
-    if (!isa<RankedTensorType>(value.getType()) || layouts.count(value))
-      return;
-    layouts[value] = encoding;
-    order.push_back(value);
-    worklist.push_back(value);
-  }
-
-  void propagate(Value value) {
-    Attribute encoding = layouts.lookup(value);
-    for (OpOperand &use : value.getUses()) {
-      Operation *user = use.getOwner();
-      if (isElementwise(user)) {
-        assign(user->getResult(0), encoding);
-      } else if (auto reduce = dyn_cast<ReduceOp>(user)) {
-        if (reduce.getSrcs().size() != 1)
-          continue;
-        for (Value result : reduce.getResult())
-          assign(result,
-                 SliceEncodingAttr::get(user->getContext(), reduce.getAxis(),
-                                        cast<DistributedEncoding>(encoding)));
-      } else if (auto expand = dyn_cast<ExpandDimsOp>(user)) {
-        auto slice = dyn_cast<SliceEncodingAttr>(encoding);
-        if (slice && slice.getDim() == expand.getAxis())
-          assign(expand.getResult(), slice.getParent());
-      } else if (isa<BroadcastOp>(user)) {
-        assign(user->getResult(0), encoding);
-      } else if (auto trans = dyn_cast<TransOp>(user)) {
-        // A swapped product's accumulator, transposed back for the code
-        // after the dot: the transposition keeps each element in place.
-        assign(trans.getResult(),
-               PermutedEncodingAttr::getTransposed(
-                   cast<DistributedEncoding>(encoding), trans.getOrder()));
-      } else if (auto yield = dyn_cast<scf::YieldOp>(user)) {
-        if (auto loop = dyn_cast<scf::ForOp>(yield->getParentOp())) {
-          unsigned i = use.getOperandNumber();
-          assign(loop.getRegionIterArg(i), encoding);
-          assign(loop.getResult(i), encoding);
-        }
-      } else if (auto loop = dyn_cast<scf::ForOp>(user)) {
-        if (use.getOperandNumber() < loop.getNumControlOperands())
-          continue;
-        unsigned i = use.getOperandNumber() - loop.getNumControlOperands();
-        assign(loop.getRegionIterArg(i), encoding);
-        assign(loop.getResult(i), encoding);
-      }
-    }
-  }
-
-  /// The layout operand `operand` of `user` must have once `user`'s
-  /// results are in their new layouts, or null when it is free.
-  Attribute requiredOperandLayout(Operation *user, OpOperand &operand) {
-    if (isElementwise(user) || isa<BroadcastOp>(user))
-      return layouts.lookup(user->getResult(0));
-    if (auto expand = dyn_cast<ExpandDimsOp>(user))
-      if (Attribute parent = layouts.lookup(expand.getResult()))
-        return SliceEncodingAttr::get(user->getContext(), expand.getAxis(),
-                                      cast<DistributedEncoding>(parent));
-    if (auto trans = dyn_cast<TransOp>(user))
-      if (Attribute result = layouts.lookup(trans.getResult()))
-        return untransposed(result, trans.getOrder());
-    if (auto yield = dyn_cast<scf::YieldOp>(user))
-      return layouts.lookup(
-          yield->getParentOp()->getResult(operand.getOperandNumber()));
-    if (auto loop = dyn_cast<scf::ForOp>(user))
-      if (operand.getOperandNumber() >= loop.getNumControlOperands())
-        return layouts.lookup(loop.getResult(operand.getOperandNumber() -
-                                             loop.getNumControlOperands()));
-    return {};
-  }
-
-  bool rewrite() {
-    if (order.empty())
-      return false;
-    // Old types, for uses that keep them.
-    DenseMap<Value, Type> oldTypes;
-    for (Value value : order) {
-      auto type = cast<RankedTensorType>(value.getType());
-      oldTypes[value] = type;
-      value.setType(type.cloneWithEncoding(layouts[value]));
-    }
-    // Every use of a tensor now either matches what its user needs or
-    // gets a conversion: operands of rewritten ops that are not in their
-    // layout, and uses of rewritten values by ops that need the old one.
-    SmallVector<Operation *> users;
-    llvm::SmallPtrSet<Operation *, 32> seen;
-    for (Value value : order) {
-      if (Operation *def = value.getDefiningOp())
-        if (seen.insert(def).second)
-          users.push_back(def);
-      for (Operation *user : value.getUsers())
-        if (seen.insert(user).second)
-          users.push_back(user);
-      if (auto arg = dyn_cast<BlockArgument>(value))
-        if (auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()))
-          if (seen.insert(loop).second)
-            users.push_back(loop);
-    }
-    for (Operation *user : users) {
-      for (OpOperand &operand : user->getOpOperands()) {
-        Value value = operand.get();
-        auto type = dyn_cast<RankedTensorType>(value.getType());
-        if (!type)
-          continue;
-        // Conversions and buffer fills take any layout.
-        if (isa<ConvertLayoutOp, LocalAllocOp>(user))
-          continue;
-        // A reduction whose results moved with its source is consistent.
-        if (auto reduce = dyn_cast<ReduceOp>(user))
-          if (llvm::all_of(reduce.getResult(),
-                           [&](Value r) { return layouts.count(r); }))
-            continue;
-        Attribute required = requiredOperandLayout(user, operand);
-        if (!required) {
-          // The user keeps its operand types: give it the old one back.
-          auto old = oldTypes.find(value);
-          if (old == oldTypes.end() || old->second == type)
-            continue;
-          required = cast<RankedTensorType>(old->second).getEncoding();
-        }
-        if (type.getEncoding() == required)
-          continue;
-        OpBuilder b(user);
-        operand.set(ConvertLayoutOp::create(
-            b, user->getLoc(), type.cloneWithEncoding(required), value));
-      }
-    }
-    return true;
-  }
-
-  DenseMap<Value, Attribute> layouts;
-  SmallVector<Value> order, worklist;
-};
-
 /// Whether recomputing elementwise op `def` in a dot operand's layout,
 /// with its operands converted instead of its result, moves no more bytes
 /// through the conversion: its tensor operands are no wider than its
@@ -350,9 +132,44 @@ bool throughTrans(ConvertLayoutOp convert) {
   return true;
 }
 
+/// Whether `convert` takes a vector that a warp-specialised loop loads
+/// (a row statistic such as attention's log-sum-exp) into a slice layout.
+/// There a conversion through shared memory is a barrier across the
+/// consumer warpgroups every iteration, which keeps one's softmax from
+/// running under the other's dots. Loading the vector again in the slice
+/// layout, each thread reading the elements it holds (replicated across
+/// warps; a few hundred bytes from L1), leaves no barrier. Outside such
+/// loops the pipeliner stages these loads and reads them in the slice
+/// layout already.
+bool isReloadableInWarpSpecializedLoop(ConvertLayoutOp convert) {
+  auto load = convert.getSrc().getDefiningOp<LoadOp>();
+  auto type = cast<RankedTensorType>(convert.getType());
+  if (!load || type.getRank() != 1 ||
+      !isa<SliceEncodingAttr>(type.getEncoding()) ||
+      !load.getResult().hasOneUse())
+    return false;
+  auto loop = load->getParentOfType<scf::ForOp>();
+  if (!loop || !loop->hasAttr(TileDialect::getWarpSpecializeAttrName()))
+    return false;
+  return llvm::all_of(load->getOperands(), [](Value operand) {
+    return !isa<RankedTensorType>(operand.getType()) ||
+           canRematerialize(operand);
+  });
+}
+
 bool backward(ConvertLayoutOp convert) {
   Operation *def = convert.getSrc().getDefiningOp();
   Attribute target = cast<RankedTensorType>(convert.getType()).getEncoding();
+  if (isReloadableInWarpSpecializedLoop(convert)) {
+    // At the load, not the conversion: a store between the two may write
+    // what the load read.
+    OpBuilder b(def);
+    Operation *clone = cloneInLayout(b, def, target);
+    convert.replaceAllUsesWith(clone->getResult(0));
+    convert.erase();
+    def->erase();
+    return true;
+  }
   // Into a dot operand's registers, the elementwise producers (an unpack,
   // a cast, a scale) are recomputed in that layout, so that only the
   // narrowest tile (the packed weights) moves between threads.
@@ -367,6 +184,35 @@ bool backward(ConvertLayoutOp convert) {
   Operation *clone = cloneInLayout(b, def, target);
   convert.replaceAllUsesWith(clone->getResult(0));
   convert.erase();
+  return true;
+}
+
+/// An atomic whose result nobody reads (a reduction into global memory,
+/// attention's dQ accumulated over key blocks) runs in the layout its value
+/// is computed in: its pointers and mask follow (the backward rewrite
+/// recomputes them), and the value does not move through shared memory to
+/// the coalesced layout a store would want. The L2 applies the additions
+/// by 32-byte sector; a dot's accumulator holds pairs of columns, so four
+/// threads still fill one.
+bool reduceInSourceLayout(AtomicRMWOp atomic, ConvertLayoutOp convert) {
+  if (!atomic.getResult().use_empty() || atomic.getVal() != convert.getResult() ||
+      atomic.getPtr() == convert.getResult() ||
+      atomic.getMask() == convert.getResult())
+    return false;
+  Attribute encoding = encodingOf(convert.getSrc());
+  OpBuilder b(atomic);
+  for (OpOperand &operand : atomic->getOpOperands()) {
+    if (operand.get() == convert.getResult()) {
+      operand.set(convert.getSrc());
+      continue;
+    }
+    auto type = cast<RankedTensorType>(operand.get().getType());
+    operand.set(ConvertLayoutOp::create(b, atomic.getLoc(),
+                                        type.cloneWithEncoding(encoding),
+                                        operand.get()));
+  }
+  atomic.getResult().setType(
+      cast<RankedTensorType>(atomic.getType()).cloneWithEncoding(encoding));
   return true;
 }
 
@@ -412,6 +258,10 @@ bool forward(ConvertLayoutOp convert) {
         reduce.getResult()[0].replaceAllUsesExcept(back, back);
       }
       changed = true;
+      continue;
+    }
+    if (auto atomic = dyn_cast<AtomicRMWOp>(user)) {
+      changed |= reduceInSourceLayout(atomic, convert);
       continue;
     }
     if (!isElementwise(user))
@@ -521,6 +371,23 @@ bool yieldInSourceLayout(scf::IfOp ifOp) {
   return changed;
 }
 
+/// Conversions of values defined before a loop move out of it. The
+/// rewrites above place a conversion at the use they serve, so a row
+/// statistic loaded once before a key loop (attention's log-sum-exp in the
+/// dQ kernel) would otherwise go through shared memory, with its barriers,
+/// every iteration.
+bool hoistInvariantConversions(ModuleOp module) {
+  bool changed = false;
+  module.walk([&](ConvertLayoutOp convert) {
+    auto loop = dyn_cast<scf::ForOp>(convert->getParentOp());
+    if (loop && loop.isDefinedOutsideOfLoop(convert.getSrc())) {
+      convert->moveBefore(loop);
+      changed = true;
+    }
+  });
+  return changed;
+}
+
 struct RemoveLayoutConversionsPass
     : tilegpu::impl::TileGPURemoveLayoutConversionsBase<
           RemoveLayoutConversionsPass> {
@@ -531,7 +398,7 @@ struct RemoveLayoutConversionsPass
     ConvertLayoutOp::getCanonicalizationPatterns(patterns, context);
     LocalAllocOp::getCanonicalizationPatterns(patterns, context);
     FrozenRewritePatternSet frozen(std::move(patterns));
-    MmaLayoutPropagation().run(module);
+    propagateMmaLayouts(module);
     // Each round moves conversions; the bound keeps a cycle between the two
     // directions from running away (the result stays correct either way).
     for (int round = 0; round < 16; ++round) {
@@ -554,6 +421,9 @@ struct RemoveLayoutConversionsPass
       module.walk([&](scf::IfOp ifOp) { changed |= yieldInSourceLayout(ifOp); });
       if (!changed)
         break;
+    }
+    // Outermost last: a conversion leaves one loop per round.
+    while (hoistInvariantConversions(module)) {
     }
     (void)applyPatternsGreedily(module, frozen);
   }
