@@ -100,10 +100,13 @@ def attention_forward_tma(q_desc, k_desc, v_desc, Out, Lse, scale, seq_len,
     for start_n in tl.range(0, end, BLOCK_N, warp_specialize=True):
         cols = start_n + tl.arange(0, BLOCK_N)
         s = tl.dot(q, k_desc.load([base + start_n, 0]).T)
-        keep = cols[None, :] < seq_len
-        if CAUSAL:
-            keep = keep & (cols[None, :] <= rows[:, None])
-        s = tl.where(keep, s, -float("inf"))
+        # Only a block that reaches past the diagonal (causal) or past the
+        # sequence's end needs the mask; the others skip its compares.
+        if start_n + BLOCK_N > (start_m if CAUSAL else seq_len):
+            keep = cols[None, :] < seq_len
+            if CAUSAL:
+                keep = keep & (cols[None, :] <= rows[:, None])
+            s = tl.where(keep, s, -float("inf"))
         # The row max of the unscaled scores, scaled once: exp2 then takes
         # s * qk_scale - m as one fused multiply-add per score.
         m_new = tl.maximum(m, tl.max(s, axis=1) * qk_scale)

@@ -166,6 +166,29 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 
 // -----
 
+// A transposition of a tile computed in registers (attention backward's
+// dS^T in dQ = dS^T K) would cross warps on its way into the operand's
+// registers; it is staged instead, M-major as the untransposed tile holds
+// it, and wgmma reads it from shared memory.
+// CHECK-DAG: #[[TA:.*]] = #tilegpu.nvmma_shared<{swizzle = 128, order = [0, 1]}>
+// CHECK-LABEL: func.func @transposed_computed_a
+// CHECK: %[[T:.*]] = tile.trans
+// CHECK: %[[A:.*]] = tilegpu.local_alloc %[[T]] : ({{.*}}) -> !tilegpu.memdesc<64x128xf16, #[[TA]]>
+// CHECK: tilegpu.warpgroup_dot %[[A]],
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]}>
+#blockedt = #tilegpu.blocked<{sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 8], order = [0, 1]}>
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
+  func.func @transposed_computed_a(%x: tensor<128x64xf32, #blocked>, %b: tensor<128x128xf16, #blocked>, %c: tensor<64x128xf32, #blocked>) -> tensor<64x128xf32, #blocked> {
+    %h = arith.truncf %x : tensor<128x64xf32, #blocked> to tensor<128x64xf16, #blocked>
+    %t = tile.trans %h {order = array<i32: 1, 0>} : tensor<128x64xf16, #blocked> -> tensor<64x128xf16, #blockedt>
+    %a = tilegpu.convert_layout %t : tensor<64x128xf16, #blockedt> -> tensor<64x128xf16, #blocked>
+    %d = tile.dot %a, %b, %c : tensor<64x128xf16, #blocked> * tensor<128x128xf16, #blocked> -> tensor<64x128xf32, #blocked>
+    return %d : tensor<64x128xf32, #blocked>
+  }
+}
+
+// -----
+
 // A register A unpacked from a loaded tile of bytes (the transposed int4
 // weights of a swapped product) takes its rows in the adjacentRows order,
 // in the accumulator and in the operand: a lane's bytes then form the 2x2

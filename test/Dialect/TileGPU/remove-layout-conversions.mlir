@@ -325,3 +325,37 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
     return %old : tensor<64x64xf32, #ab>
   }
 }
+
+
+// Scores masked on some blocks only (`if diagonal: s = where(...)`): the
+// scf.if's result takes the mma layout too, and both branches yield it, so
+// the reduction after the if runs on the mma layout with no conversion of
+// the scores.
+// CHECK-LABEL: func.func @masked_in_branch
+// CHECK: scf.if %{{.*}} -> (tensor<64x64xf32, #mma{{[0-9]*}}>)
+// CHECK: arith.select %{{.*}} : tensor<64x64xi1, #mma{{[0-9]*}}>, tensor<64x64xf32, #mma{{[0-9]*}}>
+// CHECK-NOT: tilegpu.convert_layout %{{.*}} : tensor<64x64xf32
+// CHECK: tile.reduce %{{.*}} axis = 1 : (tensor<64x64xf32, #mma{{[0-9]*}}>)
+#ib = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#imma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+#iss = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @masked_in_branch(%qs: !tilegpu.memdesc<64x64xf16, #iss>, %ks: !tilegpu.memdesc<64x64xf16, #iss>, %c: i1, %mask: tensor<64x64xi1, #ib>) -> tensor<64xf32, #tilegpu.slice<{dim = 1, parent = #ib}>> {
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #imma>
+    %s = tilegpu.warpgroup_dot %qs, %ks, %zero : !tilegpu.memdesc<64x64xf16, #iss> * !tilegpu.memdesc<64x64xf16, #iss> -> tensor<64x64xf32, #imma>
+    %sb = tilegpu.convert_layout %s : tensor<64x64xf32, #imma> -> tensor<64x64xf32, #ib>
+    %r = scf.if %c -> (tensor<64x64xf32, #ib>) {
+      %ninf = arith.constant dense<0xFF800000> : tensor<64x64xf32, #ib>
+      %w = arith.select %mask, %sb, %ninf : tensor<64x64xi1, #ib>, tensor<64x64xf32, #ib>
+      scf.yield %w : tensor<64x64xf32, #ib>
+    } else {
+      scf.yield %sb : tensor<64x64xf32, #ib>
+    }
+    %mx = tile.reduce %r axis = 1 : (tensor<64x64xf32, #ib>) -> tensor<64xf32, #tilegpu.slice<{dim = 1, parent = #ib}>> {
+    ^bb0(%x: f32, %y: f32):
+      %t = arith.maxnumf %x, %y : f32
+      tile.reduce.return %t : f32
+    }
+    return %mx : tensor<64xf32, #tilegpu.slice<{dim = 1, parent = #ib}>>
+  }
+}

@@ -166,20 +166,6 @@ void setInsertionPointForOperand(OpBuilder &b, DotOp dot, Value operand) {
   b.setInsertionPoint(where);
 }
 
-/// A 16-bit A computed in registers (attention's probabilities, a scaled
-/// or converted tile, a value carried from the previous iteration) feeds
-/// wgmma from registers; one loaded from memory is staged in shared
-/// memory, where the pipeliner can fill it asynchronously.
-bool takesRegisterA(Value a, int64_t K) {
-  auto type = cast<RankedTensorType>(a.getType());
-  if (getElementBitWidth(type.getElementType()) != 16 || K % 16 != 0)
-    return false;
-  Value arriving = arrivingOperand(a);
-  if (auto arg = dyn_cast<BlockArgument>(arriving))
-    return isa<LoopLikeOpInterface>(arg.getOwner()->getParentOp());
-  return !isa<LoadOp, DescriptorLoadOp>(arriving.getDefiningOp());
-}
-
 /// A register A unpacked elementwise from a loaded tile of bytes (a
 /// swapped int4 or int8 weight GEMM: A is the transposed weights). Its
 /// rows are then taken in the `adjacentRows` order, where each lane's
@@ -209,6 +195,29 @@ bool unpackedFromBytes(Value a) {
         work.push_back(operand);
   }
   return false;
+}
+
+/// A 16-bit A computed in registers (attention's probabilities, a scaled
+/// or converted tile, a value carried from the previous iteration) feeds
+/// wgmma from registers; one loaded from memory is staged in shared
+/// memory, where the pipeliner can fill it asynchronously.
+bool takesRegisterA(Value a, int64_t K) {
+  auto type = cast<RankedTensorType>(a.getType());
+  if (getElementBitWidth(type.getElementType()) != 16 || K % 16 != 0)
+    return false;
+  Value arriving = arrivingOperand(a);
+  // The transposition of a computed tile (attention backward's dS^T for
+  // dQ = dS^T K) crosses warps: in registers it would go through shared
+  // memory and back. Stored once, untransposed, it is an M-major A that
+  // wgmma reads from shared memory directly.
+  if (auto trans = arriving.getDefiningOp<TransOp>())
+    if (!isa_and_nonnull<LoadOp, DescriptorLoadOp>(
+            arrivingOperand(trans.getSrc()).getDefiningOp()) &&
+        !unpackedFromBytes(a))
+      return false;
+  if (auto arg = dyn_cast<BlockArgument>(arriving))
+    return isa<LoopLikeOpInterface>(arg.getOwner()->getParentOp());
+  return !isa<LoadOp, DescriptorLoadOp>(arriving.getDefiningOp());
 }
 
 /// The shared copies of dot operands made so far.

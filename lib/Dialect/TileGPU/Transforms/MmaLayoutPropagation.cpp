@@ -102,7 +102,8 @@ using namespace mlir::tilegpu::layouts;
 /// reached values' types in place and converts where a reached value meets
 /// one that was not: other operands (a splat or a loaded bias, which the
 /// backward rewrite then recomputes or shrinks), and uses outside the
-/// reached set. For attention this keeps the scores, the softmax
+/// reached set; scf.if results too, their yields then converted. For
+/// attention this keeps the scores, the softmax
 /// statistics and the output accumulator in the mma layout for the whole
 /// key loop instead of moving each through shared memory.
 class MmaLayoutPropagation {
@@ -153,10 +154,14 @@ private:
                PermutedEncodingAttr::getTransposed(
                    cast<DistributedEncoding>(encoding), trans.getOrder()));
       } else if (auto yield = dyn_cast<scf::YieldOp>(user)) {
+        unsigned i = use.getOperandNumber();
         if (auto loop = dyn_cast<scf::ForOp>(yield->getParentOp())) {
-          unsigned i = use.getOperandNumber();
           assign(loop.getRegionIterArg(i), encoding);
           assign(loop.getResult(i), encoding);
+        } else if (auto ifOp = dyn_cast<scf::IfOp>(yield->getParentOp())) {
+          // Scores masked only on some blocks (`if diagonal: s = where(..)`):
+          // the other branch's yield then converts into this layout.
+          assign(ifOp.getResult(i), encoding);
         }
       } else if (auto loop = dyn_cast<scf::ForOp>(user)) {
         if (use.getOperandNumber() < loop.getNumControlOperands())
