@@ -8,6 +8,11 @@ from tile.language.dtypes import TORCH_DTYPE_NAMES
 from tile.runtime.tensor_map import encode_tensor_map, supports, tma_element
 
 
+# (dtype, block shape, ragged) -> the interned signature type: the few
+# descriptor types a program uses, formatted once.
+_SIGNATURE_TYPES = {}
+
+
 def _dtype_name(torch_dtype):
     return TORCH_DTYPE_NAMES.get(str(torch_dtype))
 
@@ -19,28 +24,36 @@ class TensorDescriptor:
     not written."""
 
     def __init__(self, base, shape, strides, block_shape, padding="zero"):
-        self.base = base
-        self.shape = [int(s) for s in shape]
-        self.strides = [int(s) for s in strides]
-        self.block_shape = [int(b) for b in block_shape]
-        self.padding = padding
-        rank = len(self.shape)
+        shape = [int(s) for s in shape]
+        strides = [int(s) for s in strides]
+        block_shape = [int(b) for b in block_shape]
+        rank = len(shape)
         if not 1 <= rank <= 5:
             raise ValueError("TensorDescriptor: rank must be 1 to 5, got %d" % rank)
-        if len(self.strides) != rank or len(self.block_shape) != rank:
+        if len(strides) != rank or len(block_shape) != rank:
             raise ValueError("TensorDescriptor: shape, strides and block_shape "
                              "must have the same length (%d, %d, %d)"
-                             % (rank, len(self.strides), len(self.block_shape)))
-        if self.strides[-1] != 1:
+                             % (rank, len(strides), len(block_shape)))
+        if strides[-1] != 1:
             raise ValueError("TensorDescriptor: the last dimension must be "
-                             "contiguous (stride 1), got strides %s" % self.strides)
-        for b in self.block_shape:
+                             "contiguous (stride 1), got strides %s" % strides)
+        for b in block_shape:
             if b <= 0 or b & (b - 1):
                 raise ValueError("TensorDescriptor: block dimensions must be "
-                                 "powers of two, got %s" % self.block_shape)
+                                 "powers of two, got %s" % block_shape)
         if padding != "zero":
             raise ValueError("TensorDescriptor: only padding='zero' is "
                              "supported, got %r" % (padding,))
+        # Past __setattr__, which would reset the launch form per field: a
+        # descriptor made for every call (attention's Q, K and V) costs
+        # host time on each launch.
+        fields = object.__setattr__
+        fields(self, "base", base)
+        fields(self, "shape", shape)
+        fields(self, "strides", strides)
+        fields(self, "block_shape", block_shape)
+        fields(self, "padding", padding)
+        fields(self, "_form", None)
 
     @staticmethod
     def from_tensor(tensor, block_shape):
@@ -73,9 +86,15 @@ class TensorDescriptor:
                                  "bytes)" % (name, self.strides, size))
         # Rows that are not a whole number of 16 bytes: loads are exact,
         # but a TMA store would write past them (the kernel refuses one).
-        ragged = ",ragged" if self.shape[-1] * size % 16 else ""
-        return "tensordesc<%s%s%s>" % (dtype, str(self.block_shape).replace(" ", ""),
-                                       ragged)
+        ragged = self.shape[-1] * size % 16 != 0
+        key = (dtype, tuple(self.block_shape), ragged)
+        text = _SIGNATURE_TYPES.get(key)
+        if text is None:
+            text = sys.intern("tensordesc<%s%s%s>" % (
+                dtype, str(self.block_shape).replace(" ", ""),
+                ",ragged" if ragged else ""))
+            _SIGNATURE_TYPES[key] = text
+        return text
 
     def encode(self):
         """The 128-byte CUtensorMap (bytes) the kernel receives."""
@@ -94,7 +113,7 @@ class TensorDescriptor:
         passes, computed once per descriptor; errors name the argument."""
         form = self._form
         if form is None:
-            form = (sys.intern(self.signature(name)), self.encode())
+            form = (self.signature(name), self.encode())
             object.__setattr__(self, "_form", form)
         return form
 
