@@ -25,4 +25,15 @@ func.func @copy(%in: !tile.tensordesc<tensor<64x128xf16>>, %out: !tile.tensordes
   tile.descriptor_store %out[%i, %i], %w : !tile.tensordesc<tensor<64x128xf16>>, tensor<64x128xf16, #blocked>
   return
 }
+
+// A reduction is the store's copy with the bulk reduction instruction;
+// the element type is the tensor map's.
+// CHECK-LABEL: llvm.func @reduce
+// CHECK: "@$0 cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group [$1, {$2, $3}], [$4];"
+// CHECK: "@$0 cp.async.bulk.commit_group;"
+// CHECK: "cp.async.bulk.wait_group.read 0;"
+func.func @reduce(%out: !tile.tensordesc<tensor<64x32xf32>>, %i: i32, %v: tensor<64x32xf32, #blocked>) attributes {tile.kernel} {
+  tile.descriptor_reduce fadd, %out[%i, %i], %v : !tile.tensordesc<tensor<64x32xf32>>, tensor<64x32xf32, #blocked>
+  return
+}
 }

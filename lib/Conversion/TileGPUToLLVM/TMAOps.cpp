@@ -203,6 +203,31 @@ struct TMALoadPattern : OpConversionPattern<AsyncTMACopyGlobalToLocalOp> {
   }
 };
 
+/// The bulk reduction's operation for an RMW kind (the verifier admitted
+/// only kinds the TMA unit has).
+std::string reductionName(RMWOp kind) {
+  switch (kind) {
+  case RMWOp::Add:
+  case RMWOp::FAdd:
+    return "add";
+  case RMWOp::Max:
+  case RMWOp::UMax:
+    return "max";
+  case RMWOp::Min:
+  case RMWOp::UMin:
+    return "min";
+  case RMWOp::And:
+    return "and";
+  case RMWOp::Or:
+    return "or";
+  case RMWOp::Xor:
+    return "xor";
+  case RMWOp::Xchg:
+    break;
+  }
+  llvm_unreachable("no bulk reduction for an exchange");
+}
+
 struct TMAStorePattern : OpConversionPattern<AsyncTMACopyLocalToGlobalOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -212,13 +237,18 @@ struct TMAStorePattern : OpConversionPattern<AsyncTMACopyLocalToGlobalOp> {
     Value desc = descriptorAddress(rewriter, loc, adaptor.getDesc().front());
     Value pred = electedThread(rewriter, loc, op);
     Value row = adaptor.getIndices()[0].front();
+    // A reduction combines the block into memory; the element type, and
+    // so min/max's signedness, is the tensor map's.
+    std::string instruction = "cp.async.bulk.tensor.2d.global.shared::cta.";
+    if (auto reduce = op.getReduceAttr())
+      instruction = "cp.reduce.async.bulk.tensor.2d.global.shared::cta." +
+                    reductionName(reduce.getValue()) + ".tile.";
     for (auto [src, atomCol] : atomCopies(rewriter, loc, op.getDesc().getType(),
                                           adaptor.getSrc().front(),
                                           adaptor.getIndices()[1].front())) {
       emitPredicated(
           rewriter, loc,
-          "@$0 cp.async.bulk.tensor.2d.global.shared::cta."
-          "bulk_group [$1, {$2, $3}], [$4];",
+          "@$0 " + instruction + "bulk_group [$1, {$2, $3}], [$4];",
           "b,l,r,r,r",
           {pred, desc, atomCol, row, sharedAddress(rewriter, loc, src)});
     }

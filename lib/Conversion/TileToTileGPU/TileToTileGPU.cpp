@@ -180,7 +180,7 @@ struct ConvertTileToTileGPUPass
     StringRef arch = target;
     if (arch != "sm_90" && arch != "sm_90a") {
       WalkResult walk = module.walk([&](Operation *op) {
-        if (!isa<DescriptorLoadOp, DescriptorStoreOp>(op))
+        if (!isa<DescriptorLoadOp, DescriptorStoreOp, DescriptorReduceOp>(op))
           return WalkResult::advance();
         op->emitError() << "tensor descriptors are copied by TMA, which needs "
                            "sm_90 or later; this kernel is compiled for '"

@@ -96,6 +96,32 @@ class pointer_descriptor:
         core.store(pointers, value, mask)
 
 
+def _pointer_reduction(kind):
+    @builtin
+    def reduce(self, offsets, value):
+        """Combines `value` into the block at `offsets` with atomics,
+        elementwise; elements outside the tensor are dropped."""
+        if self.dtype.short_name not in _POINTER_REDUCTIONS[kind]:
+            raise sem.SemanticError(
+                "a tensor descriptor has no '%s' reduction of %s"
+                % (kind, self.dtype.short_name))
+        pointers, mask = self._window(offsets)
+        getattr(core, "atomic_" + kind)(pointers, value, mask, sem="relaxed")
+    reduce.__name__ = "atomic_" + kind
+    return reduce
+
+
+# Where no TMA reduction serves the block: what the element atomics
+# behind it take (Triton's fallback set; no float min or max).
+_POINTER_REDUCTIONS = {
+    kind: (types - ({"fp16", "bf16"} if kind in ("min", "max") else set())) |
+    ({"i64"} if kind in ("and", "or", "xor") else set())
+    for kind, types in sem.TMA_REDUCTIONS.items()}
+
+for _kind in sem.TMA_REDUCTIONS:
+    setattr(pointer_descriptor, "atomic_" + _kind, _pointer_reduction(_kind))
+
+
 def _takes_tma(base, block_shape):
     if core.interpreter() is not None:
         return True   # the interpreter's own descriptors serve every block

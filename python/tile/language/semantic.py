@@ -1279,6 +1279,61 @@ def check_tensor_descriptor(base, shape, strides, block_shape, padding):
                                 "scalar, got %r" % (what, getattr(x, "type", x)))
 
 
+# The element types whose reductions the TMA unit performs (a bulk tensor
+# reduction from shared memory), by the name Triton's descriptors use. Not
+# and/or/xor on int64: over an INT64 tensor map they stop the H100 with an
+# illegal instruction (measured 2026-11-27; uint64 and the 32-bit types
+# run), so they are refused here rather than compiled.
+TMA_REDUCTIONS = {
+    "add": {"u32", "i32", "u64", "fp32", "fp16", "bf16"},
+    "min": {"u32", "i32", "u64", "i64", "fp16", "bf16"},
+    "max": {"u32", "i32", "u64", "i64", "fp16", "bf16"},
+    "and": {"u32", "i32", "u64"},
+    "or": {"u32", "i32", "u64"},
+    "xor": {"u32", "i32", "u64"},
+}
+
+
+def rmw_kind(kind, element):
+    """The tile.atomic_rmw / descriptor_reduce kind of a Triton reduction
+    name on `element` (fadd for floats, umin/umax for unsigned)."""
+    if kind == "add":
+        return "fadd" if element.is_floating() else "add"
+    if kind in ("min", "max") and element.is_int_unsigned():
+        return "u" + kind
+    return kind
+
+
+def descriptor_reduce(b, desc, offsets, value, kind):
+    """desc.atomic_<kind>(offsets, value): the block combined into memory
+    by one TMA bulk reduction."""
+    block = desc.type.block_type
+    element = block.element_ty
+    if element.short_name not in TMA_REDUCTIONS[kind]:
+        raise SemanticError(
+            "the TMA unit has no '%s' reduction of %s (it has %s)"
+            % (kind, element.short_name,
+               ", ".join(sorted(TMA_REDUCTIONS[kind]))))
+    if desc.type.ragged_rows:
+        raise SemanticError(
+            "cannot reduce into this descriptor: its tensor's rows are not a "
+            "multiple of 16 bytes, and a TMA reduction writes up to the next "
+            "16 bytes past a row's end; pad the rows or use tl.atomic_%s"
+            % kind)
+    for param, recipe in b.host_descriptors:
+        if param is desc:
+            recipe["stored"] = True
+    indices = _descriptor_indices(b, desc, offsets)
+    value = lift(b, value, element)
+    if value.type.is_block() and tuple(value.type.shape) != block.shape:
+        raise SemanticError("cannot reduce a %s block into a descriptor of %s "
+                            "blocks" % (list(value.type.shape), list(block.shape)))
+    value = cast(b, broadcast_to(b, value, block.shape), element)
+    b.emit("tile.descriptor_reduce %s, %s[%s], %s : %s, %s" % (
+        rmw_kind(kind, element), desc.name, ", ".join(v.name for v in indices),
+        value.name, desc.type.to_ir(), block.to_ir()))
+
+
 def make_tensor_descriptor(b, base, shape, strides, block_shape, padding):
     """A descriptor the launcher encodes: a hidden kernel parameter whose
     recipe (how to compute base, shape and strides from the launch

@@ -1035,6 +1035,30 @@ func.func @desc_store_type(%d: !tile.tensordesc<tensor<64x64xf16>>, %i: i32, %v:
 
 // -----
 
+func.func @desc_reduce_fmin(%d: !tile.tensordesc<tensor<64x64xf32>>, %i: i32, %v: tensor<64x64xf32>) {
+  // expected-error @+1 {{the TMA unit has no 'min' reduction of 'f32'}}
+  tile.descriptor_reduce min, %d[%i, %i], %v : !tile.tensordesc<tensor<64x64xf32>>, tensor<64x64xf32>
+  return
+}
+
+// -----
+
+func.func @desc_reduce_exchange(%d: !tile.tensordesc<tensor<64x64xi32>>, %i: i32, %v: tensor<64x64xi32>) {
+  // expected-error @+1 {{the TMA unit has no 'xchg' reduction of 'i32'}}
+  tile.descriptor_reduce xchg, %d[%i, %i], %v : !tile.tensordesc<tensor<64x64xi32>>, tensor<64x64xi32>
+  return
+}
+
+// -----
+
+func.func @desc_reduce_type(%d: !tile.tensordesc<tensor<64x64xf16>>, %i: i32, %v: tensor<64x64xf32>) {
+  // expected-error @+1 {{tensor type 'tensor<64x64xf32>' does not match the descriptor's block 'tensor<64x64xf16>'}}
+  tile.descriptor_reduce fadd, %d[%i, %i], %v : !tile.tensordesc<tensor<64x64xf16>>, tensor<64x64xf32>
+  return
+}
+
+// -----
+
 func.func @hint_without_facts(%x: tensor<64xi32>) {
   // expected-error @+1 {{needs at least one of divisibility, contiguity and constancy}}
   %0 = tile.hint %x : tensor<64xi32>

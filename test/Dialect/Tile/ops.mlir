@@ -264,3 +264,18 @@ func.func @descriptors(%in: !tile.tensordesc<tensor<64x32xf16>>,
   tile.descriptor_store %out[%j, %i], %v : !tile.tensordesc<tensor<64x32xf16>>, tensor<64x32xf16>
   return
 }
+
+// CHECK-LABEL: func @descriptor_reductions
+// CHECK: tile.descriptor_reduce fadd, %arg0[%arg3, %arg3], %arg4 : !tile.tensordesc<tensor<64x32xf32>>, tensor<64x32xf32>
+// CHECK: tile.descriptor_reduce umax, %arg1[%arg3, %arg3], %arg5 : !tile.tensordesc<tensor<64x32xi32>>, tensor<64x32xi32>
+// CHECK: tile.descriptor_reduce xor, %arg2[%arg3, %arg3], %arg6 : !tile.tensordesc<tensor<8x32xi64>>, tensor<8x32xi64>
+func.func @descriptor_reductions(%f: !tile.tensordesc<tensor<64x32xf32>>,
+                                 %u: !tile.tensordesc<tensor<64x32xi32>>,
+                                 %x: !tile.tensordesc<tensor<8x32xi64>>, %i: i32,
+                                 %a: tensor<64x32xf32>, %b: tensor<64x32xi32>,
+                                 %c: tensor<8x32xi64>) {
+  tile.descriptor_reduce fadd, %f[%i, %i], %a : !tile.tensordesc<tensor<64x32xf32>>, tensor<64x32xf32>
+  tile.descriptor_reduce umax, %u[%i, %i], %b : !tile.tensordesc<tensor<64x32xi32>>, tensor<64x32xi32>
+  tile.descriptor_reduce xor, %x[%i, %i], %c : !tile.tensordesc<tensor<8x32xi64>>, tensor<8x32xi64>
+  return
+}

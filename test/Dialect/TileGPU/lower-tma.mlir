@@ -50,6 +50,24 @@ func.func @copy(%in: !tile.tensordesc<tensor<64x128xf16>>, %out: !tile.tensordes
 
 // -----
 
+// A descriptor reduction is a store whose copy combines: the same buffer,
+// fence and wait, with the reduction on the copy.
+// CHECK-LABEL: func.func @reduce
+// CHECK: %[[R:.*]] = tilegpu.local_alloc %arg2 : (tensor<64x32xf32, #blocked>) -> !tilegpu.memdesc<64x32xf32, #nvmma>
+// CHECK-NEXT: tilegpu.fence_async_shared
+// CHECK-NEXT: tilegpu.async_tma_copy_local_to_global %arg0[%arg1, %arg1] %[[R]] reduce fadd
+// CHECK-NEXT: tilegpu.async_tma_store_wait {pending = 0 : i32}
+// CHECK-NOT: tile.descriptor
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+func.func @reduce(%out: !tile.tensordesc<tensor<64x32xf32>>, %i: i32, %v: tensor<64x32xf32, #blocked>) attributes {tile.kernel} {
+  tile.descriptor_reduce fadd, %out[%i, %i], %v : !tile.tensordesc<tensor<64x32xf32>>, tensor<64x32xf32, #blocked>
+  return
+}
+}
+
+// -----
+
 #blocked = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 #mma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
 #nvmma = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>

@@ -360,6 +360,42 @@ LogicalResult DescriptorStoreOp::verify() {
                                 getSrc().getType());
 }
 
+/// The reductions a TMA bulk tensor reduction has for `element`.
+static bool isTMAReduction(RMWOp kind, Type element) {
+  unsigned bits = getElementBitWidth(element);
+  bool integer = isa<IntegerType>(element) && (bits == 32 || bits == 64);
+  bool half = element.isF16() || element.isBF16();
+  switch (kind) {
+  case RMWOp::Add:
+    return integer;
+  case RMWOp::FAdd:
+    return element.isF32() || half;
+  case RMWOp::Max:
+  case RMWOp::Min:
+  case RMWOp::UMax:
+  case RMWOp::UMin:
+    return integer || half;
+  case RMWOp::And:
+  case RMWOp::Or:
+  case RMWOp::Xor:
+    return integer;
+  case RMWOp::Xchg:
+    return false;
+  }
+  return false;
+}
+
+LogicalResult DescriptorReduceOp::verify() {
+  if (failed(verifyDescriptorAccess(*this, getDesc().getType(), getIndices(),
+                                    getSrc().getType())))
+    return failure();
+  Type element = getSrc().getType().getElementType();
+  if (!isTMAReduction(getKind(), element))
+    return emitOpError("the TMA unit has no '")
+           << stringifyRMWOp(getKind()) << "' reduction of " << element;
+  return success();
+}
+
 static LogicalResult verifyAtomicElementType(Operation *op, RMWOp kind,
                                              Type element) {
   switch (kind) {

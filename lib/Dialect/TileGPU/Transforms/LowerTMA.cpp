@@ -14,6 +14,10 @@
 //
 // The CTA barriers these need (after the init, before the inval) come
 // from tilegpu-insert-barriers, which knows the mbarrier ops' accesses.
+// A descriptor store or reduction fills a buffer in the descriptor's
+// layout from the value's registers, fences it for the async proxy and
+// hands it to one thread's TMA store (or bulk reduction), waited for
+// before the buffer is freed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -87,23 +91,26 @@ void lowerLoad(DescriptorLoadOp load) {
   load.erase();
 }
 
-void lowerStore(DescriptorStoreOp store) {
-  OpBuilder b(store);
-  Location loc = store.getLoc();
+/// A store, or with `reduce` a reduction, of `src` as the block at
+/// `indices`: the value fills a buffer in the descriptor's layout, which
+/// one thread hands to the TMA unit.
+void lowerWrite(Operation *op, Value desc, ValueRange indices, Value src,
+                RMWOpAttr reduce) {
+  OpBuilder b(op);
+  Location loc = op->getLoc();
   // The buffer fill takes any layout: skip a conversion into the store's.
-  Value src = store.getSrc();
+  Value original = src;
   if (auto convert = src.getDefiningOp<ConvertLayoutOp>())
     src = convert.getSrc();
-  Value buffer = LocalAllocOp::create(
-      b, loc, blockBufferType(store.getDesc().getType()), src);
+  auto descType = cast<TensorDescType>(desc.getType());
+  Value buffer =
+      LocalAllocOp::create(b, loc, blockBufferType(descType), src);
   // The threads' generic-proxy writes become visible to the TMA unit.
   FenceAsyncSharedOp::create(b, loc);
-  AsyncTMACopyLocalToGlobalOp::create(b, loc, store.getDesc(),
-                                      store.getIndices(), buffer);
+  AsyncTMACopyLocalToGlobalOp::create(b, loc, desc, indices, buffer, reduce);
   AsyncTMAStoreWaitOp::create(b, loc, 0);
   LocalDeallocOp::create(b, loc, buffer);
-  Value original = store.getSrc();
-  store.erase();
+  op->erase();
   if (Operation *def = original.getDefiningOp())
     if (isa<ConvertLayoutOp>(def) && def->use_empty())
       def->erase();
@@ -115,7 +122,7 @@ struct LowerTMAPass : tilegpu::impl::TileGPULowerTMABase<LowerTMAPass> {
     SmallVector<Operation *> ops;
     bool ok = true;
     module.walk([&](Operation *op) {
-      if (!isa<DescriptorLoadOp, DescriptorStoreOp>(op))
+      if (!isa<DescriptorLoadOp, DescriptorStoreOp, DescriptorReduceOp>(op))
         return;
       auto desc = cast<TensorDescType>(op->getOperand(0).getType());
       if (!getTMASharedEncoding(desc)) {
@@ -129,8 +136,12 @@ struct LowerTMAPass : tilegpu::impl::TileGPULowerTMABase<LowerTMAPass> {
     for (Operation *op : ops) {
       if (auto load = dyn_cast<DescriptorLoadOp>(op))
         lowerLoad(load);
-      else
-        lowerStore(cast<DescriptorStoreOp>(op));
+      else if (auto store = dyn_cast<DescriptorStoreOp>(op))
+        lowerWrite(store, store.getDesc(), store.getIndices(), store.getSrc(),
+                   RMWOpAttr());
+      else if (auto reduce = dyn_cast<DescriptorReduceOp>(op))
+        lowerWrite(reduce, reduce.getDesc(), reduce.getIndices(),
+                   reduce.getSrc(), reduce.getKindAttr());
     }
   }
 };

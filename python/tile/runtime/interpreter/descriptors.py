@@ -76,6 +76,35 @@ class Descriptor:
         if inside.any():
             _program().memory.write(addresses[inside], value.data[inside], self.dtype)
 
+    def _reduce(self, combine, offsets, value):
+        # One program runs at a time: read, combine and write is atomic.
+        addresses, inside = self._addresses(offsets)
+        value = cast(T.broadcast_to(lift(value, self.dtype),
+                                    self.block_type.shape), self.dtype)
+        if inside.any():
+            memory = _program().memory
+            old = memory.read(addresses[inside], self.dtype)
+            memory.write(addresses[inside], combine(old, value.data[inside]),
+                         self.dtype)
+
+    def atomic_add(self, offsets, value):
+        self._reduce(np.add, offsets, value)
+
+    def atomic_min(self, offsets, value):
+        self._reduce(np.minimum, offsets, value)
+
+    def atomic_max(self, offsets, value):
+        self._reduce(np.maximum, offsets, value)
+
+    def atomic_and(self, offsets, value):
+        self._reduce(np.bitwise_and, offsets, value)
+
+    def atomic_or(self, offsets, value):
+        self._reduce(np.bitwise_or, offsets, value)
+
+    def atomic_xor(self, offsets, value):
+        self._reduce(np.bitwise_xor, offsets, value)
+
 
 @builtin
 def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero"):

@@ -308,6 +308,32 @@ def Tile_DescriptorStoreOp : Tile_Op<"descriptor_store", [
   let hasVerifier = 1;
 }
 
+def Tile_DescriptorReduceOp : Tile_Op<"descriptor_reduce", [
+    MemoryEffects<[MemRead<Tile_GlobalMemory>, MemWrite<Tile_GlobalMemory>]>]> {
+  let summary = "Combines a block into a tensor descriptor's block in memory";
+  let description = [{
+    Combines `src` elementwise, by `kind`, into the block whose first
+    element is at `indices`, atomically per element; elements outside the
+    tensor are dropped. The TMA unit performs it (a bulk tensor reduction
+    from shared memory, sm_90), so the kinds and element types are the
+    ones it has: add for i32, i64 as unsigned, f32, f16 and bf16 (`fadd`
+    for floats); min and max (signed; `umin`/`umax` unsigned) for 32- and
+    64-bit integers, f16 and bf16; and, or, xor for 32- and 64-bit integers
+    (the front end takes 64-bit ones unsigned only: over a signed INT64
+    tensor map the H100 faults on them).
+
+    ```mlir
+    tile.descriptor_reduce fadd, %desc[%m, %n], %dq : !tile.tensordesc<tensor<64x128xf32>>, tensor<64x128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_RMWOp:$kind, Tile_TensorDescType:$desc,
+                       Variadic<I32>:$indices, Tile_Tensor:$src);
+  let assemblyFormat = [{
+    $kind `,` $desc `[` $indices `]` `,` $src attr-dict `:` qualified(type($desc)) `,` type($src)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [
     MemoryEffects<[MemRead<Tile_GlobalMemory>, MemWrite<Tile_GlobalMemory>]>,
     TypesMatchWith<"result is the pointee of ptr", "ptr", "result", PointeeOf>,

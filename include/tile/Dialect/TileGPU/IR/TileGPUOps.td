@@ -362,20 +362,24 @@ def TileGPU_AsyncTMACopyLocalToGlobalOp
   let summary = "Starts a TMA copy of a shared buffer into a descriptor block";
   let description = [{
     One thread writes `src` (in the descriptor's NVMMA layout) as the block
-    at `indices`; elements outside the tensor are dropped. The buffer's
-    writers must have fenced their writes for the async proxy
-    (`fence_async_shared`) before a CTA barrier. `src` is read until
-    `async_tma_store_wait` returns.
+    at `indices`; elements outside the tensor are dropped. With `reduce`,
+    the block is combined into memory by that operation instead (a bulk
+    tensor reduction, atomic per element). The buffer's writers must have
+    fenced their writes for the async proxy (`fence_async_shared`) before a
+    CTA barrier. `src` is read until `async_tma_store_wait` returns.
 
     ```mlir
     tilegpu.async_tma_copy_local_to_global %desc[%m, %n] %buf
         : !tile.tensordesc<tensor<128x128xf16>>, !tilegpu.memdesc<128x128xf16, #nvmma>
+    tilegpu.async_tma_copy_local_to_global %desc[%m, %n] %buf reduce fadd
+        : !tile.tensordesc<tensor<64x128xf32>>, !tilegpu.memdesc<64x128xf32, #nvmma>
     ```
   }];
   let arguments = (ins Tile_TensorDescType:$desc, Variadic<I32>:$indices,
-                       TileGPU_MemDescType:$src);
+                       TileGPU_MemDescType:$src,
+                       OptionalAttr<Tile_RMWOp>:$reduce);
   let assemblyFormat = [{
-    $desc `[` $indices `]` $src attr-dict `:` qualified(type($desc)) `,` type($src)
+    $desc `[` $indices `]` $src (`reduce` $reduce^)? attr-dict `:` qualified(type($desc)) `,` type($src)
   }];
   let hasVerifier = 1;
 }

@@ -47,7 +47,8 @@ constexpr int64_t kMinPrefetchColumns = 64;
 /// iteration earlier could then read before the write.
 bool writesGlobalMemory(Block *body) {
   WalkResult result = body->walk([](Operation *op) {
-    if (isa<StoreOp, AtomicRMWOp, AtomicCASOp, DescriptorStoreOp>(op) ||
+    if (isa<StoreOp, AtomicRMWOp, AtomicCASOp, DescriptorStoreOp,
+            DescriptorReduceOp>(op) ||
         isa<CallOpInterface>(op))
       return WalkResult::interrupt();
     return WalkResult::advance();

@@ -1,0 +1,133 @@
+"""Descriptor reductions (`desc.atomic_add/min/max/and/or/xor`): one TMA
+bulk reduction where TMA serves the block, element atomics where it does
+not, the interpreter's meaning, and the element types the TMA unit lacks
+refused at the kernel's line. The GPU runs are in
+test_gpu_descriptor_reductions.py."""
+
+import re
+
+import numpy as np
+import pytest
+
+import tile
+import tile.language as tl
+from tile.compiler.errors import CompilationError
+from tile.runtime import jit
+
+
+@tile.jit
+def host_reduce(out_desc, a_ptr, N, BM: tl.constexpr, BN: tl.constexpr,
+                KIND: tl.constexpr):
+    m = tl.program_id(0) * BM
+    n = tl.program_id(1) * BN
+    val = tl.load(a_ptr + (m + tl.arange(0, BM))[:, None] * N
+                  + (n + tl.arange(0, BN))[None, :])
+    if KIND == "add":
+        out_desc.atomic_add([m, n], val)
+    elif KIND == "min":
+        out_desc.atomic_min([m, n], val)
+    elif KIND == "max":
+        out_desc.atomic_max([m, n], val)
+    elif KIND == "and":
+        out_desc.atomic_and([m, n], val)
+    elif KIND == "or":
+        out_desc.atomic_or([m, n], val)
+    else:
+        out_desc.atomic_xor([m, n], val)
+
+
+@tile.jit
+def made_reduce(out_ptr, a_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr,
+                KIND: tl.constexpr):
+    desc = tl.make_tensor_descriptor(out_ptr, [M, N], [N, 1], [BM, BN])
+    m = tl.program_id(0) * BM
+    n = tl.program_id(1) * BN
+    val = tl.load(a_ptr + (m + tl.arange(0, BM))[:, None] * N
+                  + (n + tl.arange(0, BN))[None, :])
+    if KIND == "add":
+        desc.atomic_add([m, n], val)
+    elif KIND == "max":
+        desc.atomic_max([m, n], val)
+    else:
+        desc.atomic_xor([m, n], val)
+
+
+def compile_host(dtype, kind, block=(8, 128)):
+    return tile.compile(
+        host_reduce, {"out_desc": "tensordesc<%s[%d,%d]>" % ((dtype,) + block),
+                      "a_ptr": "*" + dtype, "N": "i32"},
+        {"BM": block[0], "BN": block[1], "KIND": kind},
+        divisibility=["a_ptr", "N"])
+
+
+@pytest.mark.parametrize("dtype,kind,op", [
+    ("fp32", "add", "add"), ("bf16", "add", "add"), ("u64", "add", "add"),
+    ("fp16", "min", "min"), ("i32", "max", "max"), ("u32", "max", "max"),
+    ("u64", "and", "and"), ("u32", "or", "or"), ("i32", "xor", "xor")])
+def test_a_tma_block_is_one_bulk_reduction(dtype, kind, op):
+    kernel = compile_host(dtype, kind)
+    ptx = kernel.asm["ptx"]
+    # One reduction per 128-byte swizzle atom of a row: a 128-column row of
+    # 2-, 4- or 8-byte elements is 2, 4 or 8 atoms.
+    found = re.findall(r"cp\.reduce\.async\.bulk\.tensor\.2d\.global\."
+                       r"shared::cta\.(\w+)\.tile\.bulk_group", ptx)
+    assert found and set(found) == {op}, ptx
+    assert "red.global" not in ptx and "atom.global" not in ptx
+    assert "cp.async.bulk.wait_group.read 0" in ptx
+    assert len(kernel.asm["cubin"]) > 0
+
+
+@pytest.mark.parametrize("dtype,kind", [("fp32", "min"), ("fp32", "max"),
+                                        ("i64", "add"), ("fp16", "and"),
+                                        ("fp64", "add"), ("i64", "or"),
+                                        ("i64", "xor")])
+def test_reductions_the_tma_unit_lacks_are_refused_at_the_line(dtype, kind):
+    with pytest.raises(CompilationError) as error:
+        compile_host(dtype, kind)
+    text = str(error.value)
+    assert "test_descriptor_reductions.py" in text
+    assert "reduction" in text or "TMA cannot copy" in text, text
+
+
+def test_a_block_tma_cannot_serve_takes_element_atomics():
+    # 2 x 16 fp32 rows are 64 bytes: no TMA box for them (rows a multiple
+    # of 8), so the made descriptor is pointers and each element an atomic.
+    ptx = tile.compile(made_reduce, {"out_ptr": "*fp32", "a_ptr": "*fp32",
+                                     "M": "i32", "N": "i32"},
+                       {"BM": 2, "BN": 16, "KIND": "add"},
+                       divisibility=["out_ptr", "a_ptr", "N"]).asm["ptx"]
+    assert "cp.reduce.async.bulk" not in ptx
+    assert re.search(r"red\.global\.gpu\.relaxed\.add(\.v\d)?\.f32", ptx), ptx
+
+
+def test_a_made_tma_block_reduces_in_bulk():
+    ptx = tile.compile(made_reduce, {"out_ptr": "*i32", "a_ptr": "*i32",
+                                     "M": "i32", "N": "i32"},
+                       {"BM": 8, "BN": 32, "KIND": "max"},
+                       divisibility=["out_ptr", "a_ptr", "N"]).asm["ptx"]
+    assert "cp.reduce.async.bulk.tensor.2d.global.shared::cta.max.tile" in ptx
+
+
+@pytest.mark.parametrize("kind,dtype,combine", [
+    ("add", np.float32, np.add), ("max", np.int32, np.maximum),
+    ("xor", np.int32, np.bitwise_xor)])
+@pytest.mark.parametrize("block", [(8, 32), (2, 16)])
+def test_interpreter_combines_like_numpy(kind, dtype, combine, block,
+                                         monkeypatch):
+    # What TILE_INTERPRET=1 sets when tile is imported. M and N are not
+    # multiples of the block: the last blocks hang over and drop those
+    # elements.
+    monkeypatch.setattr(jit, "INTERPRET_ALL", True)
+    rng = np.random.default_rng(7)
+    M, N = 3 * block[0] - 1, 2 * block[1] + 3
+    grid = (-(-M // block[0]), -(-N // block[1]))
+    values = (rng.standard_normal((M, N)) * 100).astype(dtype)
+    out = (rng.standard_normal((M, N)) * 100).astype(dtype)
+    want = combine(out, values)
+    # The kernel's loads are unmasked with row stride N: the overhanging
+    # blocks read past the rows (what they read is dropped by the
+    # descriptor's bounds), so the source is padded.
+    src = np.zeros(grid[0] * block[0] * N + grid[1] * block[1], dtype)
+    src[:M * N] = values.ravel()
+    made_reduce[grid](out, src, M, N, BM=block[0], BN=block[1], KIND=kind)
+    np.testing.assert_array_equal(out, want)
