@@ -103,8 +103,7 @@ void lowerWrite(Operation *op, Value desc, ValueRange indices, Value src,
   if (auto convert = src.getDefiningOp<ConvertLayoutOp>())
     src = convert.getSrc();
   auto descType = cast<TensorDescType>(desc.getType());
-  Value buffer =
-      LocalAllocOp::create(b, loc, blockBufferType(descType), src);
+  Value buffer = LocalAllocOp::create(b, loc, blockBufferType(descType), src);
   // The threads' generic-proxy writes become visible to the TMA unit.
   FenceAsyncSharedOp::create(b, loc);
   AsyncTMACopyLocalToGlobalOp::create(b, loc, desc, indices, buffer, reduce);
