@@ -288,42 +288,22 @@ class tensor_descriptor(tensor):
         sem.descriptor_store(current_builder(), self.handle,
                              [_raw(o) for o in _unwrap(offsets)], _raw(value))
 
-    def _reduce(self, kind, offsets, value):
+
+def _descriptor_reduction(kind):
+    def reduce(self, offsets, value):
         sem.descriptor_reduce(current_builder(), self.handle,
                               [_raw(o) for o in _unwrap(offsets)], _raw(value),
                               kind)
+    reduce.__name__ = "atomic_" + kind
+    reduce.__doc__ = (
+        "Combines `value` into the block at `offsets` by %s, atomically per "
+        "element (one TMA bulk reduction); elements outside the tensor are "
+        "dropped. Returns nothing." % kind)
+    return builtin(reduce)
 
-    @builtin
-    def atomic_add(self, offsets, value):
-        """Adds `value` into the block at `offsets`, atomically per element
-        (one TMA bulk reduction); elements outside the tensor are dropped.
-        Returns nothing."""
-        self._reduce("add", offsets, value)
 
-    @builtin
-    def atomic_min(self, offsets, value):
-        """`atomic_add` with min."""
-        self._reduce("min", offsets, value)
-
-    @builtin
-    def atomic_max(self, offsets, value):
-        """`atomic_add` with max."""
-        self._reduce("max", offsets, value)
-
-    @builtin
-    def atomic_and(self, offsets, value):
-        """`atomic_add` with bitwise and."""
-        self._reduce("and", offsets, value)
-
-    @builtin
-    def atomic_or(self, offsets, value):
-        """`atomic_add` with bitwise or."""
-        self._reduce("or", offsets, value)
-
-    @builtin
-    def atomic_xor(self, offsets, value):
-        """`atomic_add` with bitwise xor."""
-        self._reduce("xor", offsets, value)
+for _kind in sem.TMA_REDUCTIONS:
+    setattr(tensor_descriptor, "atomic_" + _kind, _descriptor_reduction(_kind))
 
 
 @builtin

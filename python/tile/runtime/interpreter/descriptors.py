@@ -87,23 +87,15 @@ class Descriptor:
             memory.write(addresses[inside], combine(old, value.data[inside]),
                          self.dtype)
 
-    def atomic_add(self, offsets, value):
-        self._reduce(np.add, offsets, value)
 
-    def atomic_min(self, offsets, value):
-        self._reduce(np.minimum, offsets, value)
 
-    def atomic_max(self, offsets, value):
-        self._reduce(np.maximum, offsets, value)
-
-    def atomic_and(self, offsets, value):
-        self._reduce(np.bitwise_and, offsets, value)
-
-    def atomic_or(self, offsets, value):
-        self._reduce(np.bitwise_or, offsets, value)
-
-    def atomic_xor(self, offsets, value):
-        self._reduce(np.bitwise_xor, offsets, value)
+# desc.atomic_<kind>: numpy's elementwise combination of each kind.
+for _kind, _combine in (("add", np.add), ("min", np.minimum),
+                        ("max", np.maximum), ("and", np.bitwise_and),
+                        ("or", np.bitwise_or), ("xor", np.bitwise_xor)):
+    setattr(Descriptor, "atomic_" + _kind,
+            lambda self, offsets, value, combine=_combine:
+            self._reduce(combine, offsets, value))
 
 
 @builtin
