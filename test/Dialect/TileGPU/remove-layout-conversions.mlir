@@ -336,6 +336,11 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
 // CHECK: arith.select %{{.*}} : tensor<64x64xi1, #mma{{[0-9]*}}>, tensor<64x64xf32, #mma{{[0-9]*}}>
 // CHECK-NOT: tilegpu.convert_layout %{{.*}} : tensor<64x64xf32
 // CHECK: tile.reduce %{{.*}} axis = 1 : (tensor<64x64xf32, #mma{{[0-9]*}}>)
+// CHECK-LABEL: func.func @other_branch_unreached
+// CHECK: scf.if %{{.*}} -> (tensor<64x64xf32, #mma{{[0-9]*}}>)
+// CHECK: } else {
+// CHECK-NEXT: %[[O:.*]] = tilegpu.convert_layout %arg3 : tensor<64x64xf32, #blocked{{[0-9]*}}> -> tensor<64x64xf32, #mma{{[0-9]*}}>
+// CHECK-NEXT: scf.yield %[[O]]
 #ib = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 #imma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
 #iss = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
@@ -350,6 +355,26 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
       scf.yield %w : tensor<64x64xf32, #ib>
     } else {
       scf.yield %sb : tensor<64x64xf32, #ib>
+    }
+    %mx = tile.reduce %r axis = 1 : (tensor<64x64xf32, #ib>) -> tensor<64xf32, #tilegpu.slice<{dim = 1, parent = #ib}>> {
+    ^bb0(%x: f32, %y: f32):
+      %t = arith.maxnumf %x, %y : f32
+      tile.reduce.return %t : f32
+    }
+    return %mx : tensor<64xf32, #tilegpu.slice<{dim = 1, parent = #ib}>>
+  }
+
+  // The other branch yields a value the propagation never reached (an
+  // argument): its yield still converts into the if's new layout.
+  func.func @other_branch_unreached(%qs: !tilegpu.memdesc<64x64xf16, #iss>, %ks: !tilegpu.memdesc<64x64xf16, #iss>, %c: i1, %other: tensor<64x64xf32, #ib>) -> tensor<64xf32, #tilegpu.slice<{dim = 1, parent = #ib}>> {
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #imma>
+    %s = tilegpu.warpgroup_dot %qs, %ks, %zero : !tilegpu.memdesc<64x64xf16, #iss> * !tilegpu.memdesc<64x64xf16, #iss> -> tensor<64x64xf32, #imma>
+    %sb = tilegpu.convert_layout %s : tensor<64x64xf32, #imma> -> tensor<64x64xf32, #ib>
+    %r = scf.if %c -> (tensor<64x64xf32, #ib>) {
+      %w = arith.addf %sb, %sb : tensor<64x64xf32, #ib>
+      scf.yield %w : tensor<64x64xf32, #ib>
+    } else {
+      scf.yield %other : tensor<64x64xf32, #ib>
     }
     %mx = tile.reduce %r axis = 1 : (tensor<64x64xf32, #ib>) -> tensor<64xf32, #tilegpu.slice<{dim = 1, parent = #ib}>> {
     ^bb0(%x: f32, %y: f32):

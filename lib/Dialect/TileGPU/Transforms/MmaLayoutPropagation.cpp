@@ -102,8 +102,9 @@ using namespace mlir::tilegpu::layouts;
 /// reached values' types in place and converts where a reached value meets
 /// one that was not: other operands (a splat or a loaded bias, which the
 /// backward rewrite then recomputes or shrinks), and uses outside the
-/// reached set; scf.if results too, their yields then converted. For
-/// attention this keeps the scores, the softmax
+/// reached set. A yield into an scf.if moves the if's result as well, and
+/// every branch's yield then converts into that layout (scores masked only
+/// on some blocks). For attention this keeps the scores, the softmax
 /// statistics and the output accumulator in the mma layout for the whole
 /// key loop instead of moving each through shared memory.
 class MmaLayoutPropagation {
@@ -221,6 +222,18 @@ private:
         if (auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()))
           if (seen.insert(loop).second)
             users.push_back(loop);
+      // A region op's result that moved needs every yield feeding it to
+      // follow, also one whose value was not reached (an if's other branch
+      // yielding a constant or an argument).
+      Operation *regionOp = value.getDefiningOp();
+      if (auto arg = dyn_cast<BlockArgument>(value))
+        regionOp = arg.getOwner()->getParentOp();
+      if (isa_and_nonnull<scf::IfOp, scf::ForOp>(regionOp))
+        for (Region &region : regionOp->getRegions())
+          for (Block &block : region)
+            if (auto yield = dyn_cast<scf::YieldOp>(block.getTerminator()))
+              if (seen.insert(yield).second)
+                users.push_back(yield);
     }
     for (Operation *user : users) {
       for (OpOperand &operand : user->getOpOperands()) {
