@@ -12,40 +12,10 @@ if not torch.cuda.is_available():
     pytest.skip("needs a CUDA GPU", allow_module_level=True)
 
 import tile  # noqa: E402
-import tile.language as tl  # noqa: E402
+from kernels.descriptor_reductions import reduce_blocks  # noqa: E402
 from tile.tools.tensor_descriptor import TensorDescriptor  # noqa: E402
 
 pytestmark = pytest.mark.gpu
-
-
-@tile.jit
-def reduce_blocks(out_desc, out_ptr, a_ptr, M, N, REPEAT: tl.constexpr,
-                  BM: tl.constexpr, BN: tl.constexpr, KIND: tl.constexpr):
-    # Program (i, j, r) reduces block (i, j) of a's r-th M x N slice into
-    # the same block of out: REPEAT programs meet at every block.
-    if out_desc is None:
-        desc = tl.make_tensor_descriptor(out_ptr, [M, N], [N, 1], [BM, BN])
-    else:
-        desc = out_desc
-    m = tl.program_id(0) * BM
-    n = tl.program_id(1) * BN
-    rows = m + tl.arange(0, BM)
-    cols = n + tl.arange(0, BN)
-    inside = (rows[:, None] < M) & (cols[None, :] < N)
-    val = tl.load(a_ptr + tl.program_id(2).to(tl.int64) * M * N
-                  + rows[:, None] * N + cols[None, :], mask=inside)
-    if KIND == "add":
-        desc.atomic_add([m, n], val)
-    elif KIND == "min":
-        desc.atomic_min([m, n], val)
-    elif KIND == "max":
-        desc.atomic_max([m, n], val)
-    elif KIND == "and":
-        desc.atomic_and([m, n], val)
-    elif KIND == "or":
-        desc.atomic_or([m, n], val)
-    else:
-        desc.atomic_xor([m, n], val)
 
 
 def random(shape, dtype):

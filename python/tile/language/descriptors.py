@@ -112,11 +112,16 @@ def _pointer_reduction(kind):
 
 
 # Where no TMA reduction serves the block: what the element atomics
-# behind it take (Triton's fallback set; no float min or max).
+# behind it take (Triton's fallback set: no 16-bit float min or max; int64
+# bitwise, which only the bulk reduction faults on).
 _POINTER_REDUCTIONS = {
-    kind: (types - ({"fp16", "bf16"} if kind in ("min", "max") else set())) |
-    ({"i64"} if kind in ("and", "or", "xor") else set())
-    for kind, types in sem.TMA_REDUCTIONS.items()}
+    "add": {"u32", "i32", "u64", "fp32", "fp16", "bf16"},
+    "min": {"u32", "i32", "u64", "i64"},
+    "max": {"u32", "i32", "u64", "i64"},
+    "and": {"u32", "i32", "u64", "i64"},
+    "or": {"u32", "i32", "u64", "i64"},
+    "xor": {"u32", "i32", "u64", "i64"},
+}
 
 for _kind in sem.TMA_REDUCTIONS:
     setattr(pointer_descriptor, "atomic_" + _kind, _pointer_reduction(_kind))

@@ -826,26 +826,35 @@ def descriptor_load(b, desc, offsets):
         block.to_ir()))
 
 
-def descriptor_store(b, desc, offsets, value):
+def _written_block(b, desc, value, writing):
+    """`value` as the descriptor's block, for a TMA store or reduction
+    (`writing` names it in errors): refused where the tensor's rows are
+    not whole 16 bytes (TMA writes on to the next 16), a made descriptor
+    marked for the launch's check of the same."""
     block = desc.type.block_type
     if desc.type.ragged_rows:
         raise SemanticError(
-            "cannot store through this descriptor: its tensor's rows are not "
-            "a multiple of 16 bytes, and a TMA store writes up to the next "
-            "16 bytes past a row's end; pad the rows or store with pointers")
+            "cannot %s through this descriptor: its tensor's rows are not "
+            "a multiple of 16 bytes, and a TMA write goes up to the next "
+            "16 bytes past a row's end; pad the rows or use pointers" % writing)
     for param, recipe in b.host_descriptors:
         if param is desc:
             # Checked at launch, when the row length is known.
             recipe["stored"] = True
-    indices = _descriptor_indices(b, desc, offsets)
     value = lift(b, value, block.element_ty)
     if value.type.is_block() and tuple(value.type.shape) != block.shape:
-        raise SemanticError("cannot store a %s block through a descriptor of %s "
-                            "blocks" % (list(value.type.shape), list(block.shape)))
-    value = cast(b, broadcast_to(b, value, block.shape), block.element_ty)
+        raise SemanticError("cannot %s a %s block through a descriptor of %s "
+                            "blocks" % (writing, list(value.type.shape),
+                                        list(block.shape)))
+    return cast(b, broadcast_to(b, value, block.shape), block.element_ty)
+
+
+def descriptor_store(b, desc, offsets, value):
+    indices = _descriptor_indices(b, desc, offsets)
+    value = _written_block(b, desc, value, "store")
     b.emit("tile.descriptor_store %s[%s], %s : %s, %s" % (
         desc.name, ", ".join(v.name for v in indices), value.name,
-        desc.type.to_ir(), block.to_ir()))
+        desc.type.to_ir(), desc.type.block_type.to_ir()))
 
 
 _SEM = {None: "acq_rel", "acq_rel": "acq_rel", "acquire": "acquire",
@@ -1307,31 +1316,21 @@ def rmw_kind(kind, element):
 def descriptor_reduce(b, desc, offsets, value, kind):
     """desc.atomic_<kind>(offsets, value): the block combined into memory
     by one TMA bulk reduction."""
-    block = desc.type.block_type
-    element = block.element_ty
+    element = desc.type.block_type.element_ty
     if element.short_name not in TMA_REDUCTIONS[kind]:
+        hint = ""
+        if element.short_name == "i64" and kind in ("and", "or", "xor"):
+            hint = ("; over a signed 64-bit tensor the GPU faults on it: "
+                    "view the tensor as uint64 (the same bits)")
         raise SemanticError(
-            "the TMA unit has no '%s' reduction of %s (it has %s)"
+            "the TMA unit has no '%s' reduction of %s (it has %s)%s"
             % (kind, element.short_name,
-               ", ".join(sorted(TMA_REDUCTIONS[kind]))))
-    if desc.type.ragged_rows:
-        raise SemanticError(
-            "cannot reduce into this descriptor: its tensor's rows are not a "
-            "multiple of 16 bytes, and a TMA reduction writes up to the next "
-            "16 bytes past a row's end; pad the rows or use tl.atomic_%s"
-            % kind)
-    for param, recipe in b.host_descriptors:
-        if param is desc:
-            recipe["stored"] = True
+               ", ".join(sorted(TMA_REDUCTIONS[kind])), hint))
     indices = _descriptor_indices(b, desc, offsets)
-    value = lift(b, value, element)
-    if value.type.is_block() and tuple(value.type.shape) != block.shape:
-        raise SemanticError("cannot reduce a %s block into a descriptor of %s "
-                            "blocks" % (list(value.type.shape), list(block.shape)))
-    value = cast(b, broadcast_to(b, value, block.shape), element)
+    value = _written_block(b, desc, value, "reduce")
     b.emit("tile.descriptor_reduce %s, %s[%s], %s : %s, %s" % (
         rmw_kind(kind, element), desc.name, ", ".join(v.name for v in indices),
-        value.name, desc.type.to_ir(), block.to_ir()))
+        value.name, desc.type.to_ir(), desc.type.block_type.to_ir()))
 
 
 def make_tensor_descriptor(b, base, shape, strides, block_shape, padding):
