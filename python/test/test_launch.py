@@ -10,6 +10,7 @@ import tile.language as tl
 from tile import _C
 from tile.runtime import launcher
 from tile.runtime.launcher import use_launcher
+from tile.tools import tensor_descriptor as descriptor_module
 from kernels import classic as k
 from launch_helpers import FakeTensor, Recorder
 
@@ -209,7 +210,8 @@ def test_tensor_descriptor_arguments(recorder, monkeypatch):
     assert kernel._dispatcher.size() == 2
 
 
-def test_descriptor_launch_form_follows_changes():
+def test_descriptor_launch_form_follows_changes(monkeypatch):
+    monkeypatch.setattr(descriptor_module, "_LAUNCH_FORMS", {})
     x = FakeTensor(4096, "torch.float16")
     desc = tile.TensorDescriptor(x, [256, 64], [64, 1], [64, 64])
     calls = []
@@ -219,6 +221,34 @@ def test_descriptor_launch_form_follows_changes():
     desc.block_shape = [64, 32]   # a changed field is encoded again
     assert desc._launch_form("d")[0] == "tensordesc<fp16[64,32]>"
     assert len(calls) == 2
+
+
+def test_descriptors_of_the_same_fields_share_one_encoding(monkeypatch):
+    # A descriptor made afresh for each call (as attention makes its Q, K
+    # and V) is encoded once; any field that differs is encoded anew.
+    monkeypatch.setattr(descriptor_module, "_LAUNCH_FORMS", {})
+    calls = []
+    monkeypatch.setattr(descriptor_module.TensorDescriptor, "encode",
+                        lambda self: calls.append(1) or bytes(128))
+    x, y = FakeTensor(4096, "torch.float16"), FakeTensor(8192, "torch.float16")
+
+    def form(tensor, shape=(256, 64), block=(64, 64), dtype=None):
+        if dtype:   # the same address seen as another element type
+            tensor = FakeTensor(tensor.data_ptr(), dtype)
+        return tile.TensorDescriptor(tensor, shape, [shape[1], 1],
+                                     block)._launch_form("d")
+    first = form(x)
+    assert form(x) is first and len(calls) == 1
+    form(y)
+    form(x, shape=(128, 128))
+    form(x, block=(32, 64))
+    form(x, dtype="torch.bfloat16")
+    assert len(calls) == 5
+    assert form(x, dtype="torch.bfloat16")[0] == "tensordesc<bf16[64,64]>"
+    assert len(calls) == 5
+    with pytest.raises(ValueError, match="argument 'd': a descriptor's base"):
+        form(FakeTensor(4100, "torch.float16"))
+    assert len(descriptor_module._LAUNCH_FORMS) == 5
 
 
 @pytest.mark.parametrize("make, error, message", [

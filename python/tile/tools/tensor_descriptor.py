@@ -12,6 +12,13 @@ from tile.runtime.tensor_map import encode_tensor_map, supports, tma_element
 # descriptor types a program uses, formatted once.
 _SIGNATURE_TYPES = {}
 
+# (address, dtype, shape, strides, block shape) -> launch form. The encoded
+# map is a function of exactly these fields, so a descriptor made afresh for
+# every call over the same memory (attention's Q, K and V) reuses the first
+# one's encoding instead of another driver call and another round of checks.
+_LAUNCH_FORMS = {}
+_LAUNCH_FORMS_LIMIT = 4096
+
 
 def _dtype_name(torch_dtype):
     return TORCH_DTYPE_NAMES.get(str(torch_dtype))
@@ -110,10 +117,19 @@ class TensorDescriptor:
 
     def _launch_form(self, name):
         """(signature type, encoded map): what the C++ dispatcher keys on and
-        passes, computed once per descriptor; errors name the argument."""
+        passes, computed once per descriptor and shared by descriptors of
+        the same fields; errors name the argument."""
         form = self._form
         if form is None:
-            form = (self.signature(name), self.encode())
+            base = self.base
+            key = (base.data_ptr(), base.dtype, tuple(self.shape),
+                   tuple(self.strides), tuple(self.block_shape))
+            form = _LAUNCH_FORMS.get(key)
+            if form is None:
+                form = (self.signature(name), self.encode())
+                if len(_LAUNCH_FORMS) >= _LAUNCH_FORMS_LIMIT:
+                    _LAUNCH_FORMS.clear()
+                _LAUNCH_FORMS[key] = form
             object.__setattr__(self, "_form", form)
         return form
 
