@@ -12,10 +12,12 @@ from tile.runtime.tensor_map import encode_tensor_map, supports, tma_element
 # descriptor types a program uses, formatted once.
 _SIGNATURE_TYPES = {}
 
-# (address, dtype, shape, strides, block shape) -> launch form. The encoded
-# map is a function of exactly these fields, so a descriptor made afresh for
-# every call over the same memory (attention's Q, K and V) reuses the first
-# one's encoding instead of another driver call and another round of checks.
+# (address, dtype, shape, strides, block shape) -> launch form. The signature
+# type and the encoded map are functions of exactly these fields, so a
+# descriptor made afresh for every call over the same memory (attention's Q,
+# K and V) reuses the first one's form: no checks again, and no call into
+# libtile's encoding cache (which keeps the driver's encodings) with the
+# lists and the bytes object that call builds.
 _LAUNCH_FORMS = {}
 _LAUNCH_FORMS_LIMIT = 4096
 
