@@ -191,6 +191,68 @@ mlir::tile::matchMatrixLoads(const SharedAccessMap &map, Type elementType) {
   return matchTransposedByteMatrices(map);
 }
 
+std::optional<MatrixStores>
+mlir::tile::matchMatrixStores(const SharedAccessMap &map, Type elementType) {
+  if (getElementBitWidth(elementType) != 16 ||
+      getSharedElementBytes(elementType) != 2)
+    return std::nullopt;
+  // Offsets count 2-byte elements; a row of a matrix is 8 of them.
+  auto rowStep = [](int64_t offset) { return offset != 0 && offset % 8 == 0; };
+  ArrayRef<int64_t> lanes = map.laneOffsets;
+  if (lanes.size() != 5 || !llvm::all_of(map.warpOffsets, [](int64_t offset) {
+        return offset % 8 == 0;
+      }))
+    return std::nullopt;
+  // Plain: lane bits 0-1 step along a row, bits 2-4 pick the row.
+  // Transposed: bits 0-1 pick the row pair, bits 2-4 step along a row.
+  bool plain = lanes[0] == 2 && lanes[1] == 4 && rowStep(lanes[2]) &&
+               rowStep(lanes[3]) && rowStep(lanes[4]);
+  bool transposed = lanes[2] == 1 && lanes[3] == 2 && lanes[4] == 4 &&
+                    rowStep(lanes[0]) && rowStep(lanes[1]);
+  if (!plain && !transposed)
+    return std::nullopt;
+  int64_t numRegisters = map.registerOffsets.size();
+  if (numRegisters < 8 || !llvm::isPowerOf2_64(numRegisters))
+    return std::nullopt;
+  // Registers: one bit pairs a word's halves (plain: the element's
+  // neighbour in the row; transposed: the next row), two more pick the
+  // second to fourth matrices, the rest count instructions.
+  std::optional<int64_t> pair;
+  SmallVector<int64_t> rowBits;
+  for (int64_t bit = 1; bit < numRegisters; bit <<= 1) {
+    int64_t offset = map.registerOffsets[bit];
+    if (plain && offset == 1 && !pair)
+      pair = bit;
+    else if (rowStep(offset))
+      rowBits.push_back(bit);
+    else
+      return std::nullopt;
+  }
+  if (transposed && !rowBits.empty()) {
+    pair = rowBits.front();
+    rowBits.erase(rowBits.begin());
+  }
+  if (!pair || rowBits.size() < 2)
+    return std::nullopt;
+  ArrayRef<int64_t> reg = map.registerOffsets;
+  int64_t matrix1 = rowBits[0], matrix2 = rowBits[1];
+  MatrixStores plan;
+  plan.transposed = transposed;
+  plan.pairRegister = *pair;
+  if (plain)
+    plan.laneOffsets = {lanes[2], lanes[3], lanes[4], reg[matrix1],
+                        reg[matrix2]};
+  else
+    plan.laneOffsets = {reg[*pair], lanes[0], lanes[1], reg[matrix1],
+                        reg[matrix2]};
+  plan.wordRegisters = {0, matrix1, matrix2, matrix1 | matrix2};
+  int64_t used = *pair | matrix1 | matrix2;
+  for (int64_t r = 0; r < numRegisters; ++r)
+    if ((r & used) == 0)
+      plan.firstRegisters.push_back(r);
+  return plan;
+}
+
 SharedWavefronts mlir::tile::measureLoadWavefronts(const SharedAccessMap &map,
                                                    Type elementType) {
   if (std::optional<TransposedByteMatrices> plan =

@@ -101,6 +101,32 @@ measureTransposedByteMatricesWavefronts(const SharedAccessMap &map,
 std::optional<TransposedByteMatrices>
 matchMatrixLoads(const SharedAccessMap &map, Type elementType);
 
+/// How `stmatrix.sync.aligned.m8n8.x4[.trans].shared.b16` writes a warp's
+/// 16-bit registers. One instruction stores four 8x8 matrices, each 8 rows
+/// of 16 bytes whose addresses lanes 8m..8m+7 supply (lane s: row s % 8 of
+/// matrix s / 8). Lane t's word m holds two elements of matrix m: without
+/// .trans they go to row t/4, columns 2(t%4) and 2(t%4)+1; with .trans to
+/// rows 2(t%4) and 2(t%4)+1, column t/4. An accumulator fragment stored
+/// row-major is the first case, stored column-major (a transposed operand
+/// staged for wgmma) the second.
+struct MatrixStores {
+  bool transposed = false;
+  /// Per lane bit: the offset of the row address that lane supplies.
+  SmallVector<int64_t> laneOffsets;
+  /// Per instruction, the register whose offset it starts at.
+  SmallVector<int64_t> firstRegisters;
+  /// Word m of an instruction packs register first | wordRegisters[m] (low
+  /// half) with first | wordRegisters[m] | pairRegister (high half).
+  std::array<int64_t, 4> wordRegisters{};
+  int64_t pairRegister = 0;
+};
+
+/// The stmatrix stores of `map`'s registers, elements of `elementType`
+/// (16-bit elements whose registers form such matrices); std::nullopt where
+/// a store writes each run of registers itself.
+std::optional<MatrixStores> matchMatrixStores(const SharedAccessMap &map,
+                                              Type elementType);
+
 /// Wavefronts of loading `map`'s registers as the lowering does: ldmatrix
 /// rows where matchMatrixLoads finds them, accesses of runs otherwise.
 SharedWavefronts measureLoadWavefronts(const SharedAccessMap &map,

@@ -9,6 +9,7 @@
 
 #include "tile/Analysis/Allocation.h"
 #include "tile/Analysis/SharedAccess.h"
+#include "tile/Support/Target.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -125,6 +126,49 @@ loadTransposedByteMatrices(OpBuilder &b, Location loc, Operation *op,
     }
   }
   return values;
+}
+
+/// Whether the module around `op` targets sm_90 or later (stmatrix).
+bool hasMatrixStores(Operation *op) {
+  auto module = op->getParentOfType<ModuleOp>();
+  auto target = module ? module->getAttrOfType<StringAttr>(
+                             TileGPUDialect::getTargetAttrName())
+                       : StringAttr();
+  return target && ::tile::getSmVersion(target.getValue()) >= 90;
+}
+
+/// 16-bit registers written by `stmatrix.x4[.trans].b16`, eight a thread
+/// per instruction, where the run-wise path takes one 4-byte store per
+/// register pair (an accumulator fragment's pairs are 4 bytes apart at
+/// most, and a transposed one's not adjacent at all).
+void storeMatrices(OpBuilder &b, Location loc, Operation *op, ValueRange values,
+                   Value buffer, const SharedAccessMap &map,
+                   const MatrixStores &plan, Type elementType) {
+  SmallVector<int64_t> firsts;
+  for (int64_t reg : plan.firstRegisters)
+    firsts.push_back(map.registerOffsets[reg]);
+  SmallVector<Value> ptrs = emitPointers(b, loc, op, buffer, plan.laneOffsets,
+                                         map.warpOffsets, firsts, elementType);
+  MLIRContext *context = b.getContext();
+  auto halves = VectorType::get(2, storageType(elementType));
+  for (auto [first, ptr] : llvm::zip(plan.firstRegisters, ptrs)) {
+    SmallVector<Value> words;
+    for (int64_t wordRegister : plan.wordRegisters) {
+      Value word = LLVM::PoisonOp::create(b, loc, halves);
+      const int64_t regs[] = {first | wordRegister,
+                              first | wordRegister | plan.pairRegister};
+      for (auto [half, reg] : llvm::enumerate(regs))
+        word = LLVM::InsertElementOp::create(b, loc, word,
+                                             toStorage(b, loc, values[reg]),
+                                             i32Constant(b, loc, half));
+      words.push_back(LLVM::BitcastOp::create(b, loc, b.getI32Type(), word));
+    }
+    NVVM::StMatrixOp::create(b, loc, ptr, words,
+                             plan.transposed ? NVVM::MMALayout::col
+                                             : NVVM::MMALayout::row,
+                             NVVM::LdStMatrixShapeAttr::get(context, 8, 8),
+                             NVVM::LdStMatrixEltType::B16);
+  }
 }
 
 /// Moves the insertion point into an `if` that only the owners of
@@ -331,10 +375,18 @@ LogicalResult mlir::tile::storeTensor(OpBuilder &b, Location loc, Operation *op,
   if (failed(map))
     return op->emitError("shared layout is not a bijection");
   Type element = tensorType.getElementType();
-  SmallVector<Value> ptrs =
-      emitAccessPointers(b, loc, op, buffer, *map, element);
+  std::optional<MatrixStores> plan;
+  if (hasMatrixStores(op))
+    plan = matchMatrixStores(*map, element);
+  SmallVector<Value> ptrs;
+  if (!plan)
+    ptrs = emitAccessPointers(b, loc, op, buffer, *map, element);
   OpBuilder::InsertionGuard guard(b);
+  // Owners only: a copy the layout repeats across lanes is never matrix
+  // stores (its lane offsets are 0), so a warp enters whole or not at all.
   enterOwnersOnly(b, loc, op, getLinearLayout(tensorType));
+  if (plan)
+    storeMatrices(b, loc, op, values, buffer, *map, *plan, element);
   unsigned bytes = getSharedElementBytes(element);
   for (auto [i, ptr] : llvm::enumerate(ptrs)) {
     ValueRange run = values.slice(i * map->vec, map->vec);

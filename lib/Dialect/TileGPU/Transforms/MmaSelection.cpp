@@ -2,7 +2,7 @@
 
 #include "tile/Dialect/TileGPU/Transforms/MmaSelection.h"
 
-#include "llvm/ADT/StringExtras.h"
+#include "tile/Support/Target.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -11,10 +11,7 @@ using namespace mlir::tilegpu;
 bool mlir::tilegpu::hasWgmma(StringRef target) { return target == "sm_90a"; }
 
 bool mlir::tilegpu::hasMmaSync(StringRef target) {
-  unsigned version = 0;
-  return target.consume_front("sm_") &&
-         !target.take_while(llvm::isDigit).getAsInteger(10, version) &&
-         version >= 80;
+  return ::tile::getSmVersion(target) >= 80;
 }
 
 MmaEncodingAttr mlir::tilegpu::pickWgmmaLayout(MLIRContext *context,
