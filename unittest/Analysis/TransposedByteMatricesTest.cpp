@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "MatrixLanes.h"
 #include "tile/Analysis/SharedAccess.h"
 #include "tile/Dialect/TileGPU/IR/Dialect.h"
 
@@ -62,21 +63,11 @@ protected:
   /// plan gives each lane and checks every byte against the access map.
   void expectExactReads(const SharedAccessMap &map,
                         const TransposedByteMatrices &plan) {
-    int64_t numWarps = int64_t(1) << map.warpOffsets.size();
     int64_t covered = 0;
-    for (int64_t warp = 0; warp < numWarps; ++warp) {
-      int64_t warpBase = xorOfBits(map.warpOffsets, warp);
-      for (int64_t first : plan.firstRegisters) {
-        // Lane s supplies row s % 8 of matrix s / 8.
-        int64_t rowAddress[4][8];
-        for (int64_t lane = 0; lane < 32; ++lane) {
-          int64_t address = xorOfBits(plan.laneOffsets, lane) ^ warpBase ^
-                            map.registerOffsets[first];
-          EXPECT_EQ(address % 16, 0) << "rows start 16-byte aligned";
-          rowAddress[lane / 8][lane % 8] = address;
-        }
-        for (int64_t lane = 0; lane < 32; ++lane) {
-          int64_t threadBase = xorOfBits(map.laneOffsets, lane) ^ warpBase;
+    forEachMatrixLane(
+        map, plan.laneOffsets, plan.firstRegisters, /*rowAlignment=*/16,
+        [&](int64_t warp, int64_t first, const int64_t(&rowAddress)[4][8],
+            int64_t lane, int64_t threadBase) {
           for (int64_t j = 0; j < 4; ++j)
             for (int64_t b = 0; b < 4; ++b) {
               // Lane t gets the b16 at column t/4 of rows 2(t%4), +1.
@@ -88,9 +79,8 @@ protected:
                   << "warp " << warp << " lane " << lane << " register " << reg;
               ++covered;
             }
-        }
-      }
-    }
+        });
+    int64_t numWarps = int64_t(1) << map.warpOffsets.size();
     // Every register of every thread, once.
     EXPECT_EQ(covered, numWarps * 32 * int64_t(map.registerOffsets.size()));
   }

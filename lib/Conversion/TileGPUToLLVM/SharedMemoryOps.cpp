@@ -90,6 +90,20 @@ SmallVector<Value> emitAccessPointers(OpBuilder &b, Location loc, Operation *op,
                       firsts, elementType);
 }
 
+/// Each lane's row address for ldmatrix/stmatrix: per instruction, the
+/// offset of its first register, XOR the row the plan's lane offsets give
+/// the lane.
+SmallVector<Value>
+emitMatrixRowPointers(OpBuilder &b, Location loc, Operation *op, Value buffer,
+                      const SharedAccessMap &map, ArrayRef<int64_t> laneOffsets,
+                      ArrayRef<int64_t> firstRegisters, Type elementType) {
+  SmallVector<int64_t> firsts;
+  for (int64_t reg : firstRegisters)
+    firsts.push_back(map.registerOffsets[reg]);
+  return emitPointers(b, loc, op, buffer, laneOffsets, map.warpOffsets, firsts,
+                      elementType);
+}
+
 /// Byte registers read by `ldmatrix.x4.trans.b16`, four 2x2 byte blocks
 /// per instruction, where the scalar path would take one `ld.shared.b8`
 /// per byte (the packed int4 weights of a swapped quantised dot, in the
@@ -99,11 +113,9 @@ loadTransposedByteMatrices(OpBuilder &b, Location loc, Operation *op,
                            Value buffer, const SharedAccessMap &map,
                            const TransposedByteMatrices &plan,
                            Type elementType) {
-  SmallVector<int64_t> firsts;
-  for (int64_t reg : plan.firstRegisters)
-    firsts.push_back(map.registerOffsets[reg]);
-  SmallVector<Value> ptrs = emitPointers(b, loc, op, buffer, plan.laneOffsets,
-                                         map.warpOffsets, firsts, elementType);
+  SmallVector<Value> ptrs =
+      emitMatrixRowPointers(b, loc, op, buffer, map, plan.laneOffsets,
+                            plan.firstRegisters, elementType);
   MLIRContext *context = b.getContext();
   Type i32 = b.getI32Type();
   auto words = LLVM::LLVMStructType::getLiteral(context, {i32, i32, i32, i32});
@@ -144,11 +156,9 @@ bool hasMatrixStores(Operation *op) {
 void storeMatrices(OpBuilder &b, Location loc, Operation *op, ValueRange values,
                    Value buffer, const SharedAccessMap &map,
                    const MatrixStores &plan, Type elementType) {
-  SmallVector<int64_t> firsts;
-  for (int64_t reg : plan.firstRegisters)
-    firsts.push_back(map.registerOffsets[reg]);
-  SmallVector<Value> ptrs = emitPointers(b, loc, op, buffer, plan.laneOffsets,
-                                         map.warpOffsets, firsts, elementType);
+  SmallVector<Value> ptrs =
+      emitMatrixRowPointers(b, loc, op, buffer, map, plan.laneOffsets,
+                            plan.firstRegisters, elementType);
   MLIRContext *context = b.getContext();
   auto halves = VectorType::get(2, storageType(elementType));
   for (auto [first, ptr] : llvm::zip(plan.firstRegisters, ptrs)) {
