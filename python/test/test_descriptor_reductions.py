@@ -11,6 +11,7 @@ import pytest
 
 import tile
 from tile.compiler.errors import CompilationError
+from tile.language.semantic import SemanticError
 from tile.runtime import jit
 from kernels.descriptor_reductions import reduce_blocks
 
@@ -105,3 +106,35 @@ def test_interpreter_combines_like_numpy(kind, dtype, combine, block,
     reduce_blocks[grid](None, out, values, M, N, REPEAT=1, BM=block[0],
                         BN=block[1], KIND=kind)
     np.testing.assert_array_equal(out, want)
+
+
+@pytest.mark.parametrize("host,dtype,kind,block,refused", [
+    (True, np.float32, "min", (8, 32), True),     # no fp32 min on TMA
+    (True, np.int64, "xor", (8, 32), True),       # faults over INT64 maps
+    (True, np.uint64, "xor", (8, 32), False),
+    (False, np.int64, "xor", (2, 16), False),     # element atomics take it
+    (False, np.float16, "min", (2, 16), True),    # element atomics lack it
+    (False, np.float16, "min", (8, 32), False),   # the bulk reduction has it
+])
+def test_interpreter_refuses_what_the_compiler_refuses(host, dtype, kind, block,
+                                                       refused, monkeypatch):
+    # The interpreter used to combine any element type; a kernel that runs
+    # there must also compile (sm_90 rules: a host descriptor and a made
+    # one TMA serves reduce in bulk, another made one by element atomics).
+    monkeypatch.setattr(jit, "INTERPRET_ALL", True)
+    M, N = block[0], block[1]
+    values = np.arange(M * N).reshape(M, N).astype(dtype)
+    out = np.ones((M, N), dtype)
+    desc = tile.TensorDescriptor(out, [M, N], [N, 1], list(block)) if host \
+        else None
+    run = lambda: reduce_blocks[(1, 1)](desc, out, values, M, N, REPEAT=1,  # noqa: E731
+                                        BM=block[0], BN=block[1], KIND=kind)
+    if not refused:
+        run()
+        combine = {"xor": np.bitwise_xor, "min": np.minimum}[kind]
+        np.testing.assert_array_equal(out, combine(np.ones((M, N), dtype),
+                                                   values))
+        return
+    # The interpreter's semantic errors, as its other refusals raise them.
+    with pytest.raises(SemanticError, match="reduction of"):
+        run()

@@ -101,10 +101,7 @@ def _pointer_reduction(kind):
     def reduce(self, offsets, value):
         """Combines `value` into the block at `offsets` with atomics,
         elementwise; elements outside the tensor are dropped."""
-        if self.dtype.short_name not in _POINTER_REDUCTIONS[kind]:
-            raise sem.SemanticError(
-                "a tensor descriptor has no '%s' reduction of %s"
-                % (kind, self.dtype.short_name))
+        check_pointer_reduction(kind, self.dtype)
         pointers, mask = self._window(offsets)
         getattr(core, "atomic_" + kind)(pointers, value, mask, sem="relaxed")
     reduce.__name__ = "atomic_" + kind
@@ -125,6 +122,24 @@ _POINTER_REDUCTIONS = {
 
 for _kind in sem.TMA_REDUCTIONS:
     setattr(pointer_descriptor, "atomic_" + _kind, _pointer_reduction(_kind))
+
+
+def check_pointer_reduction(kind, element):
+    """Refuses a desc.atomic_<kind> of `element` that the element atomics
+    behind a made descriptor lack."""
+    if element.short_name not in _POINTER_REDUCTIONS[kind]:
+        raise sem.SemanticError("a tensor descriptor has no '%s' reduction of %s"
+                                % (kind, element.short_name))
+
+
+def check_reduction(kind, element, block_shape, made):
+    """Refuses what the compiled kernel on sm_90 would: a host descriptor
+    and a made one whose block TMA serves reduce in bulk, another made one
+    by element atomics."""
+    if made and not d.tma_block_supported(element, block_shape):
+        check_pointer_reduction(kind, element)
+    else:
+        sem.check_tma_reduction(kind, element)
 
 
 def _takes_tma(base, block_shape):

@@ -1313,10 +1313,9 @@ def rmw_kind(kind, element):
     return kind
 
 
-def descriptor_reduce(b, desc, offsets, value, kind):
-    """desc.atomic_<kind>(offsets, value): the block combined into memory
-    by one TMA bulk reduction."""
-    element = desc.type.block_type.element_ty
+def check_tma_reduction(kind, element):
+    """Refuses a desc.atomic_<kind> of `element` that the TMA unit lacks
+    (the compiler and the interpreter alike)."""
     if element.short_name not in TMA_REDUCTIONS[kind]:
         hint = ""
         if element.short_name == "i64" and kind in ("and", "or", "xor"):
@@ -1326,6 +1325,13 @@ def descriptor_reduce(b, desc, offsets, value, kind):
             "the TMA unit has no '%s' reduction of %s (it has %s)%s"
             % (kind, element.short_name,
                ", ".join(sorted(TMA_REDUCTIONS[kind])), hint))
+
+
+def descriptor_reduce(b, desc, offsets, value, kind):
+    """desc.atomic_<kind>(offsets, value): the block combined into memory
+    by one TMA bulk reduction."""
+    element = desc.type.block_type.element_ty
+    check_tma_reduction(kind, element)
     indices = _descriptor_indices(b, desc, offsets)
     value = _written_block(b, desc, value, "reduce")
     b.emit("tile.descriptor_reduce %s, %s[%s], %s : %s, %s" % (

@@ -5,6 +5,7 @@ import numpy as np
 
 from tile.language import dtypes as d
 from tile.language import members
+from tile.language.descriptors import check_reduction
 from tile.runtime.interpreter import numbers
 from tile.runtime.interpreter import tensor as T
 from tile.runtime.interpreter.builtins import (_pointer, _program,
@@ -20,11 +21,13 @@ class Descriptor:
     """A tensor descriptor in the interpreter: blocks at element offsets,
     reading zero and dropping writes outside the tensor, as TMA does."""
 
-    def __init__(self, base, shape, strides, block_shape):
+    def __init__(self, base, shape, strides, block_shape, made=False):
         self.base = base
         self.dims = [int(s) for s in shape]
         self.strides = [int(s) for s in strides]
         self.block_type = d.block_type(base.type.scalar.element_ty, block_shape)
+        # Made in the kernel (tl.make_tensor_descriptor) rather than passed.
+        self.made = made
 
     @property
     def dtype(self):
@@ -76,7 +79,9 @@ class Descriptor:
         if inside.any():
             _program().memory.write(addresses[inside], value.data[inside], self.dtype)
 
-    def _reduce(self, combine, offsets, value):
+    def _reduce(self, kind, combine, offsets, value):
+        # The element types the compiled kernel would refuse, refused.
+        check_reduction(kind, self.dtype, self.block_type.shape, self.made)
         # One program runs at a time: read, combine and write is atomic.
         addresses, inside = self._addresses(offsets)
         value = cast(T.broadcast_to(lift(value, self.dtype),
@@ -94,8 +99,8 @@ for _kind, _combine in (("add", np.add), ("min", np.minimum),
                         ("max", np.maximum), ("and", np.bitwise_and),
                         ("or", np.bitwise_or), ("xor", np.bitwise_xor)):
     setattr(Descriptor, "atomic_" + _kind,
-            lambda self, offsets, value, combine=_combine:
-            self._reduce(combine, offsets, value))
+            lambda self, offsets, value, kind=_kind, combine=_combine:
+            self._reduce(kind, combine, offsets, value))
 
 
 @builtin
@@ -120,7 +125,7 @@ def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="ze
     if steps[-1] != 1:
         raise SemanticError("make_tensor_descriptor: the last dimension must "
                             "be contiguous (stride 1), got %r" % (steps[-1],))
-    return Descriptor(base, dims, steps, block)
+    return Descriptor(base, dims, steps, block, made=True)
 
 
 # ---------------------------------------------------- tensor methods
