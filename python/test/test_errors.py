@@ -278,6 +278,34 @@ def test_descriptor_rows_too_narrow_for_tma():
 
 
 @tile.jit
+def descriptor_shape_kernel(desc, out):
+    tl.store(out, desc.shape[0])
+
+
+@tile.jit
+def made_descriptor_shape_kernel(x_ptr, out, M, N):
+    desc = tl.make_tensor_descriptor(x_ptr, [M, N], [N, 1], [64, 64])
+    tl.store(out, desc.shape[0] * 1000 + desc.shape[1])
+
+
+def test_made_descriptor_shape_is_the_sizes_it_was_given():
+    ir = tile.compile(made_descriptor_shape_kernel,
+                      {"x_ptr": "*fp16", "out": "*i32", "M": "i32",
+                       "N": "i32"}, divisibility=["x_ptr", "N"]).asm["tile"]
+    assert "arith.muli %arg2" in ir and "tile.store" in ir, ir
+
+
+def test_host_descriptor_shape_is_refused_at_the_line():
+    # Its sizes are not in the kernel: refused rather than an empty shape.
+    with pytest.raises(tile.CompilationError) as info:
+        tile.compile(descriptor_shape_kernel,
+                     {"desc": "tensordesc<fp16[64,64]>", "out": "*i32"})
+    text = str(info.value)
+    assert "shape of a host tensor descriptor is not available" in text
+    assert "tl.store(out, desc.shape[0])" in text and "^" in text
+
+
+@tile.jit
 def per_program_descriptor_kernel(x_ptr, M, N, KIND: tl.constexpr):
     pid = tl.program_id(0)
     if KIND == 0:

@@ -671,3 +671,25 @@ def test_classic_fp8_roundtrip(e5m2):
     assert y[2] == 0x00 and y[3] == 0x80
     assert np.array_equal(z, decoded.astype(np.float32))
     assert np.array_equal(t, (x.view(np.uint32) >> 16).astype(np.uint16))
+
+
+@tile.jit
+def descriptor_shape_kernel(x_ptr, desc, out, M, N, HOST: tl.constexpr):
+    if HOST:
+        d = desc
+    else:
+        d = tl.make_tensor_descriptor(x_ptr, [M, N], [N, 1], [8, 32])
+    tl.store(out, d.shape[0] * 1000 + d.shape[1])
+
+
+def test_descriptor_shape_as_compiled(monkeypatch):
+    # A made descriptor's shape is the sizes it was given; a host one's is
+    # refused, as the compiler refuses it (its sizes are not in the kernel).
+    monkeypatch.setattr(jit, "INTERPRET_ALL", True)
+    x = np.zeros((16, 64), np.float32)
+    out = np.zeros(1, np.int32)
+    descriptor_shape_kernel[(1,)](x, None, out, 16, 64, HOST=False)
+    assert out[0] == 16064
+    host = tile.TensorDescriptor(x, [16, 64], [64, 1], [8, 32])
+    with pytest.raises(core.sem.SemanticError, match="shape of a host tensor"):
+        descriptor_shape_kernel[(1,)](x, host, out, 16, 64, HOST=True)

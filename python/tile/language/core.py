@@ -267,9 +267,15 @@ class tensor_descriptor(tensor):
     def dtype(self):
         return self.type.block_type.element_ty
 
+    # The sizes a descriptor made in the kernel was given (None for a host
+    # descriptor).
+    made_shape = None
+
     @property
     def shape(self):
-        return []
+        if self.made_shape is not None:
+            return self.made_shape
+        raise sem.host_descriptor_shape_error()
 
     def __repr__(self):
         return "tensor_descriptor(%s, %r)" % (self.handle.name, self.type)
@@ -546,10 +552,14 @@ def tma_tensor_descriptor(base, shape, strides, block_shape,
     tile encodes the CUtensorMap on the host at launch (no device scratch,
     no tensormap fences): base, shape and strides must be kernel parameters,
     constants or integer arithmetic on them."""
+    sizes = list(_unwrap(shape)) if isinstance(_unwrap(shape), (list, tuple)) \
+        else None
     shape, strides, block = descriptor_lists(shape, strides, block_shape)
-    return tensor_descriptor(sem.make_tensor_descriptor(
+    desc = tensor_descriptor(sem.make_tensor_descriptor(
         current_builder(), _raw(base), shape, strides, block,
         _unwrap(padding_option)))
+    desc.made_shape = sizes
+    return desc
 
 
 def descriptor_lists(shape, strides, block_shape):

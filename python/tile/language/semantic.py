@@ -1313,6 +1313,16 @@ def rmw_kind(kind, element):
     return kind
 
 
+def host_descriptor_shape_error():
+    """desc.shape of a host descriptor: its launch passes the encoded map
+    alone, so the sizes are not in the kernel (an empty shape would be a
+    wrong answer)."""
+    return SemanticError(
+        "the shape of a host tensor descriptor is not available in the "
+        "kernel (tile passes only its TMA map); pass the sizes as arguments, "
+        "or make the descriptor in the kernel with tl.make_tensor_descriptor")
+
+
 def check_tma_reduction(kind, element):
     """Refuses a desc.atomic_<kind> of `element` that the TMA unit lacks
     (the compiler and the interpreter alike)."""

@@ -5,6 +5,7 @@ import numpy as np
 
 from tile.language import dtypes as d
 from tile.language import members
+from tile.language import semantic as sem
 from tile.language.descriptors import check_reduction
 from tile.runtime.interpreter import numbers
 from tile.runtime.interpreter import tensor as T
@@ -36,6 +37,13 @@ class Descriptor:
     @property
     def block_shape(self):
         return [T.constexpr(s) for s in self.block_type.shape]
+
+    @property
+    def shape(self):
+        # As compiled: a made descriptor's sizes, a host one's refused.
+        if not self.made:
+            raise sem.host_descriptor_shape_error()
+        return [lift(s, d.int32) for s in self.dims]
 
     def _addresses(self, offsets):
         offsets = unwrap(offsets)
