@@ -313,11 +313,10 @@ bool carryInConvertedLayout(scf::ForOp loop) {
     // iteration uses, loaded ahead in a warp-specialised loop (loaded
     // again in L's slice layout: a source prefetching a row statistic).
     Value next = yield.getOperand(i);
-    bool nextMoves =
-        next.getDefiningOp<ConvertLayoutOp>() ||
-        isElementwise(next.getDefiningOp()) ||
-        (carried && isReloadableInWarpSpecializedLoop(
-                        next.getDefiningOp<LoadOp>(), carried));
+    bool nextMoves = next.getDefiningOp<ConvertLayoutOp>() ||
+                     isElementwise(next.getDefiningOp()) ||
+                     (carried && isReloadableInWarpSpecializedLoop(
+                                     next.getDefiningOp<LoadOp>(), carried));
     if (!eligible || !carried || !nextMoves)
       continue;
     OpBuilder b(loop);
