@@ -1,5 +1,6 @@
 // RUN: tile-opt %s -split-input-file --tilegpu-lower-tma | FileCheck %s
 // RUN: tile-opt %s -split-input-file --tilegpu-lower-tma --tilegpu-allocate-shared-memory --tilegpu-insert-barriers | FileCheck %s --check-prefix=SYNC
+// RUN: tile-opt %s -split-input-file --tilegpu-lower-tma=max-shared=16384 | FileCheck %s --check-prefix=TIGHT
 
 #blocked = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
@@ -89,3 +90,104 @@ func.func @dot_operand(%d: !tile.tensordesc<tensor<64x64xf16>>, %b: !tilegpu.mem
 }
 }
 
+
+// -----
+
+// In a loop the buffer lives across the iterations: allocated once, the
+// previous copy's read waited for just before the next fill, and after the
+// loop. The barriers: one after the wait (the issuing thread's wait must
+// precede every thread's fill), one after the fence; none after the copy.
+// CHECK-LABEL: func.func @reduce_in_loop
+// CHECK: %[[BUF:.*]] = tilegpu.local_alloc : () -> !tilegpu.memdesc<64x32xf32, #nvmma>
+// CHECK-NEXT: scf.for
+// CHECK-NEXT: tilegpu.async_tma_store_wait {pending = 0 : i32}
+// CHECK-NEXT: tilegpu.local_store %arg2, %[[BUF]]
+// CHECK-NEXT: tilegpu.fence_async_shared
+// CHECK-NEXT: tilegpu.async_tma_copy_local_to_global %arg0[%{{.*}}, %arg1] %[[BUF]] reduce fadd
+// CHECK-NEXT: tilegpu.local_alloc %arg3
+// CHECK-NEXT: tilegpu.local_dealloc
+// CHECK-NEXT: }
+// CHECK-NEXT: tilegpu.async_tma_store_wait {pending = 0 : i32}
+// CHECK-NEXT: tilegpu.local_dealloc %[[BUF]]
+//
+// Where that buffer would not fit beside the others (here 8 KiB next to a
+// 16 KiB one the loop uses, 16 KiB allowed), the write gets its own buffer in the loop
+// and waits at once, as outside loops.
+// TIGHT-LABEL: func.func @reduce_in_loop
+// TIGHT-NOT: tilegpu.async_tma_store_wait
+// TIGHT: scf.for
+// TIGHT-NEXT: %[[OWN:.*]] = tilegpu.local_alloc %arg2 : (tensor<64x32xf32, #blocked>) -> !tilegpu.memdesc<64x32xf32, #nvmma>
+// TIGHT-NEXT: tilegpu.fence_async_shared
+// TIGHT-NEXT: tilegpu.async_tma_copy_local_to_global %arg0[%{{.*}}, %arg1] %[[OWN]] reduce fadd
+// TIGHT-NEXT: tilegpu.async_tma_store_wait {pending = 0 : i32}
+// TIGHT-NEXT: tilegpu.local_dealloc %[[OWN]]
+// TIGHT-NEXT: tilegpu.local_alloc %arg3
+// TIGHT-NEXT: tilegpu.local_dealloc
+// TIGHT-NEXT: }
+// TIGHT-NEXT: return
+// SYNC-LABEL: func.func @reduce_in_loop
+// SYNC: scf.for
+// SYNC-NEXT: tilegpu.async_tma_store_wait
+// SYNC-NEXT: tilegpu.barrier
+// SYNC-NEXT: tilegpu.local_store
+// SYNC-NEXT: tilegpu.fence_async_shared
+// SYNC-NEXT: tilegpu.barrier
+// SYNC-NEXT: tilegpu.async_tma_copy_local_to_global
+// SYNC-NEXT: tilegpu.local_alloc
+// SYNC-NEXT: tilegpu.local_dealloc
+// SYNC-NEXT: }
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#scratch = #tilegpu.shared<{order = [1, 0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+func.func @reduce_in_loop(%out: !tile.tensordesc<tensor<64x32xf32>>, %i: i32, %v: tensor<64x32xf32, #blocked>, %w: tensor<128x32xf32, #blocked>) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  scf.for %row = %c0 to %i step %c64 : i32 {
+    tile.descriptor_reduce fadd, %out[%row, %i], %v : !tile.tensordesc<tensor<64x32xf32>>, tensor<64x32xf32, #blocked>
+    %other = tilegpu.local_alloc %w : (tensor<128x32xf32, #blocked>) -> !tilegpu.memdesc<128x32xf32, #scratch>
+    tilegpu.local_dealloc %other : !tilegpu.memdesc<128x32xf32, #scratch>
+  }
+  return
+}
+}
+
+// -----
+
+// A barrier between a store and the wait does not end the store's read
+// (here the one between the scratch write and its read-out): the fill
+// after the next wait still gets one of its own. A store in a branch of
+// the loop hoists its buffer to the loop too.
+// SYNC-LABEL: func.func @store_in_branch
+// SYNC: scf.for
+// SYNC-NEXT: scf.if
+// SYNC-NEXT: tilegpu.async_tma_store_wait
+// SYNC-NEXT: tilegpu.barrier
+// SYNC-NEXT: tilegpu.local_store
+// SYNC-NEXT: tilegpu.fence_async_shared
+// SYNC-NEXT: tilegpu.barrier
+// SYNC-NEXT: tilegpu.async_tma_copy_local_to_global
+// SYNC-NEXT: tilegpu.local_store
+// SYNC-NEXT: tilegpu.barrier
+// SYNC-NEXT: tilegpu.local_load
+// SYNC-NEXT: }
+// SYNC-NEXT: }
+// SYNC-NEXT: tilegpu.async_tma_store_wait
+// SYNC-NEXT: tilegpu.local_dealloc
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#shared = #tilegpu.shared<{order = [1, 0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+func.func @store_in_branch(%out: !tile.tensordesc<tensor<64x32xf32>>, %i: i32, %v: tensor<64x32xf32, #blocked>, %c: i1) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %scratch = tilegpu.local_alloc : () -> !tilegpu.memdesc<64x32xf32, #shared>
+  scf.for %row = %c0 to %i step %c64 : i32 {
+    scf.if %c {
+      tile.descriptor_store %out[%row, %i], %v : !tile.tensordesc<tensor<64x32xf32>>, tensor<64x32xf32, #blocked>
+      tilegpu.local_store %v, %scratch : tensor<64x32xf32, #blocked> -> !tilegpu.memdesc<64x32xf32, #shared>
+      %x = tilegpu.local_load %scratch : !tilegpu.memdesc<64x32xf32, #shared> -> tensor<64x32xf32, #blocked>
+    }
+  }
+  tilegpu.local_dealloc %scratch : !tilegpu.memdesc<64x32xf32, #shared>
+  return
+}
+}

@@ -13,7 +13,11 @@
 // checked the same way but leaves nothing pending: the mbarrier wait that
 // every thread makes publishes its data. mbarrier init/inval write the
 // barrier; arrivals, waits and TMA signals only read it (they are atomic).
-// A TMA store reads its buffer when issued (its wait follows at once). Loop
+// A TMA store reads its buffer from its issue until an async_tma_store_wait
+// returns (in a loop, the next iteration's): the store is checked as a read
+// when issued and stays in flight through CTA barriers; the wait turns the
+// reads of the stores in flight into pending reads again, so a write after
+// it waits behind a barrier for the issuing thread's wait. Loop
 // bodies start with what is pending before the loop merged with what is pending
 // at the body's end (iterated to a fixed point), so a loop whose body already
 // synchronises needs no barrier of its own at the top.
@@ -42,25 +46,42 @@ using Range = std::pair<int64_t, int64_t>;
 
 struct Accesses {
   SmallVector<Range> reads, writes;
+  /// The buffers of TMA stores issued and not yet waited for: a CTA
+  /// barrier does not end these reads, only the issuing thread's wait.
+  SmallVector<Range> storesInFlight;
   /// Accesses inside a region we summarised: anything may be pending.
   bool unknown = false;
 
-  void clear() { *this = Accesses(); }
+  /// What a CTA barrier leaves: the TMA stores still reading.
+  void clear() {
+    SmallVector<Range> inFlight = std::move(storesInFlight);
+    *this = Accesses();
+    storesInFlight = std::move(inFlight);
+  }
   bool empty() const { return reads.empty() && writes.empty() && !unknown; }
+
+  /// An async_tma_store_wait: the reads of the stores it waited for are
+  /// ordered with later writes only once a CTA barrier follows it.
+  void releaseStores() {
+    reads.append(storesInFlight);
+    storesInFlight.clear();
+    merge(Accesses());
+  }
 
   /// Adds `other`'s accesses, keeping each range once.
   void merge(const Accesses &other) {
     reads.append(other.reads);
     writes.append(other.writes);
+    storesInFlight.append(other.storesInFlight);
     unknown |= other.unknown;
-    for (SmallVector<Range> *ranges : {&reads, &writes}) {
+    for (SmallVector<Range> *ranges : {&reads, &writes, &storesInFlight}) {
       llvm::sort(*ranges);
       ranges->erase(std::unique(ranges->begin(), ranges->end()), ranges->end());
     }
   }
   bool operator==(const Accesses &other) const {
     return reads == other.reads && writes == other.writes &&
-           unknown == other.unknown;
+           storesInFlight == other.storesInFlight && unknown == other.unknown;
   }
 };
 
@@ -146,7 +167,8 @@ Accesses accessesOf(Operation *op) {
 bool touchesShared(Operation *op) {
   bool found = false;
   op->walk([&](Operation *inner) {
-    if (!accessesOf(inner).empty() || isa<BarrierOp, AsyncWaitOp>(inner))
+    if (!accessesOf(inner).empty() ||
+        isa<BarrierOp, AsyncWaitOp, AsyncTMAStoreWaitOp>(inner))
       found = true;
   });
   return found;
@@ -173,6 +195,10 @@ public:
       }
       if (isa<AsyncWaitOp>(op)) {
         pending.merge(asyncWrites);
+        continue;
+      }
+      if (isa<AsyncTMAStoreWaitOp>(op)) {
+        pending.releaseStores();
         continue;
       }
       if (auto loop = dyn_cast<scf::ForOp>(op)) {
@@ -220,6 +246,8 @@ public:
       if (hazard)
         barrierBefore(&op, pending, insert);
       pending.reads.append(acc.reads);
+      if (isa<AsyncTMACopyLocalToGlobalOp>(op))
+        pending.storesInFlight.append(acc.reads);
       // A cp.async's writes become pending at the async_wait; a TMA copy's
       // are visible to every thread once its mbarrier wait returns.
       if (!isa<AsyncCopyGlobalToLocalOp, AsyncTMACopyGlobalToLocalOp>(op))

@@ -19,12 +19,26 @@
 // hands it to one thread's TMA store (or bulk reduction), waited for
 // before the buffer is freed.
 //
+// Inside a loop the wait is deferred: the buffer is allocated once before
+// the loop and the TMA unit's read of it is waited for just before the
+// next iteration fills it again (and once after the loop), so the copy
+// out overlaps the rest of the iteration instead of holding the issuing
+// warp, and through the next CTA barrier every other warp, at the store.
+// (Warp-specialised loops keep the in-place wait: their consumer groups
+// take iterations in turn and would share the buffer.) A buffer kept
+// across a loop cannot share its bytes with the loop's own buffers, so
+// when the function's buffers then no longer fit, its writes go back to
+// buffers of their own with the wait in place (a persistent GEMM whose
+// output tile reuses its finished pipeline's buffers keeps fitting).
+//
 //===----------------------------------------------------------------------===//
 
 #include "tile/Analysis/Allocation.h"
 #include "tile/Dialect/TileGPU/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 namespace mlir {
 namespace tilegpu {
@@ -91,11 +105,34 @@ void lowerLoad(DescriptorLoadOp load) {
   load.erase();
 }
 
+/// The loop a descriptor write's buffer can live across: the innermost
+/// scf.for around `op` with nothing but scf.if between them, outside any
+/// warp_specialize.
+scf::ForOp loopToHoistInto(Operation *op) {
+  if (op->getParentOfType<WarpSpecializeOp>())
+    return {};
+  Operation *parent = op->getParentOp();
+  while (isa_and_nonnull<scf::IfOp>(parent))
+    parent = parent->getParentOp();
+  return dyn_cast_or_null<scf::ForOp>(parent);
+}
+
+/// A descriptor write whose buffer lives across its loop: the ops that
+/// keep it there, so that it can be given a buffer of its own again.
+struct DeferredWrite {
+  LocalAllocOp buffer;
+  AsyncTMAStoreWaitOp waitBeforeFill, waitAfterLoop;
+  LocalStoreOp fill;
+  LocalDeallocOp deallocAfterLoop;
+};
+
 /// A store, or with `reduce` a reduction, of `src` as the block at
 /// `indices`: the value fills a buffer in the descriptor's layout, which
-/// one thread hands to the TMA unit.
-void lowerWrite(Operation *op, Value desc, ValueRange indices, Value src,
-                RMWOpAttr reduce) {
+/// one thread hands to the TMA unit. Returns the ops to undo when the
+/// buffer was hoisted out of a loop.
+std::optional<DeferredWrite> lowerWrite(Operation *op, Value desc,
+                                        ValueRange indices, Value src,
+                                        RMWOpAttr reduce) {
   OpBuilder b(op);
   Location loc = op->getLoc();
   // The buffer fill takes any layout: skip a conversion into the store's.
@@ -103,19 +140,63 @@ void lowerWrite(Operation *op, Value desc, ValueRange indices, Value src,
   if (auto convert = src.getDefiningOp<ConvertLayoutOp>())
     src = convert.getSrc();
   auto descType = cast<TensorDescType>(desc.getType());
-  Value buffer = LocalAllocOp::create(b, loc, blockBufferType(descType), src);
+  std::optional<DeferredWrite> deferred;
+  Value buffer;
+  if (scf::ForOp loop = loopToHoistInto(op)) {
+    // The previous iteration's copy may still read the buffer.
+    OpBuilder outside(loop);
+    DeferredWrite write;
+    write.buffer =
+        LocalAllocOp::create(outside, loc, blockBufferType(descType), Value());
+    outside.setInsertionPointAfter(loop);
+    write.waitAfterLoop = AsyncTMAStoreWaitOp::create(outside, loc, 0);
+    write.deallocAfterLoop = LocalDeallocOp::create(outside, loc, write.buffer);
+    write.waitBeforeFill = AsyncTMAStoreWaitOp::create(b, loc, 0);
+    write.fill = LocalStoreOp::create(b, loc, src, write.buffer);
+    buffer = write.buffer;
+    deferred = write;
+  } else {
+    buffer = LocalAllocOp::create(b, loc, blockBufferType(descType), src);
+  }
   // The threads' generic-proxy writes become visible to the TMA unit.
   FenceAsyncSharedOp::create(b, loc);
   AsyncTMACopyLocalToGlobalOp::create(b, loc, desc, indices, buffer, reduce);
-  AsyncTMAStoreWaitOp::create(b, loc, 0);
-  LocalDeallocOp::create(b, loc, buffer);
+  if (!deferred) {
+    AsyncTMAStoreWaitOp::create(b, loc, 0);
+    LocalDeallocOp::create(b, loc, buffer);
+  }
   op->erase();
   if (Operation *def = original.getDefiningOp())
     if (isa<ConvertLayoutOp>(def) && def->use_empty())
       def->erase();
+  return deferred;
+}
+
+/// Gives a hoisted write its own filled buffer again, waited for at once:
+/// what lowerWrite makes outside loops.
+void undefer(DeferredWrite &write) {
+  auto copy = cast<AsyncTMACopyLocalToGlobalOp>(
+      *llvm::find_if(write.buffer->getUsers(), [](Operation *user) {
+        return isa<AsyncTMACopyLocalToGlobalOp>(user);
+      }));
+  OpBuilder b(write.fill);
+  Location loc = write.fill.getLoc();
+  Value buffer =
+      LocalAllocOp::create(b, loc, write.buffer.getType(), write.fill.getSrc());
+  copy.getSrcMutable().assign(buffer);
+  b.setInsertionPointAfter(copy);
+  AsyncTMAStoreWaitOp::create(b, loc, 0);
+  LocalDeallocOp::create(b, loc, buffer);
+  for (Operation *op :
+       {write.fill.getOperation(), write.waitBeforeFill.getOperation(),
+        write.deallocAfterLoop.getOperation(),
+        write.waitAfterLoop.getOperation(), write.buffer.getOperation()})
+    op->erase();
 }
 
 struct LowerTMAPass : tilegpu::impl::TileGPULowerTMABase<LowerTMAPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<Operation *> ops;
@@ -132,15 +213,26 @@ struct LowerTMAPass : tilegpu::impl::TileGPULowerTMABase<LowerTMAPass> {
     });
     if (!ok)
       return signalPassFailure();
+    DenseMap<Operation *, SmallVector<DeferredWrite>> deferred;
     for (Operation *op : ops) {
+      Operation *function = op->getParentOfType<FunctionOpInterface>();
+      std::optional<DeferredWrite> write;
       if (auto load = dyn_cast<DescriptorLoadOp>(op))
         lowerLoad(load);
       else if (auto store = dyn_cast<DescriptorStoreOp>(op))
-        lowerWrite(store, store.getDesc(), store.getIndices(), store.getSrc(),
-                   RMWOpAttr());
+        write = lowerWrite(store, store.getDesc(), store.getIndices(),
+                           store.getSrc(), RMWOpAttr());
       else if (auto reduce = dyn_cast<DescriptorReduceOp>(op))
-        lowerWrite(reduce, reduce.getDesc(), reduce.getIndices(),
-                   reduce.getSrc(), reduce.getKindAttr());
+        write = lowerWrite(reduce, reduce.getDesc(), reduce.getIndices(),
+                           reduce.getSrc(), reduce.getKindAttr());
+      if (write)
+        deferred[function].push_back(*write);
+    }
+    for (auto &[function, writes] : deferred) {
+      if (tile::SharedMemoryAllocation(function).getTotalBytes() <= maxShared)
+        continue;
+      for (DeferredWrite &write : writes)
+        undefer(write);
     }
   }
 };

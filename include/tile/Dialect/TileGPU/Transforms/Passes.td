@@ -139,7 +139,17 @@ def TileGPULowerTMA : Pass<"tilegpu-lower-tma", "mlir::ModuleOp"> {
     value into such a buffer, fences it for the async proxy and has one
     thread copy it out, waiting before the buffer is reused. Blocks TMA
     cannot copy (see getTMASharedEncoding) are an error.
+
+    A write inside a loop (outside warp specialisation) keeps its buffer
+    across the loop and waits for the previous iteration's copy only
+    before refilling it, so the copy overlaps the rest of the iteration;
+    when the function's buffers would then exceed `max-shared`, its writes
+    get buffers of their own with the wait in place.
   }];
+  let options = [
+    Option<"maxShared", "max-shared", "int64_t", "232448",
+           "Shared memory the buffers may take, in bytes">,
+  ];
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
 
