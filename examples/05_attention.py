@@ -17,8 +17,10 @@ What it teaches:
 - on the GPU, the forward on host tensor descriptors (whole Q, K and V
   blocks by TMA) with `tl.range(..., warp_specialize=True)`: a producer
   warpgroup issues the copies while two consumer warpgroups take turns on
-  the tensor cores, the way FlashAttention-3 schedules it. The training
-  step runs that forward; the pointer forward stays for the interpreter.
+  the tensor cores, the way FlashAttention-3 schedules it; the backward's
+  two kernels on descriptors too (blocks past a head's end read the next
+  head's rows, so masks, not the loads, keep them out). The training
+  step runs those; the pointer kernels stay for the interpreter.
 
 Run: python examples/05_attention.py
 """
@@ -220,6 +222,84 @@ def attention_backward_dq(Q, K, V, dOut, Lse, Delta, dQ, scale, seq_len,
              mask=rows[:, None] < seq_len)
 
 
+@tile.jit
+def attention_backward_dkdv_tma(q_desc, k_desc, v_desc, do_desc, Lse, Delta,
+                                dK, dV, scale, seq_len, CAUSAL: tl.constexpr,
+                                HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+                                BLOCK_N: tl.constexpr):
+    """attention_backward_dkdv on descriptors over (heads * seq_len,
+    HEAD_DIM): whole Q and dO blocks by TMA. A query block past the head's
+    end reads the next head's rows; the mask zeroes their P and dS, so they
+    add nothing to dK and dV."""
+    start_n = tl.program_id(0) * BLOCK_N
+    base = tl.program_id(1) * seq_len
+    cols = start_n + tl.arange(0, BLOCK_N)
+    k = k_desc.load([base + start_n, 0])
+    v = v_desc.load([base + start_n, 0])
+    dk = tl.zeros((BLOCK_N, HEAD_DIM), dtype=tl.float32)
+    dv = tl.zeros((BLOCK_N, HEAD_DIM), dtype=tl.float32)
+    qk_scale = scale * LOG2E
+    start = (start_n // BLOCK_M) * BLOCK_M if CAUSAL else 0
+    for start_m in range(start, seq_len, BLOCK_M):
+        rows = start_m + tl.arange(0, BLOCK_M)
+        q = q_desc.load([base + start_m, 0])
+        do = do_desc.load([base + start_m, 0])
+        lse = tl.load(Lse + base + rows, mask=rows < seq_len, other=0.0)
+        delta = tl.load(Delta + base + rows, mask=rows < seq_len, other=0.0)
+        s_t = tl.dot(k, tl.trans(q))
+        keep = rows[None, :] < seq_len
+        if CAUSAL:
+            keep = keep & (rows[None, :] >= cols[:, None])
+        p_t = tl.where(keep, tl.exp2(s_t * qk_scale - lse[None, :]), 0.0)
+        dv += tl.dot(p_t.to(do_desc.dtype), do)
+        dp_t = tl.dot(v, tl.trans(do))
+        ds_t = p_t * (dp_t - delta[None, :])
+        dk += tl.dot(ds_t.to(q_desc.dtype), q)
+    # Key rows past the head's end belong to the next head: not stored.
+    dims = tl.arange(0, HEAD_DIM)
+    keys = (base + cols[:, None]).to(tl.int64) * HEAD_DIM + dims[None, :]
+    tl.store(dK + keys, (dk * scale).to(dK.dtype.element_ty),
+             mask=cols[:, None] < seq_len)
+    tl.store(dV + keys, dv.to(dV.dtype.element_ty),
+             mask=cols[:, None] < seq_len)
+
+
+@tile.jit
+def attention_backward_dq_tma(q_desc, k_desc, v_desc, do_desc, Lse, Delta,
+                              dQ, scale, seq_len, CAUSAL: tl.constexpr,
+                              HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+                              BLOCK_N: tl.constexpr):
+    """attention_backward_dq on descriptors over (heads * seq_len,
+    HEAD_DIM). A key block past the head's end reads the next head's keys,
+    which dS K would pick up: those keys are masked in every block, causal
+    or not (the pointer kernel's masked loads gave zeros there)."""
+    start_m = tl.program_id(0) * BLOCK_M
+    base = tl.program_id(1) * seq_len
+    rows = start_m + tl.arange(0, BLOCK_M)
+    q = q_desc.load([base + start_m, 0])
+    do = do_desc.load([base + start_m, 0])
+    lse = tl.load(Lse + base + rows, mask=rows < seq_len, other=0.0)
+    delta = tl.load(Delta + base + rows, mask=rows < seq_len, other=0.0)
+    dq = tl.zeros((BLOCK_M, HEAD_DIM), dtype=tl.float32)
+    qk_scale = scale * LOG2E
+    end = tl.minimum(start_m + BLOCK_M, seq_len) if CAUSAL else seq_len
+    for start_n in range(0, end, BLOCK_N):
+        cols = start_n + tl.arange(0, BLOCK_N)
+        k = k_desc.load([base + start_n, 0])
+        s = tl.dot(q, tl.trans(k))
+        keep = cols[None, :] < seq_len
+        if CAUSAL:
+            keep = keep & (cols[None, :] <= rows[:, None])
+        p = tl.where(keep, tl.exp2(s * qk_scale - lse[:, None]), 0.0)
+        dp = tl.dot(do, tl.trans(v_desc.load([base + start_n, 0])))
+        ds = p * (dp - delta[:, None])
+        dq += tl.dot(ds.to(k_desc.dtype), k)
+    dims = tl.arange(0, HEAD_DIM)
+    tl.store(dQ + (base + rows[:, None]).to(tl.int64) * HEAD_DIM
+             + dims[None, :], (dq * scale).to(dQ.dtype.element_ty),
+             mask=rows[:, None] < seq_len)
+
+
 def _blocks():
     """(forward BLOCK_M, BLOCK_N, warps, stages), the same for the backward
     kernels (queries per step, keys per step, warps, stages)."""
@@ -270,8 +350,10 @@ def attention(q, k, v, causal, with_lse=False, tma=common.GPU, poison=True):
     return (out, lse) if with_lse else out
 
 
-def attention_backward(q, k, v, out, lse, dout, causal, poison=True):
-    """dQ, dK, dV from the forward's output and statistics."""
+def attention_backward(q, k, v, out, lse, dout, causal, poison=True,
+                       tma=common.GPU):
+    """dQ, dK, dV from the forward's output and statistics; on the GPU by
+    the descriptor kernels unless `tma` is False."""
     heads, seq_len, head_dim = q.shape
     scale = 1 / math.sqrt(head_dim)
     _, (block_m, block_n, warps, stages) = _blocks()
@@ -280,16 +362,31 @@ def attention_backward(q, k, v, out, lse, dout, causal, poison=True):
         out, dout, delta, seq_len, common.stride(q, 0), common.stride(q, 1),
         HEAD_DIM=head_dim, BLOCK_M=block_m)
     dq, dk, dv = (_empty_like(t, poison) for t in (q, k, v))
+    options = dict(CAUSAL=causal, HEAD_DIM=head_dim, num_warps=warps,
+                   num_stages=stages)
+    if tma:
+        flat = [t.reshape(-1, head_dim) for t in (q, k, v, dout)]
+
+        def descriptors(query_block, key_block):
+            return [TensorDescriptor.from_tensor(t, [block, head_dim])
+                    for t, block in zip(flat, (query_block, key_block,
+                                               key_block, query_block))]
+
+        attention_backward_dkdv_tma[(tile.cdiv(seq_len, block_n), heads)](
+            *descriptors(block_m, block_n), lse, delta, dk, dv, scale,
+            seq_len, BLOCK_M=block_m, BLOCK_N=block_n, **options)
+        # The dQ loop runs over keys: its query block is the wide one.
+        attention_backward_dq_tma[(tile.cdiv(seq_len, block_n), heads)](
+            *descriptors(block_n, block_m), lse, delta, dq, scale, seq_len,
+            BLOCK_M=block_n, BLOCK_N=block_m, **options)
+        return dq, dk, dv
+    strides = (common.stride(q, 0), common.stride(q, 1))
     attention_backward_dkdv[(tile.cdiv(seq_len, block_n), heads)](
-        q, k, v, dout, lse, delta, dk, dv, scale, seq_len,
-        common.stride(q, 0), common.stride(q, 1), CAUSAL=causal,
-        HEAD_DIM=head_dim, BLOCK_M=block_m, BLOCK_N=block_n, num_warps=warps,
-        num_stages=stages)
-    # The dQ loop runs over keys: its query block is the wide one.
+        q, k, v, dout, lse, delta, dk, dv, scale, seq_len, *strides,
+        BLOCK_M=block_m, BLOCK_N=block_n, **options)
     attention_backward_dq[(tile.cdiv(seq_len, block_n), heads)](
-        q, k, v, dout, lse, delta, dq, scale, seq_len, common.stride(q, 0),
-        common.stride(q, 1), CAUSAL=causal, HEAD_DIM=head_dim,
-        BLOCK_M=block_n, BLOCK_N=block_m, num_warps=warps, num_stages=stages)
+        q, k, v, dout, lse, delta, dq, scale, seq_len, *strides,
+        BLOCK_M=block_n, BLOCK_N=block_m, **options)
     return dq, dk, dv
 
 
@@ -311,7 +408,8 @@ if common.GPU:
         def backward(ctx, dout):
             q, k, v, out, lse = ctx.saved_tensors
             dq, dk, dv = attention_backward(q, k, v, out, lse,
-                                            dout.contiguous(), ctx.causal)
+                                            dout.contiguous(), ctx.causal,
+                                            poison=False)
             return dq, dk, dv, None
 
 
@@ -378,7 +476,8 @@ def main():
         def small_step():
             qs, ks, vs, ds = (t[:2, :100].contiguous() for t in (q, k, v, dout))
             out, lse = attention(qs, ks, vs, causal, with_lse=True, tma=False)
-            return (out,) + attention_backward(qs, ks, vs, out, lse, ds, causal)
+            return (out,) + attention_backward(qs, ks, vs, out, lse, ds,
+                                               causal, tma=False)
 
         common.compare_with_interpreter("attention, %s" % name, small_step,
                                         kernels, 2e-3, 2e-3)

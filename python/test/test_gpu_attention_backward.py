@@ -57,14 +57,14 @@ def test_attention_gradients_match_float64_autograd(heads, seq_len, head_dim,
                                                     (2, 777, 128)])
 def test_every_output_element_is_written(heads, seq_len, head_dim, tma,
                                          causal):
-    # The descriptor forward reads past a head's last row (the next head's
+    # The descriptor kernels read past a head's last row (the next head's
     # rows) and must still write each row of this head's output and
     # log-sum-exp exactly once; the pointer forward masks its loads.
     ex = example_attention()
     q, k, v, dout = (torch.randn(heads, seq_len, head_dim, device="cuda")
                      .half() for _ in range(4))
     out, lse = ex.attention(q, k, v, causal, with_lse=True, tma=tma)
-    grads = ex.attention_backward(q, k, v, out, lse, dout, causal)
+    grads = ex.attention_backward(q, k, v, out, lse, dout, causal, tma=tma)
     exact = [t.double().requires_grad_() for t in (q, k, v)]
     want = reference(*exact, causal)
     want.backward(dout.double())
