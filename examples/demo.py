@@ -82,6 +82,22 @@ KERNELS = [
       "stride_row": "i32"},
      {"CAUSAL": True, "HEAD_DIM": 128, "BLOCK_M": 128, "BLOCK_N": 64},
      {"num_warps": 8, "num_stages": 2}),
+    ("05_attention", "attention_backward_dkdv_tma",
+     {"q_desc": "tensordesc<fp16[64,128]>",
+      "k_desc": "tensordesc<fp16[128,128]>",
+      "v_desc": "tensordesc<fp16[128,128]>",
+      "do_desc": "tensordesc<fp16[64,128]>", "Lse": P32, "Delta": P32,
+      "dK": P16, "dV": P16, "scale": "fp32", "seq_len": "i32"},
+     {"CAUSAL": True, "HEAD_DIM": 128, "BLOCK_M": 64, "BLOCK_N": 128},
+     {"num_warps": 8, "num_stages": 2}),
+    ("05_attention", "attention_backward_dq_tma",
+     {"q_desc": "tensordesc<fp16[128,128]>",
+      "k_desc": "tensordesc<fp16[64,128]>",
+      "v_desc": "tensordesc<fp16[64,128]>",
+      "do_desc": "tensordesc<fp16[128,128]>", "Lse": P32, "Delta": P32,
+      "dQ": P16, "scale": "fp32", "seq_len": "i32"},
+     {"CAUSAL": True, "HEAD_DIM": 128, "BLOCK_M": 128, "BLOCK_N": 64},
+     {"num_warps": 8, "num_stages": 2}),
     ("06_tensor_descriptors", "transpose_scale_kernel",
      {"x_ptr": P16, "y_ptr": P16, "M": "i32", "N": "i32", "alpha": "fp32"},
      {"BLOCK_M": 64, "BLOCK_N": 64}, {}),
@@ -131,13 +147,13 @@ def _lines(text):
 
 def summarise():
     print("== Compiling the examples' kernels for sm_90a (no GPU needed)")
-    print("%-24s %6s %8s %6s %6s %5s %7s %8s" % (
+    print("%-27s %6s %8s %6s %6s %5s %7s %8s" % (
         "kernel", "Tile", "TileGPU", "LLVM", "PTX", "regs", "shared",
         "compile"))
     for entry in KERNELS:
         compiled, ms = compile_kernel(entry)
         asm, meta = compiled.asm, compiled.metadata
-        print("%-24s %6d %8d %6d %6d %5d %6dB %6.0fms" % (
+        print("%-27s %6d %8d %6d %6d %5d %6dB %6.0fms" % (
             entry[1], _lines(asm["tile"]), _lines(asm["tilegpu"]),
             _lines(asm["llir"]), _lines(asm["ptx"]), meta["num_regs"],
             meta["shared"], ms))
