@@ -256,46 +256,6 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
 }
 
 
-// The same statistic loaded one iteration ahead by the source (carried,
-// converted where it is used): it is carried in the slice layout and the
-// next iteration's vector loaded in it, so the loop keeps no conversion
-// (before, one through shared memory, with a consumer barrier, each
-// iteration). The first vector is converted once, before the loop.
-// CHECK-LABEL: func.func @statistic_loaded_ahead
-// CHECK: tile.load %{{.*}} : tensor<64x!tile.ptr<f32>, #blocked{{[0-9]*}}>
-// CHECK: %[[FIRST:.*]] = tilegpu.convert_layout
-// CHECK: scf.for {{.*}} iter_args({{.*}}, %[[CUR:.*]] = %[[FIRST]]) -> ({{.*}}, tensor<64xf32, #[[AHEAD:slice[0-9]*]]>)
-// CHECK-NOT: tilegpu.convert_layout
-// CHECK: %[[NEXT:.*]] = tile.load %{{.*}} : tensor<64x!tile.ptr<f32>, #[[AHEAD]]>
-// CHECK-NOT: tilegpu.convert_layout
-// CHECK: arith.addf %{{.*}}, %[[CUR]] : tensor<64xf32, #[[AHEAD]]>
-// CHECK: scf.yield %{{.*}}, %[[NEXT]]
-// CHECK: } {tile.warp_specialize}
-#ahead_blocked = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]}>
-#ahead_mma = #tilegpu.mma<{version = 3, warpsPerCTA = [8, 1], instrShape = [16, 64, 16]}>
-module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
-  func.func @statistic_loaded_ahead(%lse: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %init: tensor<64xf32, #tilegpu.slice<{dim = 0, parent = #ahead_mma}>>, %n: i32) -> tensor<64xf32, #tilegpu.slice<{dim = 0, parent = #ahead_mma}>> {
-    %c0 = arith.constant 0 : i32
-    %c64 = arith.constant 64 : i32
-    %range = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #ahead_blocked>
-    %base = tile.splat %lse : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>, #ahead_blocked>
-    %first_ptrs = tile.addptr %base, %range : tensor<64x!tile.ptr<f32>, #ahead_blocked>, tensor<64xi32, #ahead_blocked>
-    %first = tile.load %first_ptrs : tensor<64x!tile.ptr<f32>, #ahead_blocked>
-    %r:2 = scf.for %i = %c0 to %n step %c64 iter_args(%acc = %init, %cur = %first) -> (tensor<64xf32, #tilegpu.slice<{dim = 0, parent = #ahead_mma}>>, tensor<64xf32, #ahead_blocked>) : i32 {
-      %ahead = arith.addi %i, %c64 : i32
-      %start = tile.splat %ahead : i32 -> tensor<64xi32, #ahead_blocked>
-      %rows = arith.addi %start, %range : tensor<64xi32, #ahead_blocked>
-      %ptrs = tile.addptr %base, %rows : tensor<64x!tile.ptr<f32>, #ahead_blocked>, tensor<64xi32, #ahead_blocked>
-      %next = tile.load %ptrs : tensor<64x!tile.ptr<f32>, #ahead_blocked>
-      %xs = tilegpu.convert_layout %cur : tensor<64xf32, #ahead_blocked> -> tensor<64xf32, #tilegpu.slice<{dim = 0, parent = #ahead_mma}>>
-      %sum = arith.addf %acc, %xs : tensor<64xf32, #tilegpu.slice<{dim = 0, parent = #ahead_mma}>>
-      scf.yield %sum, %next : tensor<64xf32, #tilegpu.slice<{dim = 0, parent = #ahead_mma}>>, tensor<64xf32, #ahead_blocked>
-    } {tile.warp_specialize}
-    return %r#0 : tensor<64xf32, #tilegpu.slice<{dim = 0, parent = #ahead_mma}>>
-  }
-}
-
-
 // A vector loaded before a loop and converted where the loop uses it (the
 // dQ kernel's log-sum-exp) is converted once, before the loop.
 // CHECK-LABEL: func.func @invariant_conversion

@@ -141,7 +141,9 @@ bool throughTrans(ConvertLayoutOp convert) {
 /// warps; a few hundred bytes from L1), leaves no barrier. Outside such
 /// loops the pipeliner stages these loads and reads them in the slice
 /// layout already.
-bool isReloadableInWarpSpecializedLoop(LoadOp load, RankedTensorType type) {
+bool isReloadableInWarpSpecializedLoop(ConvertLayoutOp convert) {
+  auto load = convert.getSrc().getDefiningOp<LoadOp>();
+  auto type = cast<RankedTensorType>(convert.getType());
   if (!load || type.getRank() != 1 ||
       !isa<SliceEncodingAttr>(type.getEncoding()) ||
       !load.getResult().hasOneUse())
@@ -153,12 +155,6 @@ bool isReloadableInWarpSpecializedLoop(LoadOp load, RankedTensorType type) {
     return !isa<RankedTensorType>(operand.getType()) ||
            canRematerialize(operand);
   });
-}
-
-bool isReloadableInWarpSpecializedLoop(ConvertLayoutOp convert) {
-  return isReloadableInWarpSpecializedLoop(
-      convert.getSrc().getDefiningOp<LoadOp>(),
-      cast<RankedTensorType>(convert.getType()));
 }
 
 bool backward(ConvertLayoutOp convert) {
@@ -308,15 +304,11 @@ bool carryInConvertedLayout(scf::ForOp loop) {
       eligible &= isElementwise(user) || user == yield.getOperation();
     }
     // The yielded value must end up in L cheaply: already converted (its
-    // conversion then targets L instead, the one in the body goes), an
-    // elementwise update the rewrites can move, or a vector the next
-    // iteration uses, loaded ahead in a warp-specialised loop (loaded
-    // again in L's slice layout: a source prefetching a row statistic).
+    // conversion then targets L instead, the one in the body goes), or an
+    // elementwise update the rewrites can move.
     Value next = yield.getOperand(i);
     bool nextMoves = next.getDefiningOp<ConvertLayoutOp>() ||
-                     isElementwise(next.getDefiningOp()) ||
-                     (carried && isReloadableInWarpSpecializedLoop(
-                                     next.getDefiningOp<LoadOp>(), carried));
+                     isElementwise(next.getDefiningOp());
     if (!eligible || !carried || !nextMoves)
       continue;
     OpBuilder b(loop);
