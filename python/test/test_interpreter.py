@@ -693,3 +693,25 @@ def test_descriptor_shape_as_compiled(monkeypatch):
     host = tile.TensorDescriptor(x, [16, 64], [64, 1], [8, 32])
     with pytest.raises(core.sem.SemanticError, match="shape of a host tensor"):
         descriptor_shape_kernel[(1,)](x, host, out, 16, 64, HOST=True)
+
+
+@tile.jit
+def descriptor_copy_kernel(src, dst, BM: tl.constexpr, BN: tl.constexpr):
+    r = tl.program_id(0) * BM
+    c = tl.program_id(1) * BN
+    dst.store([r, c], src.load([r, c]) + 1)
+
+
+def test_descriptor_from_numpy_arrays(monkeypatch):
+    # The interpreter's tensors are numpy arrays: from_tensor takes their
+    # strides (in bytes there) as elements, a strided view's too.
+    monkeypatch.setattr(jit, "INTERPRET_ALL", True)
+    rng = np.random.default_rng(7)
+    big = rng.standard_normal((40, 96)).astype(np.float32)
+    src = big[:, 16:80]  # rows 96 elements apart
+    dst = np.full((40, 64), np.nan, np.float32)
+    a = tile.TensorDescriptor.from_tensor(src, [16, 32])
+    b = tile.TensorDescriptor.from_tensor(dst, [16, 32])
+    assert a.strides == [96, 1] and a.shape == [40, 64]
+    descriptor_copy_kernel[(3, 2)](a, b, BM=16, BN=32)
+    assert np.array_equal(dst, src + 1)

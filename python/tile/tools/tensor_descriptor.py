@@ -66,7 +66,13 @@ class TensorDescriptor:
 
     @staticmethod
     def from_tensor(tensor, block_shape):
-        return TensorDescriptor(tensor, tensor.shape, tensor.stride(), block_shape)
+        stride = getattr(tensor, "stride", None)
+        if callable(stride):
+            strides = stride()
+        else:
+            # A numpy array (the interpreter's tensors): strides in bytes.
+            strides = [s // tensor.itemsize for s in tensor.strides]
+        return TensorDescriptor(tensor, tensor.shape, strides, block_shape)
 
     @property
     def dtype(self):
