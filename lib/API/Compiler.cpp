@@ -262,6 +262,7 @@ void compileInSession(CompileSession &session, CompiledKernel &kernel,
   layouts.addPass(tilegpu::createTileGPUSwapDotOperands());
   layouts.addPass(tilegpu::createTileGPUAccelerateMatmul());
   layouts.addPass(tilegpu::createTileGPURemoveLayoutConversions());
+  layouts.addPass(tilegpu::createTileGPUSpeculateBranchLoads());
   layouts.addPass(createCanonicalizerPass());
   layouts.addPass(createCSEPass());
   layouts.addPass(tilegpu::createTileGPUIntToFloatByBits());

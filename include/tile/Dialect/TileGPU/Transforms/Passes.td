@@ -38,6 +38,23 @@ def TileGPUSwapDotOperands
   }];
 }
 
+def TileGPUSpeculateBranchLoads
+    : Pass<"tilegpu-speculate-branch-loads", "mlir::ModuleOp"> {
+  let summary = "Issue a branch's loads before the branch where that is safe";
+  let description = [{
+    A `tile.load` inside one branch of an `scf.if` is moved before the if
+    (with the pure ops computing its pointers) when it is not volatile,
+    nothing before it in the branch writes memory, and the if's block
+    accesses the same pointers under the same mask unconditionally after
+    the if (so the early read touches only memory the program accesses
+    anyway). A load of the branch condition and the branch's load then
+    overlap: the lock-protected update of the layer-norm backward's
+    partial sums (`if load(count) == 0: ... else: dw += load(dw_ptrs)`,
+    then `store(dw_ptrs, dw)`) waits for one memory round trip instead of
+    two while the other programs queue on the lock.
+  }];
+}
+
 def TileGPUIntToFloatByBits
     : Pass<"tilegpu-int-to-float-by-bits", "mlir::ModuleOp"> {
   let summary = "Convert narrow-range integers to floats with bit operations";
