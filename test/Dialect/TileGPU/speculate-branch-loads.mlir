@@ -70,6 +70,25 @@ func.func @other_mask(%c: i1, %p: tensor<512x!tile.ptr<f16>, #blocked>, %v: tens
   return
 }
 
+// Masks computed alike but for the predicate are different masks.
+// CHECK-LABEL: func.func @other_predicate
+// CHECK: scf.if
+// CHECK: } else {
+// CHECK-NEXT: arith.cmpi slt
+// CHECK-NEXT: tile.load %arg1
+func.func @other_predicate(%c: i1, %p: tensor<512x!tile.ptr<f16>, #blocked>, %v: tensor<512xf16, #blocked>, %a: tensor<512xi32, #blocked>, %b: tensor<512xi32, #blocked>) attributes {tile.kernel} {
+  %sum = scf.if %c -> (tensor<512xf16, #blocked>) {
+    scf.yield %v : tensor<512xf16, #blocked>
+  } else {
+    %m = arith.cmpi slt, %a, %b : tensor<512xi32, #blocked>
+    %old = tile.load %p, %m : tensor<512x!tile.ptr<f16>, #blocked>
+    scf.yield %old : tensor<512xf16, #blocked>
+  }
+  %m2 = arith.cmpi sle, %a, %b : tensor<512xi32, #blocked>
+  tile.store %p, %sum, %m2 : tensor<512x!tile.ptr<f16>, #blocked>
+  return
+}
+
 // A write before the load in its branch may change what it reads (an
 // atomic here): the load stays after it.
 // CHECK-LABEL: func.func @write_first

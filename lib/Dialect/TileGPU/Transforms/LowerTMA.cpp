@@ -123,6 +123,7 @@ struct DeferredWrite {
   LocalAllocOp buffer;
   AsyncTMAStoreWaitOp waitBeforeFill, waitAfterLoop;
   LocalStoreOp fill;
+  AsyncTMACopyLocalToGlobalOp copy;
   LocalDeallocOp deallocAfterLoop;
 };
 
@@ -160,8 +161,11 @@ std::optional<DeferredWrite> lowerWrite(Operation *op, Value desc,
   }
   // The threads' generic-proxy writes become visible to the TMA unit.
   FenceAsyncSharedOp::create(b, loc);
-  AsyncTMACopyLocalToGlobalOp::create(b, loc, desc, indices, buffer, reduce);
-  if (!deferred) {
+  auto copy = AsyncTMACopyLocalToGlobalOp::create(b, loc, desc, indices, buffer,
+                                                  reduce);
+  if (deferred) {
+    deferred->copy = copy;
+  } else {
     AsyncTMAStoreWaitOp::create(b, loc, 0);
     LocalDeallocOp::create(b, loc, buffer);
   }
@@ -175,16 +179,12 @@ std::optional<DeferredWrite> lowerWrite(Operation *op, Value desc,
 /// Gives a hoisted write its own filled buffer again, waited for at once:
 /// what lowerWrite makes outside loops.
 void undefer(DeferredWrite &write) {
-  auto copy = cast<AsyncTMACopyLocalToGlobalOp>(
-      *llvm::find_if(write.buffer->getUsers(), [](Operation *user) {
-        return isa<AsyncTMACopyLocalToGlobalOp>(user);
-      }));
   OpBuilder b(write.fill);
   Location loc = write.fill.getLoc();
   Value buffer =
       LocalAllocOp::create(b, loc, write.buffer.getType(), write.fill.getSrc());
-  copy.getSrcMutable().assign(buffer);
-  b.setInsertionPointAfter(copy);
+  write.copy.getSrcMutable().assign(buffer);
+  b.setInsertionPointAfter(write.copy);
   AsyncTMAStoreWaitOp::create(b, loc, 0);
   LocalDeallocOp::create(b, loc, buffer);
   for (Operation *op :

@@ -58,20 +58,16 @@ bool isMovable(Operation *op) {
 bool sameValue(Value a, Value b, unsigned depth = 8) {
   if (a == b)
     return true;
-  if (!a || !b || a.getType() != b.getType() || depth == 0)
+  if (!a || !b || depth == 0)
     return false;
-  Operation *x = a.getDefiningOp(), *y = b.getDefiningOp();
-  if (!isMovable(x) || !isMovable(y) || x->getName() != y->getName() ||
-      x->getAttrDictionary() != y->getAttrDictionary() ||
-      x->getNumOperands() != y->getNumOperands() ||
-      x->getNumResults() != y->getNumResults() ||
-      cast<OpResult>(a).getResultNumber() !=
-          cast<OpResult>(b).getResultNumber())
+  auto x = dyn_cast<OpResult>(a), y = dyn_cast<OpResult>(b);
+  if (!x || !y || x.getResultNumber() != y.getResultNumber() ||
+      !isMovable(x.getOwner()) || !isMovable(y.getOwner()))
     return false;
-  for (auto [u, v] : llvm::zip(x->getOperands(), y->getOperands()))
-    if (!sameValue(u, v, depth - 1))
-      return false;
-  return true;
+  return OperationEquivalence::isEquivalentTo(
+      x.getOwner(), y.getOwner(),
+      [&](Value u, Value v) { return success(sameValue(u, v, depth - 1)); },
+      /*markEquivalent=*/nullptr, OperationEquivalence::IgnoreLocations);
 }
 
 /// Whether `op` may write memory (or has effects it does not declare).
