@@ -715,3 +715,5 @@ def test_descriptor_from_numpy_arrays(monkeypatch):
     assert a.strides == [96, 1] and a.shape == [40, 64]
     descriptor_copy_kernel[(3, 2)](a, b, BM=16, BN=32)
     assert np.array_equal(dst, src + 1)
+    with pytest.raises(TypeError, match="takes a tensor.*got list"):
+        tile.TensorDescriptor.from_tensor([[1.0]], [8, 32])

@@ -69,9 +69,13 @@ class TensorDescriptor:
         stride = getattr(tensor, "stride", None)
         if callable(stride):
             strides = stride()
-        else:
+        elif hasattr(tensor, "strides") and hasattr(tensor, "itemsize"):
             # A numpy array (the interpreter's tensors): strides in bytes.
             strides = [s // tensor.itemsize for s in tensor.strides]
+        else:
+            raise TypeError("TensorDescriptor.from_tensor takes a tensor "
+                            "(torch, or numpy for the interpreter), got %s"
+                            % type(tensor).__name__)
         return TensorDescriptor(tensor, tensor.shape, strides, block_shape)
 
     @property
