@@ -277,6 +277,7 @@ void compileInSession(CompileSession &session, CompiledKernel &kernel,
   layouts.addPass(tilegpu::createTileGPUAllocateSharedMemory());
   layouts.addPass(tilegpu::createTileGPUInsertBarriers());
   layouts.addPass(tilegpu::createTileGPUPingPong());
+  layouts.addPass(tilegpu::createTileGPUUnmaskFullBlocks());
   if (failed(layouts.run(*module))) {
     // What the allocation asked for, so that callers can say "out of
     // shared memory" with the amount (Python's OutOfResources).

@@ -55,6 +55,24 @@ def TileGPUSpeculateBranchLoads
   }];
 }
 
+def TileGPUUnmaskFullBlocks
+    : Pass<"tilegpu-unmask-full-blocks", "mlir::ModuleOp"> {
+  let summary = "Skip a loop's boundary masks in iterations whose block is full";
+  let description = [{
+    An `arith.select` on a tensor mask, in an `scf.for` body, whose mask
+    depends on the loop (`tl.where(start + tl.arange(0, B) < n, x, y)`)
+    becomes `scf.if %full -> x else select(...)`, where `%full` is a scalar
+    that implies every element of the mask is true: bounds of the compared
+    integer tensors (splats, ranges, constants, sums, differences and
+    multiples by constants; signed compares, and/or of them) computed in 64
+    bits, with the condition that no 32-bit operation on the way wraps. The
+    mask is computed in the second branch only. Attention's key mask
+    costs 128 instructions per thread and iteration between its two
+    matrix products; only the last block needs it.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect"];
+}
+
 def TileGPUIntToFloatByBits
     : Pass<"tilegpu-int-to-float-by-bits", "mlir::ModuleOp"> {
   let summary = "Convert narrow-range integers to floats with bit operations";
