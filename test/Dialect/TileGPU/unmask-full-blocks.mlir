@@ -147,3 +147,33 @@ func.func @left_alone(%n: i32, %k: i32, %x: tensor<512xf32, #blocked>, %p: tenso
   return %out : tensor<512xf32, #blocked>
 }
 }
+
+// -----
+
+#blocked = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+// Left alone: the selected value is computed by elementwise work in the
+// same block (an attention backward's P = exp2(...) masked to zero). A
+// branch there would split the exp2s from the ops after the select, which
+// ptxas then cannot interleave with them.
+// CHECK-LABEL: func.func @inside_elementwise_work
+// CHECK-NOT: scf.if
+// CHECK: math.exp2
+// CHECK-NEXT: arith.select
+func.func @inside_elementwise_work(%n: i32, %x: tensor<512xf32, #blocked>) -> tensor<512xf32, #blocked> {
+  %c0 = arith.constant 0 : i32
+  %c512 = arith.constant 512 : i32
+  %zero = arith.constant dense<0.0> : tensor<512xf32, #blocked>
+  %r = scf.for %start = %c0 to %n step %c512 iter_args(%acc = %x) -> (tensor<512xf32, #blocked>) : i32 {
+    %s = tile.splat %start : i32 -> tensor<512xi32, #blocked>
+    %range = tile.make_range {end = 512 : i32, start = 0 : i32} : tensor<512xi32, #blocked>
+    %cols = arith.addi %s, %range : tensor<512xi32, #blocked>
+    %ns = tile.splat %n : i32 -> tensor<512xi32, #blocked>
+    %m = arith.cmpi slt, %cols, %ns : tensor<512xi32, #blocked>
+    %e = math.exp2 %acc : tensor<512xf32, #blocked>
+    %p = arith.select %m, %e, %zero : tensor<512xi1, #blocked>, tensor<512xf32, #blocked>
+    scf.yield %p : tensor<512xf32, #blocked>
+  }
+  return %r : tensor<512xf32, #blocked>
+}
+}
