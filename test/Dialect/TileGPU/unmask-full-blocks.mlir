@@ -177,3 +177,40 @@ func.func @inside_elementwise_work(%n: i32, %x: tensor<512xf32, #blocked>) -> te
   return %r : tensor<512xf32, #blocked>
 }
 }
+
+// -----
+
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#flat = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#row = #tilegpu.slice<{dim = 0, parent = #blocked}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+// A mask that goes through a layout conversion with shared-memory scratch
+// (allocated, and fenced by barriers, before this pass): the conversion
+// stays where it was, and only what follows it moves into the branch.
+// CHECK-LABEL: func.func @through_shared_memory
+// CHECK: %[[COLS:.*]] = tilegpu.convert_layout {{.*}} {tilegpu.offset = 0 : i64}
+// CHECK: scf.if
+// CHECK: } else {
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: tile.expand_dims %[[COLS]]
+// CHECK: arith.select
+func.func @through_shared_memory(%n: i32, %x: tensor<64x64xf32, #blocked>) -> tensor<64x64xf32, #blocked> {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %ninf = arith.constant dense<0xFF800000> : tensor<64x64xf32, #blocked>
+  %r = scf.for %start = %c0 to %n step %c64 iter_args(%acc = %x) -> (tensor<64x64xf32, #blocked>) : i32 {
+    %s = tile.splat %start : i32 -> tensor<64xi32, #flat>
+    %range = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #flat>
+    %flatcols = arith.addi %s, %range : tensor<64xi32, #flat>
+    %cols = tilegpu.convert_layout %flatcols {tilegpu.offset = 0 : i64} : tensor<64xi32, #flat> -> tensor<64xi32, #row>
+    %cols2 = tile.expand_dims %cols {axis = 0 : i32} : tensor<64xi32, #row> -> tensor<1x64xi32, #blocked>
+    %ns = tile.splat %n : i32 -> tensor<1x64xi32, #blocked>
+    %m = arith.cmpi slt, %cols2, %ns : tensor<1x64xi32, #blocked>
+    %mask = tile.broadcast %m : tensor<1x64xi1, #blocked> -> tensor<64x64xi1, #blocked>
+    %qk = arith.select %mask, %x, %ninf : tensor<64x64xi1, #blocked>, tensor<64x64xf32, #blocked>
+    %next = arith.addf %acc, %qk : tensor<64x64xf32, #blocked>
+    scf.yield %next : tensor<64x64xf32, #blocked>
+  }
+  return %r : tensor<64x64xf32, #blocked>
+}
+}

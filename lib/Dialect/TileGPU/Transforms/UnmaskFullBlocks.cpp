@@ -235,13 +235,16 @@ bool variesWith(Value value, scf::ForOp loop) {
 }
 
 /// The pure, region-free ops of `select`'s block that its mask is computed
-/// from, in block order.
+/// from, in block order. Ops with shared-memory scratch (a layout
+/// conversion through shared memory) stay where they are: the pass runs
+/// after the allocation and the barriers, which placed them there.
 SmallVector<Operation *> maskComputation(arith::SelectOp select) {
   Block *block = select->getBlock();
   SetVector<Operation *> slice;
   BackwardSliceOptions options;
   options.filter = [&](Operation *op) {
-    return op->getBlock() == block && op->getNumRegions() == 0 && isPure(op);
+    return op->getBlock() == block && op->getNumRegions() == 0 && isPure(op) &&
+           !op->hasAttr(TileGPUDialect::getOffsetAttrName());
   };
   if (Operation *def = select.getCondition().getDefiningOp())
     if (options.filter(def)) {
