@@ -119,21 +119,6 @@ def fused_backward(ex, q, k, v, out, lse, dout, causal, variant,
     return (dq_sum * scale).to(q.dtype).reshape(q.shape), dk, dv
 
 
-def median_ms(fn, reps=50):
-    import torch
-    fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, end = torch.cuda.Event(True), torch.cuda.Event(True)
-        start.record()
-        fn()
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end))
-    return sorted(times)[len(times) // 2]
-
-
 def relative_error(got, want):
     return ((got.double() - want).norm() / want.norm()).item()
 
@@ -141,6 +126,7 @@ def relative_error(got, want):
 def main():
     import importlib
     import torch
+    import bench  # this directory's timing helper; it needs torch
     ex = importlib.import_module("05_attention")
     torch.manual_seed(0)
     sdpa = torch.nn.functional.scaled_dot_product_attention
@@ -171,7 +157,8 @@ def main():
         for variant in VARIANTS:
             runs[variant] = (lambda variant=variant: fused_backward(
                 ex, q, k, v, out, lse, dout, causal, variant))
-        rounds = [{name: median_ms(fn) for name, fn in runs.items()}
+        rounds = [{name: bench.gpu_time_ms(fn, reps=50)
+                   for name, fn in runs.items()}
                   for _ in range(2)]
         for name in runs:
             print("%-14s %-6s %s" % (name, "causal" if causal else "full",
