@@ -662,19 +662,25 @@ def test_attention_tma(seq_len, config):
     assert specialized > 0 or not ws
 
 
-@pytest.mark.parametrize("ws", [False, True])
-def test_attention_tma_overlap(ws):
+@pytest.mark.parametrize("ws,stages,seq_len", [
+    (False, 2, 384), (True, 2, 384), (True, 3, 128), (True, 3, 384),
+    (True, 3, 1152), (True, 2, 1152)])
+def test_attention_tma_overlap(ws, stages, seq_len):
     # The overlap schedule on descriptors: the last iteration's K block lies
     # past the head (the next head's rows, TMA's zeros for the last head),
-    # fully masked. With `ws`, both dots are one turn of the ping-pong.
+    # fully masked. With `ws`, both dots are one turn of the ping-pong, and
+    # the producer copies the K block loaded before the loop into the
+    # pipeline's first buffer (the loop's iteration -1): that is what lets
+    # three 128x128 stages fit. One iteration (128), fewer iterations than
+    # buffers, and several rounds of every buffer (1152: 9 iterations).
     m = _bench_kernels()
-    seq_len, block_m, block_n = 384, 128, 128
+    block_m, block_n = 128, 128
     q, k, v, out, scale = _attention_inputs(heads=3, seq_len=seq_len, dim=128)
     dim = q.shape[-1]
     descs = _attention_descriptors(q, k, v, out, block_m, block_n)
     m.attention_fwd_tma_overlap_kernel[(seq_len // block_m, 3)](
         *descs, scale, seq_len, BLOCK_M=block_m, BLOCK_N=block_n,
-        HEAD_DIM=dim, WARP_SPECIALIZE=ws, num_warps=8, num_stages=2)
+        HEAD_DIM=dim, WARP_SPECIALIZE=ws, num_warps=8, num_stages=stages)
     torch.cuda.synchronize()
     err = rel_err(out, _attention_reference(q, k, v, scale))
     assert err < 5e-3, err

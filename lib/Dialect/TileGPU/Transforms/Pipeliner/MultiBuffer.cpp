@@ -44,7 +44,7 @@ void MultiBufferRewriter::addStageIndices(bool fills) {
   Type i32 = rewriter.getI32Type();
   Value first = constant(distance, i32), zero = constant(0, i32);
   bool tma = plan.hasTMA();
-  SmallVector<Value> inits{first, zero};
+  SmallVector<Value> inits{first, constant(firstReadStage, i32)};
   if (!fills)
     inits.erase(inits.begin());
   if (tma)

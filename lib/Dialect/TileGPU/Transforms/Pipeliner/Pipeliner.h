@@ -14,7 +14,9 @@
 //   Pipeline.cpp      the tilegpu-pipeline pass: copies run ahead in the
 //                     loop itself (prologue + body);
 //   WarpSpecialize.cpp the tilegpu-warp-specialize pass: a producer
-//                     warpgroup issues the copies.
+//                     warpgroup issues the copies;
+//   PrologueLoads.cpp  loads before the loop that are its iteration -1,
+//                     which the producer copies into the first buffer.
 //
 // The buffer-count policy is PipelineSchedule.h (public, unit-tested).
 //
@@ -187,6 +189,24 @@ Operation *firstOperandWriteIn(Block *body, WarpGroupDotOp dot,
 /// finished (else it serialises every wgmma, C7514).
 BlockArgument carriedRegisterOperand(WarpGroupDotOp dot, scf::ForOp loop);
 
+/// A load before the loop that reads the block a staged load would read one
+/// step before the loop's first iteration (PrologueLoads.cpp).
+struct PrologueLoad {
+  tile::DescriptorLoadOp load;
+  /// Its only use; only dots before the loop read it, synchronously.
+  LocalAllocOp alloc;
+  /// The staged load (index into LoopPlan::loads) it runs ahead of.
+  unsigned staged;
+};
+
+/// The loads before `loop` (in its block) that are `plan`'s TMA loads at
+/// the induction variable's value one step before the lower bound (at most
+/// one per staged load), whose buffers nothing reads once the loop starts
+/// and that no global write before them could change: a producer may copy
+/// them into the pipeline's first buffer.
+SmallVector<PrologueLoad> findPrologueLoads(scf::ForOp loop,
+                                            const LoopPlan &plan);
+
 //===----------------------------------------------------------------------===//
 // Async-dot waits (AsyncDotWaits.cpp)
 //===----------------------------------------------------------------------===//
@@ -279,6 +299,9 @@ protected:
   /// The `full` mbarriers: one per buffer, armed by each TMA copy into it.
   Value barriers;
   Value fillStage, readStage, phase;
+  /// The buffer the loop's first iteration reads (1 when a producer filled
+  /// buffer 0 for a load before the loop).
+  int64_t firstReadStage = 0;
 };
 
 } // namespace pipeliner

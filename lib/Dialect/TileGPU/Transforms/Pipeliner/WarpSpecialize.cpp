@@ -84,16 +84,17 @@ public:
       llvm::append_range(worklist, load.getIndices());
     }
     llvm::SmallPtrSet<Operation *, 16> needed;
-    while (!worklist.empty()) {
-      Value value = worklist.pop_back_val();
-      Operation *def = value.getDefiningOp();
-      if (!def || loop->isAncestor(def) || !needed.insert(def).second)
+    if (!addProducerInputs(worklist, needed))
+      return false;
+    // Loads before the loop that are its iteration -1 go through the first
+    // buffer when the producer can compute their coordinates too.
+    for (PrologueLoad &prologue : findPrologueLoads(loop, plan)) {
+      SmallVector<Value> inputs(prologue.load.getIndices());
+      llvm::SmallPtrSet<Operation *, 16> extended = needed;
+      if (!addProducerInputs(inputs, extended))
         continue;
-      if (def->getBlock() != loop->getBlock() || def->getNumRegions() != 0 ||
-          !isMemoryEffectFree(def) ||
-          !llvm::all_of(def->getResultTypes(), scalar))
-        return false;
-      llvm::append_range(worklist, def->getOperands());
+      needed = std::move(extended);
+      prologueLoads.push_back(prologue);
     }
     for (Operation &op : *loop->getBlock())
       if (needed.contains(&op))
@@ -143,7 +144,21 @@ public:
     rewriter.setInsertionPoint(producerEnd);
     emitProducer(empty);
 
-    // The consumers: the loop, waiting for full buffers and releasing them.
+    // The consumers: the loads before the loop read buffer 0 once its
+    // copies land (the first phase of its full barrier), then the loop,
+    // waiting for full buffers and releasing them.
+    Type i32 = rewriter.getI32Type();
+    for (PrologueLoad &prologue : prologueLoads) {
+      rewriter.setInsertionPoint(prologue.alloc);
+      Value first = constant(0, i32);
+      WaitBarrierOp::create(rewriter, loc, barrierOf(first), first);
+      Value view =
+          MemDescIndexOp::create(rewriter, loc, prologue.alloc.getType(),
+                                 buffers[prologue.staged], first);
+      rewriter.replaceOp(prologue.alloc, view);
+      rewriter.eraseOp(prologue.load);
+    }
+    firstReadStage = prologueLoads.empty() ? 0 : 1;
     rewriter.setInsertionPoint(loop);
     addStageIndices(/*fills=*/false);
     Block *body = loop.getBody();
@@ -152,17 +167,20 @@ public:
     replaceStagedLoads();
     waitForAsyncDots(loop, plan, rewriter);
     rewriter.setInsertionPointAfter(previousDotsRetired(loop));
-    Type i32 = rewriter.getI32Type();
     Value isFirst = arith::CmpIOp::create(
         rewriter, loc, arith::CmpIPredicate::eq, readStage, constant(0, i32));
     Value previous = arith::SelectOp::create(
         rewriter, loc, isFirst, constant(numBuffers - 1, i32),
         arith::SubIOp::create(rewriter, loc, readStage, constant(1, i32)));
-    Value notFirstIteration =
-        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne,
-                              loop.getInductionVar(), loop.getLowerBound());
-    ArriveBarrierOp::create(rewriter, loc, barrierIn(empty, previous),
-                            notFirstIteration);
+    // Iteration 0 has no previous buffer to release, unless the loads
+    // before the loop filled buffer 0 (their dots finished before it).
+    Value release = prologueLoads.empty()
+                        ? arith::CmpIOp::create(
+                              rewriter, loc, arith::CmpIPredicate::ne,
+                              loop.getInductionVar(), loop.getLowerBound())
+                              .getResult()
+                        : constant(1, rewriter.getI1Type());
+    ArriveBarrierOp::create(rewriter, loc, barrierIn(empty, previous), release);
     eraseDeadAddressOps();
     waitForCarriedDotsAfterLoop(loop, plan, rewriter);
     // Every copy has landed once the last full buffer was waited for.
@@ -182,7 +200,29 @@ public:
     SmallVector<Value> inits;
     for (unsigned index : plan.shiftedArgs)
       inits.push_back(outer.lookupOrDefault(loop.getInitArgs()[index]));
-    inits.push_back(constant(0, i32));
+    // The loads before the loop take buffer 0 in its first round (whose
+    // empty barrier needs no wait) with a barrier expecting their bytes
+    // only; the loop's copies start at buffer 1.
+    if (!prologueLoads.empty()) {
+      Value first = constant(0, i32);
+      int64_t bytes = 0;
+      for (PrologueLoad &prologue : prologueLoads)
+        bytes += bufferBytes(prologue.alloc.getType());
+      Value always = constant(1, rewriter.getI1Type());
+      BarrierExpectOp::create(rewriter, loc, barrierOf(first), bytes, always);
+      for (PrologueLoad &prologue : prologueLoads) {
+        SmallVector<Value> indices;
+        for (Value index : prologue.load.getIndices())
+          indices.push_back(outer.lookupOrDefault(index));
+        Value view =
+            MemDescIndexOp::create(rewriter, loc, prologue.alloc.getType(),
+                                   buffers[prologue.staged], first);
+        AsyncTMACopyGlobalToLocalOp::create(
+            rewriter, loc, outer.lookupOrDefault(prologue.load.getDesc()),
+            indices, view, barrierOf(first), always);
+      }
+    }
+    inits.push_back(constant(prologueLoads.empty() ? 0 : 1, i32));
     inits.push_back(constant(0, i32));
     auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
     scf::ForOp::create(
@@ -212,6 +252,30 @@ public:
   }
 
 private:
+  /// Adds to `needed` the ops before the loop that compute `worklist`'s
+  /// values; fails unless all are pure scalar ops of the loop's block.
+  bool addProducerInputs(SmallVector<Value> &worklist,
+                         llvm::SmallPtrSet<Operation *, 16> &needed) {
+    auto scalar = [](Type type) {
+      return !isa<RankedTensorType, MemDescType>(type);
+    };
+    while (!worklist.empty()) {
+      Value value = worklist.pop_back_val();
+      Operation *def = value.getDefiningOp();
+      if (!def || loop->isAncestor(def) || !needed.insert(def).second)
+        continue;
+      if (def->getBlock() != loop->getBlock() || def->getNumRegions() != 0 ||
+          !isMemoryEffectFree(def) ||
+          !llvm::all_of(def->getResultTypes(), scalar))
+        return false;
+      llvm::append_range(worklist, def->getOperands());
+    }
+    return true;
+  }
+
+  /// Loads before the loop that the producer copies into buffer 0 ahead of
+  /// the loop's own (PrologueLoads.cpp).
+  SmallVector<PrologueLoad> prologueLoads;
   /// Ops before the loop that the producer's copies need (pure scalars).
   SmallVector<Operation *> producerPrologue;
 };
