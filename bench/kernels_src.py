@@ -254,6 +254,47 @@ def attention_fwd_tma_kernel(q_desc, k_desc, v_desc, o_desc, sm_scale, seq_len,
 
 
 @jit_module.jit
+def attention_fwd_tma_persistent_kernel(q_desc, k_desc, v_desc, o_desc,
+                                        sm_scale, seq_len, batch_heads,
+                                        NUM_SMS: tl.constexpr,
+                                        BLOCK_M: tl.constexpr,
+                                        BLOCK_N: tl.constexpr,
+                                        HEAD_DIM: tl.constexpr,
+                                        WARP_SPECIALIZE: tl.constexpr = False):
+    # attention_fwd_tma_kernel with one program per SM walking the (query
+    # block, head) tiles, as Triton's persistent kernels mark their tile
+    # loop: a producer warpgroup then copies the next tile's first K and V
+    # blocks while the consumers finish this tile.
+    num_m = tl.cdiv(seq_len, BLOCK_M)
+    num_tiles = num_m * batch_heads
+    offs_n = tl.arange(0, BLOCK_N)
+    qk_scale = sm_scale * 1.44269504
+    for tile_id in tl.range(tl.program_id(0), num_tiles, NUM_SMS,
+                            warp_specialize=WARP_SPECIALIZE):
+        start_m = tile_id % num_m
+        base = (tile_id // num_m) * seq_len
+        q = q_desc.load([base + start_m * BLOCK_M, 0])
+        m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+        l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
+        acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+        for start_n in range(0, seq_len, BLOCK_N):
+            cols = start_n + offs_n
+            k = k_desc.load([base + start_n, 0])
+            qk = tl.dot(q, k.T)
+            qk = tl.where(cols[None, :] < seq_len, qk, float("-inf"))
+            m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+            p = tl.math.exp2(qk * qk_scale - m_ij[:, None])
+            alpha = tl.math.exp2(m_i - m_ij)
+            l_i = l_i * alpha + tl.sum(p, 1)
+            acc = acc * alpha[:, None]
+            v = v_desc.load([base + start_n, 0])
+            acc = tl.dot(p.to(v_desc.dtype), v, acc)
+            m_i = m_ij
+        acc = acc / l_i[:, None]
+        o_desc.store([base + start_m * BLOCK_M, 0], acc.to(o_desc.dtype))
+
+
+@jit_module.jit
 def attention_fwd_tma_overlap_kernel(q_desc, k_desc, v_desc, o_desc, sm_scale,
                                      seq_len, BLOCK_M: tl.constexpr,
                                      BLOCK_N: tl.constexpr,

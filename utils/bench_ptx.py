@@ -89,7 +89,11 @@ def launches(m):
             ("attention_tma_ws", "attention_fwd_tma_kernel",
              {"WARP_SPECIALIZE": True}, (128, 128, 8, 3)),
             ("attention_tma_overlap_ws", "attention_fwd_tma_overlap_kernel",
-             {"WARP_SPECIALIZE": True}, (128, 128, 8, 2))]
+             {"WARP_SPECIALIZE": True}, (128, 128, 8, 2)),
+            ("attention_tma_overlap_ws3", "attention_fwd_tma_overlap_kernel",
+             {"WARP_SPECIALIZE": True}, (128, 128, 8, 3)),
+            ("attention_tma_persistent_ws", "attention_fwd_tma_persistent_kernel",
+             {"WARP_SPECIALIZE": True, "NUM_SMS": 132}, (128, 128, 8, 3))]
     for label, name, extra, (bm, bn, warps, stages) in rows:
         options = dict(BLOCK_M=bm, BLOCK_N=bn, HEAD_DIM=dim, num_warps=warps,
                        num_stages=stages, **extra)
@@ -98,9 +102,10 @@ def launches(m):
             blocks = (bm, bn, bn, bm)
             attention_descs = [m.TensorDescriptor.from_tensor(t, [blk, dim])
                                for t, blk in zip(flat, blocks)]
+            tail = (heads,) if "persistent" in label else ()
             yield label, getattr(m, name), (
-                lambda k, d=attention_descs, o=options:
-                k[(1,)](*d, 0.088, seq, **o))
+                lambda k, d=attention_descs, o=options, t=tail:
+                k[(1,)](*d, 0.088, seq, *t, **o))
         else:
             yield label, getattr(m, name), (
                 lambda k, o=options: k[(1,)](q, kk, v, out, 0.088, dim, dim,

@@ -689,6 +689,32 @@ def test_attention_tma_overlap(ws, stages, seq_len):
                    for c in m.attention_fwd_tma_overlap_kernel.cache.values())
 
 
+@pytest.mark.parametrize("seq_len,heads,programs,stages", [
+    (128, 3, 2, 3), (384, 3, 4, 3), (384, 5, 64, 2), (1152, 2, 3, 3),
+    (640, 3, 7, 2)])
+def test_attention_tma_persistent_ws(seq_len, heads, programs, stages):
+    # A persistent kernel whose tile loop is marked warp_specialize: the
+    # producer runs the same tile loop around its copies, and stage and
+    # phase go on from tile to tile in both roles. One key block per tile
+    # (128: every tile's only buffer is released after its loop), fewer
+    # programs than tiles (several tiles each, buffers wrapping across
+    # tiles), more programs than tiles (idle ones), 9 key blocks a tile.
+    m = _bench_kernels()
+    block = 128
+    q, k, v, out, scale = _attention_inputs(heads=heads, seq_len=seq_len,
+                                            dim=128)
+    descs = _attention_descriptors(q, k, v, out, block, block)
+    kernel = m.attention_fwd_tma_persistent_kernel
+    kernel[(programs,)](*descs, scale, seq_len, heads, NUM_SMS=programs,
+                        BLOCK_M=block, BLOCK_N=block, HEAD_DIM=128,
+                        WARP_SPECIALIZE=True, num_warps=8, num_stages=stages)
+    torch.cuda.synchronize()
+    err = rel_err(out, _attention_reference(q, k, v, scale))
+    assert err < 5e-3, err
+    assert all("tilegpu.warp_specialize" in c.asm["tilegpu"]
+               for c in kernel.cache.values())
+
+
 _ATTENTION_DTYPES = {"bf16": torch.bfloat16, "e4m3": torch.float8_e4m3fn,
                      "e5m2": torch.float8_e5m2}
 

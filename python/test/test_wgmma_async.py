@@ -48,7 +48,8 @@ def _kernel(label):
 
 _LABELS = ["matmul_persistent", "matmul_tma", "matmul_tma_ws",
            "matmul_make_desc", "attention", "attention_overlap",
-           "attention_tma", "attention_tma_ws", "attention_tma_overlap_ws"]
+           "attention_tma", "attention_tma_ws", "attention_tma_overlap_ws",
+           "attention_tma_overlap_ws3", "attention_tma_persistent_ws"]
 
 
 @pytest.mark.parametrize("label", _LABELS + ["matmul"])

@@ -58,7 +58,13 @@ public:
   bool canWarpSpecialize() {
     if (plan.hasCpAsync())
       return false;
-    auto function = dyn_cast<FunctionOpInterface>(loop->getParentOp());
+    // A persistent kernel's tile loop around the loop: the producer runs the
+    // same tile loop around its copies.
+    if (auto around = dyn_cast<scf::ForOp>(loop->getParentOp()))
+      if (isa<FunctionOpInterface>(around->getParentOp()))
+        outer = around;
+    auto function = dyn_cast<FunctionOpInterface>(
+        (outer ? outer.getOperation() : loop.getOperation())->getParentOp());
     if (!function || !function.getResultTypes().empty() ||
         TileGPUDialect::getNumWarps(loop) % 4 != 0)
       return false;
@@ -74,6 +80,10 @@ public:
     // What the producer needs from before the loop.
     SmallVector<Value> worklist{loop.getLowerBound(), loop.getUpperBound(),
                                 loop.getStep()};
+    if (outer)
+      llvm::append_range(worklist,
+                         ValueRange{outer.getLowerBound(),
+                                    outer.getUpperBound(), outer.getStep()});
     for (unsigned index : plan.shiftedArgs)
       worklist.push_back(loop.getInitArgs()[index]);
     for (Operation *op : plan.addressOps)
@@ -88,7 +98,8 @@ public:
       return false;
     // Loads before the loop that are its iteration -1 go through the first
     // buffer when the producer can compute their coordinates too.
-    for (PrologueLoad &prologue : findPrologueLoads(loop, plan)) {
+    for (PrologueLoad &prologue :
+         outer ? SmallVector<PrologueLoad>() : findPrologueLoads(loop, plan)) {
       SmallVector<Value> inputs(prologue.load.getIndices());
       llvm::SmallPtrSet<Operation *, 16> extended = needed;
       if (!addProducerInputs(inputs, extended))
@@ -96,9 +107,14 @@ public:
       needed = std::move(extended);
       prologueLoads.push_back(prologue);
     }
-    for (Operation &op : *loop->getBlock())
+    Block &entry = function.getFunctionBody().front();
+    for (Operation &op : entry)
       if (needed.contains(&op))
         producerPrologue.push_back(&op);
+    if (outer)
+      for (Operation &op : *outer.getBody())
+        if (needed.contains(&op))
+          tilePrologue.push_back(&op);
     return true;
   }
 
@@ -106,7 +122,8 @@ public:
   /// producer runs the loop's copies on its own (see the file banner).
   void run() {
     Location loc = loop.getLoc();
-    auto function = cast<FunctionOpInterface>(loop->getParentOp());
+    auto function = cast<FunctionOpInterface>(
+        (outer ? outer.getOperation() : loop.getOperation())->getParentOp());
     Block &entry = function.getFunctionBody().front();
     int consumerThreads =
         TileGPUDialect::getNumWarps(loop) * TileGPUDialect::kThreadsPerWarp;
@@ -161,6 +178,8 @@ public:
     firstReadStage = prologueLoads.empty() ? 0 : 1;
     rewriter.setInsertionPoint(loop);
     addStageIndices(/*fills=*/false);
+    if (outer)
+      carryStagesAcrossTiles();
     Block *body = loop.getBody();
     rewriter.setInsertionPointToStart(body);
     WaitBarrierOp::create(rewriter, loc, barrierOf(readStage), phase);
@@ -183,6 +202,22 @@ public:
     ArriveBarrierOp::create(rewriter, loc, barrierIn(empty, previous), release);
     eraseDeadAddressOps();
     waitForCarriedDotsAfterLoop(loop, plan, rewriter);
+    if (outer) {
+      // The tile's last buffer, whose dots the wait after the loop retired
+      // (none when the loop ran no iteration), goes back to the producer
+      // before the next tile; the buffers live through the tile loop.
+      auto yield = cast<scf::YieldOp>(outer.getBody()->getTerminator());
+      Value finalRead = yield.getOperand(yield.getNumOperands() - 2);
+      Value wrapped = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::eq, finalRead, constant(0, i32));
+      Value last = arith::SelectOp::create(
+          rewriter, loc, wrapped, constant(numBuffers - 1, i32),
+          arith::SubIOp::create(rewriter, loc, finalRead, constant(1, i32)));
+      Value ran =
+          isBefore(rewriter, loop, loop.getLowerBound(), loop.getUpperBound());
+      ArriveBarrierOp::create(rewriter, loc, barrierIn(empty, last), ran);
+      rewriter.setInsertionPointAfter(outer);
+    }
     // Every copy has landed once the last full buffer was waited for.
     for (Value buffer : buffers)
       LocalDeallocOp::create(rewriter, loc, buffer);
@@ -193,13 +228,10 @@ public:
   /// full barrier and start its copies.
   void emitProducer(Value empty) {
     Location loc = loop.getLoc();
-    IRMapping outer;
+    IRMapping kernelScalars;
     for (Operation *op : producerPrologue)
-      rewriter.clone(*op, outer);
+      rewriter.clone(*op, kernelScalars);
     Type i32 = rewriter.getI32Type();
-    SmallVector<Value> inits;
-    for (unsigned index : plan.shiftedArgs)
-      inits.push_back(outer.lookupOrDefault(loop.getInitArgs()[index]));
     // The loads before the loop take buffer 0 in its first round (whose
     // empty barrier needs no wait) with a barrier expecting their bytes
     // only; the loop's copies start at buffer 1.
@@ -213,24 +245,62 @@ public:
       for (PrologueLoad &prologue : prologueLoads) {
         SmallVector<Value> indices;
         for (Value index : prologue.load.getIndices())
-          indices.push_back(outer.lookupOrDefault(index));
+          indices.push_back(kernelScalars.lookupOrDefault(index));
         Value view =
             MemDescIndexOp::create(rewriter, loc, prologue.alloc.getType(),
                                    buffers[prologue.staged], first);
         AsyncTMACopyGlobalToLocalOp::create(
-            rewriter, loc, outer.lookupOrDefault(prologue.load.getDesc()),
-            indices, view, barrierOf(first), always);
+            rewriter, loc,
+            kernelScalars.lookupOrDefault(prologue.load.getDesc()), indices,
+            view, barrierOf(first), always);
       }
     }
-    inits.push_back(constant(prologueLoads.empty() ? 0 : 1, i32));
-    inits.push_back(constant(0, i32));
-    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+    Value stage = constant(prologueLoads.empty() ? 0 : 1, i32);
+    Value parity = constant(0, i32);
+    if (!outer) {
+      emitCopyLoop(kernelScalars, stage, parity, empty);
+      return;
+    }
+    // A persistent kernel: the same tile loop, carrying the stage and
+    // parity from one tile's copies to the next's.
     scf::ForOp::create(
-        rewriter, loc, outer.lookupOrDefault(loop.getLowerBound()),
-        outer.lookupOrDefault(loop.getUpperBound()),
-        outer.lookupOrDefault(loop.getStep()), inits,
+        rewriter, loc, kernelScalars.lookupOrDefault(outer.getLowerBound()),
+        kernelScalars.lookupOrDefault(outer.getUpperBound()),
+        kernelScalars.lookupOrDefault(outer.getStep()),
+        ValueRange{stage, parity},
         [&](OpBuilder &, Location, Value iv, ValueRange args) {
-          IRMapping mapping = outer;
+          IRMapping tileScalars = kernelScalars;
+          tileScalars.map(outer.getInductionVar(), iv);
+          for (Operation *op : tilePrologue)
+            rewriter.clone(*op, tileScalars);
+          scf::ForOp copies =
+              emitCopyLoop(tileScalars, args[0], args[1], empty);
+          unsigned n = copies.getNumResults();
+          scf::YieldOp::create(
+              rewriter, loc,
+              ValueRange{copies.getResult(n - 2), copies.getResult(n - 1)});
+        });
+  }
+
+  /// The producer's copy loop: per iteration wait for an empty buffer, arm
+  /// its full barrier and start its copies, from buffer `stage` at
+  /// `parity`; its last two results are the next stage and parity.
+  scf::ForOp emitCopyLoop(IRMapping &scalars, Value firstStage,
+                          Value firstParity, Value empty) {
+    Location loc = loop.getLoc();
+    Type i32 = rewriter.getI32Type();
+    SmallVector<Value> inits;
+    for (unsigned index : plan.shiftedArgs)
+      inits.push_back(scalars.lookupOrDefault(loop.getInitArgs()[index]));
+    inits.push_back(firstStage);
+    inits.push_back(firstParity);
+    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+    return scf::ForOp::create(
+        rewriter, loc, scalars.lookupOrDefault(loop.getLowerBound()),
+        scalars.lookupOrDefault(loop.getUpperBound()),
+        scalars.lookupOrDefault(loop.getStep()), inits,
+        [&](OpBuilder &, Location, Value iv, ValueRange args) {
+          IRMapping mapping = scalars;
           mapping.map(loop.getInductionVar(), iv);
           for (auto [index, arg] : llvm::zip(plan.shiftedArgs, args))
             mapping.map(loop.getRegionIterArg(index), arg);
@@ -252,6 +322,31 @@ public:
   }
 
 private:
+  /// The consumers' read index and phase go on from tile to tile: the
+  /// outer loop carries them into each run of the loop and back out.
+  void carryStagesAcrossTiles() {
+    unsigned results = loop.getNumResults();
+    Type i32 = rewriter.getI32Type();
+    rewriter.setInsertionPoint(outer);
+    SmallVector<Value> inits{constant(firstReadStage, i32), constant(0, i32)};
+    scf::ForOp inner = loop;
+    FailureOr<LoopLikeOpInterface> replaced =
+        cast<LoopLikeOpInterface>(outer.getOperation())
+            .replaceWithAdditionalYields(
+                rewriter, inits, /*replaceInitOperandUsesInLoop=*/false,
+                [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
+                  return SmallVector<Value>{inner.getResult(results - 2),
+                                            inner.getResult(results - 1)};
+                });
+    outer = cast<scf::ForOp>(replaced->getOperation());
+    unsigned args = outer.getRegionIterArgs().size();
+    unsigned inits_ = loop.getInitArgs().size();
+    loop.getInitArgsMutable()[inits_ - 2].assign(
+        outer.getRegionIterArg(args - 2));
+    loop.getInitArgsMutable()[inits_ - 1].assign(
+        outer.getRegionIterArg(args - 1));
+  }
+
   /// Adds to `needed` the ops before the loop that compute `worklist`'s
   /// values; fails unless all are pure scalar ops of the loop's block.
   bool addProducerInputs(SmallVector<Value> &worklist,
@@ -262,10 +357,19 @@ private:
     while (!worklist.empty()) {
       Value value = worklist.pop_back_val();
       Operation *def = value.getDefiningOp();
+      // The outer loop's carried values change as its tiles go by; the
+      // producer follows its induction variable only.
+      if (auto arg = dyn_cast<BlockArgument>(value))
+        if (outer && arg.getOwner() == outer.getBody() &&
+            arg != outer.getInductionVar())
+          return false;
       if (!def || loop->isAncestor(def) || !needed.insert(def).second)
         continue;
-      if (def->getBlock() != loop->getBlock() || def->getNumRegions() != 0 ||
-          !isMemoryEffectFree(def) ||
+      Block *home = def->getBlock();
+      bool entryBlock = isa<FunctionOpInterface>(home->getParentOp());
+      if ((!entryBlock && !(outer && home == outer.getBody())) ||
+          (outer && outer->isAncestor(def) && !def->isBeforeInBlock(loop)) ||
+          def->getNumRegions() != 0 || !isMemoryEffectFree(def) ||
           !llvm::all_of(def->getResultTypes(), scalar))
         return false;
       llvm::append_range(worklist, def->getOperands());
@@ -276,8 +380,14 @@ private:
   /// Loads before the loop that the producer copies into buffer 0 ahead of
   /// the loop's own (PrologueLoads.cpp).
   SmallVector<PrologueLoad> prologueLoads;
-  /// Ops before the loop that the producer's copies need (pure scalars).
+  /// Ops of the kernel's entry block that the producer's copies need (pure
+  /// scalars).
   SmallVector<Operation *> producerPrologue;
+  /// With an outer loop: the ops of its body before the loop that they
+  /// need (a tile's coordinates).
+  SmallVector<Operation *> tilePrologue;
+  /// The persistent tile loop around the loop, if any.
+  scf::ForOp outer;
 };
 
 struct WarpSpecializePass
@@ -289,21 +399,38 @@ struct WarpSpecializePass
     if (failed(verifyTensorsHaveLayouts(module)) ||
         failed(checkNumStages(module, numStages)))
       return signalPassFailure();
-    SmallVector<std::pair<scf::ForOp, int>> loops;
+    struct Candidate {
+      scf::ForOp loop;
+      int stages;
+      Operation *function;
+    };
+    SmallVector<Candidate> loops;
     // A device function (a `noinline` @jit function) called in the loop
     // would number its threads from the CTA's first, not the consumers'.
     auto callsAFunction = [](scf::ForOp loop) {
       return loop->walk([](func::CallOp) { return WalkResult::interrupt(); })
           .wasInterrupted();
     };
-    for (auto [loop, stages] : loopsToPipeline(module, numStages))
-      if (loop->hasAttr(TileDialect::getWarpSpecializeAttrName()) &&
+    // Triton's persistent kernels mark the tile loop; its copies are in the
+    // loop it runs for each tile, which then takes the mark (the consumers'
+    // turns follow it).
+    StringRef mark = TileDialect::getWarpSpecializeAttrName();
+    for (auto [loop, stages] : loopsToPipeline(module, numStages)) {
+      auto around = dyn_cast<scf::ForOp>(loop->getParentOp());
+      if ((loop->hasAttr(mark) || (around && around->hasAttr(mark))) &&
           !callsAFunction(loop))
-        loops.push_back({loop, stages});
+        loops.push_back(
+            {loop, stages, loop->getParentOfType<FunctionOpInterface>()});
+    }
     if (loops.empty())
       return;
     AxisInfoAnalysis axisInfo(module);
-    for (auto [loop, stages] : loops) {
+    // A function has one producer; specialising rewrites the loops around
+    // the specialised one, so its other candidates are not looked at again.
+    llvm::SmallPtrSet<Operation *, 4> specialized;
+    for (auto [loop, stages, function] : loops) {
+      if (specialized.contains(function))
+        continue;
       std::optional<LoopPlan> plan = planLoop(loop, axisInfo);
       if (!plan)
         continue;
@@ -311,8 +438,12 @@ struct WarpSpecializePass
               checkBuffersFit(loop, *plan, stages, PipelineBudget().maxShared)))
         return signalPassFailure();
       WarpSpecializer specializer(loop, std::move(*plan), stages);
-      if (specializer.canWarpSpecialize())
-        specializer.run();
+      if (!specializer.canWarpSpecialize())
+        continue;
+      if (!loop->hasAttr(mark))
+        loop->setAttr(mark, UnitAttr::get(loop.getContext()));
+      specializer.run();
+      specialized.insert(function);
     }
   }
 };
