@@ -19,6 +19,11 @@
 // only once the consumers release it, so `num_stages` buffers serve carried
 // dots too. Loops that do not qualify are left to tilegpu-pipeline.
 //
+// A persistent kernel's loop sits in a tile loop at the top of the kernel
+// instead: both roles then run that tile loop and carry their buffer index
+// and parity from one tile to the next, so the producer fills the next
+// tile's buffers during this tile's epilogue.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Pipeliner.h"
