@@ -217,6 +217,15 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // CHECK: scf.for
 // CHECK: tile.load %{{.*}} : tensor<64x!tile.ptr<f32>, #blocked{{[0-9]*}}>
 // CHECK: tilegpu.convert_layout
+// A persistent kernel marks its tile loop instead; the loop inside it is
+// the one warp-specialised, so its statistics are reloaded as well.
+// CHECK-LABEL: func.func @statistic_in_marked_tile_loop
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: tile.load %{{.*}} : tensor<64x!tile.ptr<f32>, #[[WSL2:slice[0-9]*]]>
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: arith.addf %{{.*}} : tensor<64xf32, #[[WSL2]]>
 #wb = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]}>
 #wmma = #tilegpu.mma<{version = 3, warpsPerCTA = [8, 1], instrShape = [16, 64, 16]}>
 module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
@@ -252,6 +261,27 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
       scf.yield %next : tensor<64xf32, #tilegpu.slice<{dim = 0, parent = #wmma}>>
     }
     return %r : tensor<64xf32, #tilegpu.slice<{dim = 0, parent = #wmma}>>
+  }
+
+  func.func @statistic_in_marked_tile_loop(%lse: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %init: tensor<64xf32, #tilegpu.slice<{dim = 0, parent = #wmma}>>, %n: i32, %tiles: i32) -> tensor<64xf32, #tilegpu.slice<{dim = 0, parent = #wmma}>> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    %t = scf.for %j = %c0 to %tiles step %c1 iter_args(%outer = %init) -> (tensor<64xf32, #tilegpu.slice<{dim = 0, parent = #wmma}>>) : i32 {
+      %r = scf.for %i = %c0 to %n step %c64 iter_args(%acc = %outer) -> (tensor<64xf32, #tilegpu.slice<{dim = 0, parent = #wmma}>>) : i32 {
+        %range = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #wb>
+        %start = tile.splat %i : i32 -> tensor<64xi32, #wb>
+        %rows = arith.addi %start, %range : tensor<64xi32, #wb>
+        %base = tile.splat %lse : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>, #wb>
+        %ptrs = tile.addptr %base, %rows : tensor<64x!tile.ptr<f32>, #wb>, tensor<64xi32, #wb>
+        %x = tile.load %ptrs : tensor<64x!tile.ptr<f32>, #wb>
+        %xs = tilegpu.convert_layout %x : tensor<64xf32, #wb> -> tensor<64xf32, #tilegpu.slice<{dim = 0, parent = #wmma}>>
+        %next = arith.addf %acc, %xs : tensor<64xf32, #tilegpu.slice<{dim = 0, parent = #wmma}>>
+        scf.yield %next : tensor<64xf32, #tilegpu.slice<{dim = 0, parent = #wmma}>>
+      }
+      scf.yield %r : tensor<64xf32, #tilegpu.slice<{dim = 0, parent = #wmma}>>
+    } {tile.warp_specialize}
+    return %t : tensor<64xf32, #tilegpu.slice<{dim = 0, parent = #wmma}>>
   }
 }
 

@@ -149,7 +149,7 @@ bool isReloadableInWarpSpecializedLoop(ConvertLayoutOp convert) {
       !load.getResult().hasOneUse())
     return false;
   auto loop = load->getParentOfType<scf::ForOp>();
-  if (!loop || !loop->hasAttr(TileDialect::getWarpSpecializeAttrName()))
+  if (!loop || !TileDialect::asksForWarpSpecialization(loop))
     return false;
   return llvm::all_of(load->getOperands(), [](Value operand) {
     return !isa<RankedTensorType>(operand.getType()) ||

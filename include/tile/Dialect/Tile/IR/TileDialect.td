@@ -47,6 +47,15 @@ def Tile_Dialect : Dialect {
     static constexpr llvm::StringLiteral getWarpSpecializeAttrName() {
       return llvm::StringLiteral("tile.warp_specialize");
     }
+    /// Whether `loop` asks for a producer warpgroup: marked itself, or the
+    /// loop directly in a marked tile loop (a persistent kernel marks the
+    /// loop over its tiles, as Triton's tutorials do).
+    static bool asksForWarpSpecialization(::mlir::Operation *loop) {
+      ::mlir::Operation *parent = loop->getParentOp();
+      return loop->hasAttr(getWarpSpecializeAttrName()) ||
+             (parent && parent->getName() == loop->getName() &&
+              parent->hasAttr(getWarpSpecializeAttrName()));
+    }
   }];
 }
 

@@ -421,9 +421,7 @@ struct WarpSpecializePass
     // turns follow it).
     StringRef mark = TileDialect::getWarpSpecializeAttrName();
     for (auto [loop, stages] : loopsToPipeline(module, numStages)) {
-      auto around = dyn_cast<scf::ForOp>(loop->getParentOp());
-      if ((loop->hasAttr(mark) || (around && around->hasAttr(mark))) &&
-          !callsAFunction(loop))
+      if (TileDialect::asksForWarpSpecialization(loop) && !callsAFunction(loop))
         loops.push_back(
             {loop, stages, loop->getParentOfType<FunctionOpInterface>()});
     }
