@@ -83,15 +83,40 @@ def attention_forward(Q, K, V, Out, Lse, scale, seq_len, stride_head,
 
 @tile.jit
 def attention_forward_tma(q_desc, k_desc, v_desc, Out, Lse, scale, seq_len,
-                          CAUSAL: tl.constexpr, HEAD_DIM: tl.constexpr,
-                          BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+                          heads, CAUSAL: tl.constexpr, HEAD_DIM: tl.constexpr,
+                          BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                          PROGRAMS: tl.constexpr):
     """attention_forward on descriptors over (heads * seq_len, HEAD_DIM).
     A block past a head's last row reads the next head's rows (or zeros
     after the last head): its keys are masked as before, and its queries'
     rows are never stored, so the output and statistics are written with
-    masked pointer stores rather than whole blocks."""
-    start_m = tl.program_id(0) * BLOCK_M
-    base = tl.program_id(1) * seq_len
+    masked pointer stores rather than whole blocks.
+
+    Persistent: `PROGRAMS` programs (one per SM) walk the (query block,
+    head) tiles, so that the producer warpgroup copies a tile's first key
+    blocks while the consumers finish the previous tile. Tiles run through
+    one head's query blocks before the next head's (the programs at work
+    at once share a few heads' keys in L2); with a causal mask the last
+    query blocks, whose keys run to the diagonal, come first in each head."""
+    num_m = tl.cdiv(seq_len, BLOCK_M)
+    for tile_id in tl.range(tl.program_id(0), num_m * heads, PROGRAMS,
+                            warp_specialize=True):
+        block = tile_id % num_m
+        if CAUSAL:
+            block = num_m - 1 - block
+        start_m = block * BLOCK_M
+        base = (tile_id // num_m) * seq_len
+        _attention_tile_tma(q_desc, k_desc, v_desc, Out, Lse, scale, seq_len,
+                            start_m, base, CAUSAL, HEAD_DIM, BLOCK_M, BLOCK_N)
+
+
+@tile.jit
+def _attention_tile_tma(q_desc, k_desc, v_desc, Out, Lse, scale, seq_len,
+                        start_m, base, CAUSAL: tl.constexpr,
+                        HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+                        BLOCK_N: tl.constexpr):
+    """One query block of one head (rows start_m.. of the head at row
+    `base`)."""
     rows = start_m + tl.arange(0, BLOCK_M)
     q = q_desc.load([base + start_m, 0])
     m = tl.full((BLOCK_M,), -float("inf"), dtype=tl.float32)
@@ -99,7 +124,7 @@ def attention_forward_tma(q_desc, k_desc, v_desc, Out, Lse, scale, seq_len,
     acc = tl.zeros((BLOCK_M, HEAD_DIM), dtype=tl.float32)
     qk_scale = scale * LOG2E
     end = tl.minimum(start_m + BLOCK_M, seq_len) if CAUSAL else seq_len
-    for start_n in tl.range(0, end, BLOCK_N, warp_specialize=True):
+    for start_n in range(0, end, BLOCK_N):
         cols = start_n + tl.arange(0, BLOCK_N)
         s = tl.dot(q, k_desc.load([base + start_n, 0]).T)
         # Only a block that reaches past the diagonal (causal) or past the
@@ -323,6 +348,13 @@ def _row_stats(q, poison):
     return torch.empty(heads, seq_len, device=q.device, dtype=torch.float32)
 
 
+def _multiprocessors(t):
+    """SMs of the GPU holding `t` (a persistent kernel's program count)."""
+    if common.GPU:
+        return torch.cuda.get_device_properties(t.device).multi_processor_count
+    return 132
+
+
 def attention(q, k, v, causal, with_lse=False, tma=common.GPU, poison=True):
     """softmax(Q K^T / sqrt(d)) V over (heads, seq_len, head_dim); on the
     GPU by the descriptor forward unless `tma` is False."""
@@ -334,11 +366,13 @@ def attention(q, k, v, causal, with_lse=False, tma=common.GPU, poison=True):
         descs = [TensorDescriptor.from_tensor(t.reshape(-1, head_dim),
                                               [128, head_dim])
                  for t in (q, k, v)]
-        grid = (tile.cdiv(seq_len, 128), heads)
-        attention_forward_tma[grid](*descs, out, lse, 1 / math.sqrt(head_dim),
-                                    seq_len, CAUSAL=causal, HEAD_DIM=head_dim,
-                                    BLOCK_M=128, BLOCK_N=128, num_warps=8,
-                                    num_stages=3 if head_dim > 64 else 4)
+        tiles = tile.cdiv(seq_len, 128) * heads
+        programs = min(tiles, _multiprocessors(q))
+        attention_forward_tma[(programs,)](
+            *descs, out, lse, 1 / math.sqrt(head_dim), seq_len, heads,
+            CAUSAL=causal, HEAD_DIM=head_dim, BLOCK_M=128, BLOCK_N=128,
+            PROGRAMS=programs, num_warps=8,
+            num_stages=3 if head_dim > 64 else 4)
         return (out, lse) if with_lse else out
     (block_m, block_n, warps, stages), _ = _blocks()
     grid = (tile.cdiv(seq_len, block_m), heads)
@@ -442,8 +476,8 @@ def gradients(q, k, v, dout, causal):
 
 def gradients_poisoned(q, k, v, dout, causal, tma=common.GPU):
     """dQ, dK, dV by the kernels directly, every output NaN-filled first;
-    the backward on descriptors unless `tma` is False."""
-    out, lse = attention(q, k, v, causal, with_lse=True)
+    forward and backward on descriptors unless `tma` is False."""
+    out, lse = attention(q, k, v, causal, with_lse=True, tma=tma)
     return attention_backward(q, k, v, out, lse, dout, causal, tma=tma)
 
 
@@ -459,17 +493,19 @@ def main():
         want = reference(q, k, v, causal)
         common.check("attention, %s" % name, attention(q, k, v, causal),
                      want, 1e-2, 1e-2)
-        if common.GPU:
-            common.check("attention (pointers), %s" % name,
-                         attention(q, k, v, causal, tma=False), want, 1e-2,
-                         1e-2)
+        # The other forward: pointers on the GPU, where descriptors are the
+        # default, and the persistent descriptor kernel in the interpreter.
+        common.check("attention (%s), %s" % (
+            "pointers" if common.GPU else "descriptors", name),
+            attention(q, k, v, causal, tma=not common.GPU), want, 1e-2, 1e-2)
         want = reference(q, k, v, causal, dout)
         for what, got, expected in zip(("dQ", "dK", "dV"),
                                        gradients(q, k, v, dout, causal), want):
             common.check("%s, %s" % (what, name), got, expected, 2e-2, 2e-2)
-        # The descriptor backward, on the CPU too (the interpreter reads
-        # descriptors over numpy arrays; the sequence is not a multiple of
-        # the blocks there, so the masks of blocks past the end count).
+        # The descriptor forward and backward, on the CPU too (the
+        # interpreter reads descriptors over numpy arrays; the sequence is
+        # not a multiple of the blocks there, so the masks of blocks past
+        # the end count).
         for what, got, expected in zip(
                 ("dQ", "dK", "dV"),
                 gradients_poisoned(q, k, v, dout, causal, tma=True), want):
