@@ -9,18 +9,16 @@
 // 32 KiB that lets three stages fit.
 //
 // The coordinates are compared as linear forms over the loop's invariant
-// values: add, sub and multiplication by a constant are ring operations
-// modulo 2^width, so equal forms give equal indices whatever wraps.
+// values (tile/Analysis/LinearForm.h): equal forms give equal indices
+// whatever wraps.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Pipeliner.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/IR/Matchers.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "tile/Analysis/LinearForm.h"
 
-#include <map>
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -28,101 +26,6 @@ using namespace mlir::tilegpu;
 using namespace mlir::tilegpu::pipeliner;
 
 namespace {
-
-/// sum(coefficient * term) + constant over integers of one width, each
-/// coefficient kept modulo 2^width. Terms are values the form does not look
-/// through (arguments, loads, anything but add/sub/mul-by-constant).
-class LinearForm {
-public:
-  explicit LinearForm(unsigned width) : width(width) {}
-
-  /// The form of `value`, an integer scalar, looking through constants,
-  /// addi, subi and muli by a constant; `substitute` values are replaced by
-  /// their given forms (the loop's induction variable).
-  static std::optional<LinearForm>
-  of(Value value,
-     const llvm::SmallDenseMap<Value, LinearForm> &substitute = {}) {
-    auto type = dyn_cast<IntegerType>(value.getType());
-    if (!type || type.getWidth() > 64)
-      return std::nullopt;
-    return build(value, type.getWidth(), substitute, /*depth=*/0);
-  }
-
-  static LinearForm constant(unsigned width, int64_t value) {
-    LinearForm form(width);
-    form.offset = form.wrap(value);
-    return form;
-  }
-
-  static LinearForm term(Value value, unsigned width) {
-    LinearForm form(width);
-    form.coefficients[value.getAsOpaquePointer()] = 1;
-    return form;
-  }
-
-  LinearForm plus(const LinearForm &other, int64_t scale = 1) const {
-    LinearForm sum = *this;
-    for (auto [key, coefficient] : other.coefficients) {
-      uint64_t &mine = sum.coefficients[key];
-      mine = sum.wrap(mine + coefficient * static_cast<uint64_t>(scale));
-      if (mine == 0)
-        sum.coefficients.erase(key);
-    }
-    sum.offset = sum.wrap(sum.offset + other.offset * uint64_t(scale));
-    return sum;
-  }
-
-  LinearForm times(int64_t scale) const {
-    return LinearForm(width).plus(*this, scale);
-  }
-
-  bool operator==(const LinearForm &other) const {
-    return width == other.width && offset == other.offset &&
-           coefficients == other.coefficients;
-  }
-
-private:
-  static std::optional<LinearForm>
-  build(Value value, unsigned width,
-        const llvm::SmallDenseMap<Value, LinearForm> &substitute,
-        unsigned depth) {
-    if (auto it = substitute.find(value); it != substitute.end())
-      return it->second;
-    APInt bits;
-    if (matchPattern(value, m_ConstantInt(&bits)))
-      return constant(width, bits.getSExtValue());
-    Operation *def = value.getDefiningOp();
-    // Deep chains are not address arithmetic worth proving equal.
-    if (!def || depth > 32 ||
-        !isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(def))
-      return term(value, width);
-    auto operand = [&](unsigned i) {
-      return build(def->getOperand(i), width, substitute, depth + 1);
-    };
-    std::optional<LinearForm> lhs = operand(0), rhs = operand(1);
-    if (!lhs || !rhs)
-      return std::nullopt;
-    if (isa<arith::AddIOp>(def))
-      return lhs->plus(*rhs);
-    if (isa<arith::SubIOp>(def))
-      return lhs->plus(*rhs, -1);
-    // A product of two non-constant forms is not linear: a term of its own.
-    if (rhs->coefficients.empty())
-      return lhs->times(static_cast<int64_t>(rhs->offset));
-    if (lhs->coefficients.empty())
-      return rhs->times(static_cast<int64_t>(lhs->offset));
-    return term(value, width);
-  }
-
-  uint64_t wrap(uint64_t value) const {
-    return width >= 64 ? value : value & ((uint64_t(1) << width) - 1);
-  }
-
-  unsigned width;
-  uint64_t offset = 0;
-  /// Keyed by the term's opaque pointer: equal forms have equal maps.
-  std::map<const void *, uint64_t> coefficients;
-};
 
 /// Whether something before `op` in its block (nested ops included) may
 /// write global memory: a copy issued at the kernel's start could then
