@@ -70,11 +70,15 @@ func.func @persistent(%ad: !tile.tensordesc<tensor<64x64xf16>>, %bd: !tile.tenso
 
 // Left alone: the K loop's coordinates follow a value the tile loop
 // carries (the producer follows the tile loop's induction variable only),
-// and a K loop below an `scf.if` in the tile loop (the producer would have
-// to follow the branch). Both keep the ordinary pipeline.
+// a K loop below an `scf.if` in the tile loop (the producer would have to
+// follow the branch), and two K loops a tile (a causal attention's
+// off-diagonal and diagonal blocks: the second would run without a
+// producer). All keep the ordinary pipeline.
 // CHECK-LABEL: func.func @carried_coordinate
 // CHECK-NOT: tilegpu.warp_specialize
 // CHECK-LABEL: func.func @below_a_branch
+// CHECK-NOT: tilegpu.warp_specialize
+// CHECK-LABEL: func.func @two_loops_a_tile
 // CHECK-NOT: tilegpu.warp_specialize
 // CHECK: return
 #blocked = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
@@ -119,6 +123,32 @@ func.func @below_a_branch(%ad: !tile.tensordesc<tensor<64x64xf16>>, %cd: !tile.t
       }
       tile.descriptor_store %cd[%m, %c0], %r : !tile.tensordesc<tensor<64x64xf32>>, tensor<64x64xf32, #mma>
     }
+  } {tile.warp_specialize}
+  return
+}
+func.func @two_loops_a_tile(%ad: !tile.tensordesc<tensor<64x64xf16>>, %cd: !tile.tensordesc<tensor<64x64xf32>>,
+                            %n: i32, %tiles: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %acc0 = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+  scf.for %t = %c0 to %tiles step %c1 : i32 {
+    %m = arith.muli %t, %c64 : i32
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %acc0) -> (tensor<64x64xf32, #mma>) : i32 {
+      %k = arith.muli %i, %c64 : i32
+      %a = tile.descriptor_load %ad[%m, %k] : !tile.tensordesc<tensor<64x64xf16>> -> tensor<64x64xf16, #blocked>
+      %as = tilegpu.local_alloc %a : (tensor<64x64xf16, #blocked>) -> !tilegpu.memdesc<64x64xf16, #nvmma>
+      %d = tilegpu.warpgroup_dot %as, %as, %acc : !tilegpu.memdesc<64x64xf16, #nvmma> * !tilegpu.memdesc<64x64xf16, #nvmma> -> tensor<64x64xf32, #mma>
+      scf.yield %d : tensor<64x64xf32, #mma>
+    }
+    %r2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %r) -> (tensor<64x64xf32, #mma>) : i32 {
+      %k = arith.muli %i, %c64 : i32
+      %a = tile.descriptor_load %ad[%k, %m] : !tile.tensordesc<tensor<64x64xf16>> -> tensor<64x64xf16, #blocked>
+      %as = tilegpu.local_alloc %a : (tensor<64x64xf16, #blocked>) -> !tilegpu.memdesc<64x64xf16, #nvmma>
+      %d = tilegpu.warpgroup_dot %as, %as, %acc : !tilegpu.memdesc<64x64xf16, #nvmma> * !tilegpu.memdesc<64x64xf16, #nvmma> -> tensor<64x64xf32, #mma>
+      scf.yield %d : tensor<64x64xf32, #mma>
+    }
+    tile.descriptor_store %cd[%m, %c0], %r2 : !tile.tensordesc<tensor<64x64xf32>>, tensor<64x64xf32, #mma>
   } {tile.warp_specialize}
   return
 }

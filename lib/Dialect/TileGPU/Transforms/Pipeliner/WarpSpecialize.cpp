@@ -68,6 +68,18 @@ public:
     if (auto around = dyn_cast<scf::ForOp>(loop->getParentOp()))
       if (isa<FunctionOpInterface>(around->getParentOp()))
         outer = around;
+    // One loop a tile: a second (the diagonal blocks of a causal attention,
+    // say) would run in the consumers with no producer, a case no test has
+    // covered yet.
+    if (outer && outer
+                     ->walk([&](scf::ForOp other) {
+                       return other == outer || other == loop ||
+                                      loop->isAncestor(other)
+                                  ? WalkResult::advance()
+                                  : WalkResult::interrupt();
+                     })
+                     .wasInterrupted())
+      return false;
     auto function = dyn_cast<FunctionOpInterface>(
         (outer ? outer.getOperation() : loop.getOperation())->getParentOp());
     if (!function || !function.getResultTypes().empty() ||
