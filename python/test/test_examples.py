@@ -82,7 +82,7 @@ def test_demo_without_gpu():
     assert "no GPU here" in out
     for entry in demo.KERNELS:
         assert entry[1] in out
-    # Every check of every example: 1 + 1 + 2 + 4 + 14 + 1 (attention:
-    # the output, dQ, dK, dV and the descriptor backward's dQ, dK, dV, full
-    # and causal).
-    assert out.count(" ok\n") == 23 and "FAILED" not in out
+    # Every check of every example: 1 + 1 + 2 + 4 + 16 + 1 (attention:
+    # the output by pointers and by descriptors, dQ, dK, dV and the
+    # descriptor backward's dQ, dK, dV, full and causal).
+    assert out.count(" ok\n") == 25 and "FAILED" not in out
