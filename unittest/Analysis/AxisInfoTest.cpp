@@ -15,6 +15,8 @@
 #include "mlir/Parser/Parser.h"
 #include <gtest/gtest.h>
 
+#include "MarkedValues.h"
+
 using namespace mlir;
 using namespace mlir::tile;
 
@@ -42,16 +44,7 @@ protected:
   }
 
   /// The result of the op marked `{test.id = "<name>"}`.
-  Value marked(StringRef name) {
-    Value found;
-    module->walk([&](Operation *op) {
-      if (auto attr = op->getAttrOfType<StringAttr>("test.id"))
-        if (attr.getValue() == name)
-          found = op->getResult(0);
-    });
-    EXPECT_TRUE(found) << "no op marked " << name.str();
-    return found;
-  }
+  Value marked(StringRef name) { return findMarked(*module, name); }
 
   AxisInfo info(StringRef name) { return analysis->getAxisInfo(marked(name)); }
 

@@ -14,6 +14,8 @@
 #include "mlir/Parser/Parser.h"
 #include <gtest/gtest.h>
 
+#include "MarkedValues.h"
+
 using namespace mlir;
 using namespace mlir::tile;
 
@@ -33,16 +35,8 @@ protected:
     ASSERT_TRUE(module) << text;
   }
 
-  Value marked(StringRef name) {
-    Value found;
-    module->walk([&](Operation *op) {
-      if (auto attr = op->getAttrOfType<StringAttr>("test.id"))
-        if (attr.getValue() == name)
-          found = op->getResult(0);
-    });
-    EXPECT_TRUE(found) << "no op marked " << name.str();
-    return found;
-  }
+  /// The result of the op marked `{test.id = "<name>"}`.
+  Value marked(StringRef name) { return findMarked(*module, name); }
 
   Value argument(unsigned index) {
     auto function = *module->getOps<func::FuncOp>().begin();
