@@ -17,6 +17,10 @@ LinearForm::of(Value value,
   return build(value, type.getWidth(), substitute, /*depth=*/0);
 }
 
+std::optional<LinearForm> LinearForm::of(Value value) {
+  return of(value, llvm::SmallDenseMap<Value, LinearForm>());
+}
+
 LinearForm LinearForm::constant(unsigned width, int64_t value) {
   LinearForm form(width);
   form.offset = form.wrap(value);

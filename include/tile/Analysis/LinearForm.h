@@ -31,8 +31,8 @@ public:
   /// constant side; `substitute` values are replaced by the given forms (a
   /// loop's induction variable by its value before the first iteration).
   static std::optional<LinearForm>
-  of(Value value,
-     const llvm::SmallDenseMap<Value, LinearForm> &substitute = {});
+  of(Value value, const llvm::SmallDenseMap<Value, LinearForm> &substitute);
+  static std::optional<LinearForm> of(Value value);
 
   static LinearForm constant(unsigned width, int64_t value);
   static LinearForm term(Value value, unsigned width);

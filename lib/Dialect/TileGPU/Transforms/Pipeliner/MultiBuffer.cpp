@@ -140,6 +140,19 @@ Value MultiBufferRewriter::nextIndex(OpBuilder &b, Location loc, Value index) {
       b, loc, wraps, arith::ConstantIntOp::create(b, loc, i32, 0), plusOne);
 }
 
+Value MultiBufferRewriter::previousIndex(OpBuilder &b, Location loc,
+                                         Value index) {
+  Type i32 = b.getI32Type();
+  Value isFirst =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, index,
+                            arith::ConstantIntOp::create(b, loc, i32, 0));
+  return arith::SelectOp::create(
+      b, loc, isFirst,
+      arith::ConstantIntOp::create(b, loc, i32, numBuffers - 1),
+      arith::SubIOp::create(b, loc, index,
+                            arith::ConstantIntOp::create(b, loc, i32, 1)));
+}
+
 Value MultiBufferRewriter::nextParity(OpBuilder &b, Location loc, Value index,
                                       Value phase) {
   Type i32 = b.getI32Type();

@@ -278,6 +278,8 @@ protected:
 
   /// The i32 index of the buffer after `index`, wrapping at numBuffers.
   Value nextIndex(OpBuilder &b, Location loc, Value index);
+  /// The i32 index of the buffer before `index`, wrapping below 0.
+  Value previousIndex(OpBuilder &b, Location loc, Value index);
   /// The mbarrier parity to wait for after buffer `index`: flips each time
   /// the index wraps.
   Value nextParity(OpBuilder &b, Location loc, Value index, Value phase);

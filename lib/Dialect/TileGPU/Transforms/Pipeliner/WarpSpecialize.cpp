@@ -51,6 +51,9 @@ using namespace mlir::tilegpu::pipeliner;
 
 namespace {
 
+/// Whether values of `type` are scalars a producer thread can compute.
+bool isScalar(Type type) { return !isa<RankedTensorType, MemDescType>(type); }
+
 class WarpSpecializer : public MultiBufferRewriter {
 public:
   WarpSpecializer(scf::ForOp loop, LoopPlan plan, int numStages)
@@ -82,17 +85,15 @@ public:
       return false;
     auto function = dyn_cast<FunctionOpInterface>(
         (outer ? outer.getOperation() : loop.getOperation())->getParentOp());
+    kernel = function;
     if (!function || !function.getResultTypes().empty() ||
         TileGPUDialect::getNumWarps(loop) % 4 != 0)
       return false;
     if (function->walk([](WarpSpecializeOp) { return WalkResult::interrupt(); })
             .wasInterrupted())
       return false;
-    auto scalar = [](Type type) {
-      return !isa<RankedTensorType, MemDescType>(type);
-    };
     for (Operation *op : plan.addressOps)
-      if (!llvm::all_of(op->getResultTypes(), scalar))
+      if (!llvm::all_of(op->getResultTypes(), isScalar))
         return false;
     // What the producer needs from before the loop.
     SmallVector<Value> worklist{loop.getLowerBound(), loop.getUpperBound(),
@@ -139,8 +140,7 @@ public:
   /// producer runs the loop's copies on its own (see the file banner).
   void run() {
     Location loc = loop.getLoc();
-    auto function = cast<FunctionOpInterface>(
-        (outer ? outer.getOperation() : loop.getOperation())->getParentOp());
+    FunctionOpInterface function = kernel;
     Block &entry = function.getFunctionBody().front();
     int consumerThreads =
         TileGPUDialect::getNumWarps(loop) * TileGPUDialect::kThreadsPerWarp;
@@ -203,11 +203,7 @@ public:
     replaceStagedLoads();
     waitForAsyncDots(loop, plan, rewriter);
     rewriter.setInsertionPointAfter(previousDotsRetired(loop));
-    Value isFirst = arith::CmpIOp::create(
-        rewriter, loc, arith::CmpIPredicate::eq, readStage, constant(0, i32));
-    Value previous = arith::SelectOp::create(
-        rewriter, loc, isFirst, constant(numBuffers - 1, i32),
-        arith::SubIOp::create(rewriter, loc, readStage, constant(1, i32)));
+    Value previous = previousIndex(rewriter, loc, readStage);
     // Iteration 0 has no previous buffer to release, unless the loads
     // before the loop filled buffer 0 (their dots finished before it).
     Value release = prologueLoads.empty()
@@ -224,12 +220,8 @@ public:
       // (none when the loop ran no iteration), goes back to the producer
       // before the next tile; the buffers live through the tile loop.
       auto yield = cast<scf::YieldOp>(outer.getBody()->getTerminator());
-      Value finalRead = yield.getOperand(yield.getNumOperands() - 2);
-      Value wrapped = arith::CmpIOp::create(
-          rewriter, loc, arith::CmpIPredicate::eq, finalRead, constant(0, i32));
-      Value last = arith::SelectOp::create(
-          rewriter, loc, wrapped, constant(numBuffers - 1, i32),
-          arith::SubIOp::create(rewriter, loc, finalRead, constant(1, i32)));
+      Value last = previousIndex(rewriter, loc,
+                                 yield.getOperand(yield.getNumOperands() - 2));
       Value ran =
           isBefore(rewriter, loop, loop.getLowerBound(), loop.getUpperBound());
       ArriveBarrierOp::create(rewriter, loc, barrierIn(empty, last), ran);
@@ -357,10 +349,10 @@ private:
                 });
     outer = cast<scf::ForOp>(replaced->getOperation());
     unsigned args = outer.getRegionIterArgs().size();
-    unsigned inits_ = loop.getInitArgs().size();
-    loop.getInitArgsMutable()[inits_ - 2].assign(
+    unsigned numInits = loop.getInitArgs().size();
+    loop.getInitArgsMutable()[numInits - 2].assign(
         outer.getRegionIterArg(args - 2));
-    loop.getInitArgsMutable()[inits_ - 1].assign(
+    loop.getInitArgsMutable()[numInits - 1].assign(
         outer.getRegionIterArg(args - 1));
   }
 
@@ -368,9 +360,6 @@ private:
   /// values; fails unless all are pure scalar ops of the loop's block.
   bool addProducerInputs(SmallVector<Value> &worklist,
                          llvm::SmallPtrSet<Operation *, 16> &needed) {
-    auto scalar = [](Type type) {
-      return !isa<RankedTensorType, MemDescType>(type);
-    };
     while (!worklist.empty()) {
       Value value = worklist.pop_back_val();
       Operation *def = value.getDefiningOp();
@@ -387,7 +376,7 @@ private:
       if ((!entryBlock && !(outer && home == outer.getBody())) ||
           (outer && outer->isAncestor(def) && !def->isBeforeInBlock(loop)) ||
           def->getNumRegions() != 0 || !isMemoryEffectFree(def) ||
-          !llvm::all_of(def->getResultTypes(), scalar))
+          !llvm::all_of(def->getResultTypes(), isScalar))
         return false;
       llvm::append_range(worklist, def->getOperands());
     }
@@ -405,6 +394,8 @@ private:
   SmallVector<Operation *> tilePrologue;
   /// The persistent tile loop around the loop, if any.
   scf::ForOp outer;
+  /// The kernel whose body the consumers take.
+  FunctionOpInterface kernel;
 };
 
 struct WarpSpecializePass
