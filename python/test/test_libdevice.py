@@ -85,3 +85,30 @@ def test_interpreter_matches_float64():
     out = np.full(lm.total(n), np.nan, np.float32)
     tile.jit(lm.libdevice_kernel.fn, interpret=True)[(1,)](x, y, out, n)
     lm.check(out, x, y)
+
+
+# Triton 2.x kept libdevice's functions in tl.math; Liger-Kernel, for one,
+# imports `tanh` from there when the Triton it sees is older than 3.0
+# (tile's own version is).
+from tile.language.math import tanh as math_tanh  # noqa: E402
+
+
+@tile.jit
+def math_module_names(x_ptr, out_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + offs, math_tanh(x) + tl.math.pow(x, 2.0))
+
+
+def test_math_module_keeps_triton2_libdevice_names():
+    kernel = tile.compile(math_module_names, {"x_ptr": "*fp32",
+                                              "out_ptr": "*fp32"}, {"N": 16})
+    assert 'symbol = "__nv_tanhf"' in kernel.asm["tile"]
+    assert 'symbol = "__nv_powf"' in kernel.asm["tile"]
+    x = np.linspace(-2, 2, 16, dtype=np.float32)
+    out = np.full(16, np.nan, np.float32)
+    tile.jit(math_module_names.fn, interpret=True)[(1,)](x, out, 16)
+    np.testing.assert_allclose(out, np.tanh(x) + x * x, rtol=1e-5)
+    assert tl.math.sqrt is tl.sqrt
+    with pytest.raises(AttributeError):
+        tl.math.not_a_function
