@@ -8,10 +8,10 @@ import path from the Triton version they see (tile's own version is below
 from tile.language.core import (abs, ceil, cos, erf, exp, exp2, fdiv, floor,  # noqa: F401
                                 fma, log, log2, rsqrt, sin, sqrt)
 from tile.language.core import sigmoid, div_rn, sqrt_rn, umulhi  # noqa: F401
+from tile.language.extra.cuda import libdevice as _libdevice
 
 
 def __getattr__(name):
-    from tile.language.extra.cuda import libdevice
-    if not name.startswith("_") and name in libdevice.__all__:
-        return getattr(libdevice, name)
+    if not name.startswith("_") and name in _libdevice.__all__:
+        return getattr(_libdevice, name)
     raise AttributeError("module %r has no attribute %r" % (__name__, name))
