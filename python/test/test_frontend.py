@@ -358,6 +358,56 @@ CHECK: tile.scan
 
 
 @tile.jit
+def narrow_minmax(x_ptr, i_ptr, out_ptr, idx_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    i = tl.load(i_ptr + offs)
+    m = tl.max(x, axis=0)
+    n = x.min(axis=0)
+    k = tl.max(i, axis=0)
+    b = tl.max(i > 0, axis=0)
+    v, j = tl.max(x, axis=0, return_indices=True)
+    tl.static_assert(m.dtype == tl.float32 and n.dtype == tl.float32)
+    tl.static_assert(k.dtype == tl.int32 and b.dtype == tl.int32)
+    tl.static_assert(v.dtype == (tl.float32 if x.dtype == tl.bfloat16
+                                 else x.dtype))
+    # x - max(x) is float32, so the exponentials are too (Liger's softmax).
+    tl.static_assert((x - m).dtype == tl.float32)
+    tl.store(out_ptr + offs, tl.exp(x - m) + n + k + b + v)
+    tl.store(idx_ptr, j)
+
+
+@pytest.mark.parametrize("xtype", ["*bf16", "*fp16"])
+def test_max_and_min_widen_narrow_types_as_triton_does(xtype):
+    # Triton 3.6's standard library: max/min without indices reduce floats
+    # narrower than 32 bits in float32 and narrow integers in int32; with
+    # indices only bfloat16 widens.
+    ir = compile_ir(narrow_minmax, {"x_ptr": xtype, "i_ptr": "*i8",
+                                    "out_ptr": "*fp32", "idx_ptr": "*i32"},
+                    {"BLOCK": 64})
+    narrow = "bf16" if xtype == "*bf16" else "f16"
+    filecheck(ir, r"""
+CHECK: arith.extf {{.*}} : tensor<64x%s> to tensor<64xf32>
+CHECK: tile.reduce {{.*}} (tensor<64xf32>) -> f32
+CHECK: arith.extsi {{.*}} : tensor<64xi8> to tensor<64xi32>
+CHECK: tile.reduce {{.*}} (tensor<64xi32>) -> i32
+""" % narrow)
+
+
+def test_max_widens_in_the_interpreter_too():
+    bits = np.random.default_rng(0).standard_normal(64).astype(np.float32)
+    x = (bits * 3).astype(np.float16)
+    i = np.arange(-32, 32, dtype=np.int8)
+    out = np.full(64, np.nan, np.float32)
+    idx = np.zeros(1, np.int32)
+    tile.jit(narrow_minmax.fn, interpret=True)[(1,)](x, i, out, idx, 64)
+    x32 = x.astype(np.float32)
+    want = (np.exp(x32 - x32.max()) + x32.min() + 31 + 1 + x32.max())
+    np.testing.assert_allclose(out, want, rtol=1e-6)
+    assert idx[0] == int(np.argmax(x32))
+
+
+@tile.jit
 def batched_trans(x_ptr, out_ptr):
     r = tl.arange(0, 2 * 4 * 8)
     x = tl.load(x_ptr + r).reshape(2, 4, 8)

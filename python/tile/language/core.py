@@ -755,16 +755,22 @@ def sum(input, axis=None, keep_dims=False, dtype=None):
 
 @builtin
 def max(input, axis=None, return_indices=False, keep_dims=False):
-    if _flag("return_indices", return_indices):
-        return _arg_reduce(input, axis, True, keep_dims)
-    return _reduce1(input, axis, _combine_minmax(True), keep_dims)
+    return _minmax_reduce(input, axis, return_indices, keep_dims, True)
 
 
 @builtin
 def min(input, axis=None, return_indices=False, keep_dims=False):
-    if _flag("return_indices", return_indices):
-        return _arg_reduce(input, axis, False, keep_dims)
-    return _reduce1(input, axis, _combine_minmax(False), keep_dims)
+    return _minmax_reduce(input, axis, return_indices, keep_dims, False)
+
+
+def _minmax_reduce(input, axis, return_indices, keep_dims, is_max):
+    indices = _flag("return_indices", return_indices)
+    v = _tensor(input)
+    v = sem.cast(current_builder(), v,
+                 sem.minmax_dtype(v.type.scalar, indices))
+    if indices:
+        return _arg_reduce(v, axis, is_max, keep_dims)
+    return _reduce1(v, axis, _combine_minmax(is_max), keep_dims)
 
 
 @builtin

@@ -1227,6 +1227,19 @@ def sum_dtype(ty, dtype=None):
     return ty
 
 
+def minmax_dtype(ty, return_indices=False):
+    """The type tl.max / tl.min reduce in, as Triton's standard library picks
+    it: without indices, floats narrower than 32 bits widen to float32 and
+    narrower integers (bool included) to int32; with indices, only bfloat16
+    widens. So `tl.max(x_bf16)` is a float32, and `x - tl.max(x)` a float32
+    tensor."""
+    if return_indices:
+        return d.float32 if ty == d.bfloat16 else ty
+    if ty.primitive_bitwidth < 32:
+        return d.float32 if ty.is_floating() else d.int32
+    return ty
+
+
 def scan_dtype(ty, dtype=None, summing=True):
     """The type tl.cumsum (`summing`) or tl.cumprod scans in, as Triton's
     standard library picks it: bfloat16 widens to float32, and a sum's

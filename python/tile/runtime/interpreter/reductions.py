@@ -140,17 +140,21 @@ def _arg_reduce(input, axis, is_max, keep_dims):
 
 @builtin
 def max(input, axis=None, return_indices=False, keep_dims=False):
-    if _flag("return_indices", return_indices):
-        return _arg_reduce(input, axis, True, keep_dims)
-    return _reduce([input], axis, lambda l, r: [minmax(l[0], r[0], True)],
-                   keep_dims)[0]
+    return _minmax_reduce(input, axis, return_indices, keep_dims, True)
 
 
 @builtin
 def min(input, axis=None, return_indices=False, keep_dims=False):
-    if _flag("return_indices", return_indices):
-        return _arg_reduce(input, axis, False, keep_dims)
-    return _reduce([input], axis, lambda l, r: [minmax(l[0], r[0], False)],
+    return _minmax_reduce(input, axis, return_indices, keep_dims, False)
+
+
+def _minmax_reduce(input, axis, return_indices, keep_dims, is_max):
+    indices = _flag("return_indices", return_indices)
+    x = lift(input)
+    x = cast(x, sem.minmax_dtype(x.type.scalar, indices))
+    if indices:
+        return _arg_reduce(x, axis, is_max, keep_dims)
+    return _reduce([x], axis, lambda l, r: [minmax(l[0], r[0], is_max)],
                    keep_dims)[0]
 
 
