@@ -408,6 +408,34 @@ def test_max_widens_in_the_interpreter_too():
 
 
 @tile.jit
+def softmax_rows(x_ptr, out_ptr, one_ptr, R: tl.constexpr, C: tl.constexpr):
+    offs = tl.arange(0, R)[:, None] * C + tl.arange(0, C)[None, :]
+    x = tl.load(x_ptr + offs)
+    y = tl.softmax(x, dim=1, keep_dims=True)
+    tl.static_assert(y.dtype == tl.float32)
+    tl.store(out_ptr + offs, y)
+    one = tl.load(one_ptr + tl.arange(0, 1))
+    tl.store(one_ptr, one.item() * 2)
+
+
+def test_softmax_takes_dim_and_keep_dims_and_widens():
+    ir = compile_ir(softmax_rows, {"x_ptr": "*fp16", "out_ptr": "*fp32",
+                                   "one_ptr": "*fp16"}, {"R": 4, "C": 8})
+    # item() keeps the element's type; the softmax's max widens.
+    filecheck(ir, r"""
+CHECK: tile.reduce {{.*}} (tensor<4x8xf32>) -> tensor<4xf32>
+CHECK: tile.reduce {{.*}} (tensor<1xf16>) -> f16
+""")
+    x = np.random.default_rng(1).standard_normal((4, 8)).astype(np.float16)
+    out = np.full((4, 8), np.nan, np.float32)
+    one = np.array([1.5], np.float16)
+    tile.jit(softmax_rows.fn, interpret=True)[(1,)](x, out, one, 4, 8)
+    e = np.exp(x.astype(np.float64) - x.astype(np.float64).max(1, keepdims=True))
+    np.testing.assert_allclose(out, e / e.sum(1, keepdims=True), rtol=1e-5)
+    assert one[0] == 3.0
+
+
+@tile.jit
 def batched_trans(x_ptr, out_ptr):
     r = tl.arange(0, 2 * 4 * 8)
     x = tl.load(x_ptr + r).reshape(2, 4, 8)

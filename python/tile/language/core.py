@@ -213,8 +213,9 @@ class tensor(metaclass=abc.ABCMeta):
         if self.type.numel != 1:
             raise sem.SemanticError("item() needs a tensor of one element, "
                                     "got shape %s" % list(self.type.shape))
-        # A reduction over one element applies no combine: the element.
-        return max(self)
+        # A reduction over one element applies no combine: the element, in
+        # its own type (tl.max would widen a narrow one).
+        return _reduce1(self, None, _combine_minmax(True), False)
 
     def reshape(self, *shape, can_reorder=False):
         return reshape(self, *shape, can_reorder=can_reorder)
@@ -835,10 +836,13 @@ def cumprod(input, axis=0, reverse=False):
 
 
 @builtin
-def softmax(x, ieee_rounding=False):
-    z = x - max(x, 0)
+def softmax(x, dim=None, keep_dims=False, ieee_rounding=False):
+    # As Triton's standard library: tl.max widens a narrow input, so the
+    # exponentials run in float32.
+    dim = 0 if _unwrap(dim) is None else dim
+    z = x - max(x, dim, keep_dims=keep_dims)
     num = exp(z)
-    return num / sum(num, 0)
+    return num / sum(num, dim, keep_dims=keep_dims)
 
 
 # ---------------------------------------------------------------------------
