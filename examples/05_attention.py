@@ -355,11 +355,6 @@ def _multiprocessors(t):
     return 132
 
 
-# Stages of the descriptor forward that fit, by head_dim: found once, so
-# a failed build is not retried on every call.
-_FORWARD_STAGES = {}
-
-
 def attention(q, k, v, causal, with_lse=False, tma=common.GPU, poison=True):
     """softmax(Q K^T / sqrt(d)) V over (heads, seq_len, head_dim); on the
     GPU by the descriptor forward unless `tma` is False."""
@@ -373,23 +368,11 @@ def attention(q, k, v, causal, with_lse=False, tma=common.GPU, poison=True):
                  for t in (q, k, v)]
         tiles = tile.cdiv(seq_len, 128) * heads
         programs = min(tiles, _multiprocessors(q))
-        stages = _FORWARD_STAGES.get(head_dim, 3 if head_dim > 64 else 4)
-        while True:
-            try:
-                attention_forward_tma[(programs,)](
-                    *descs, out, lse, 1 / math.sqrt(head_dim), seq_len, heads,
-                    CAUSAL=causal, HEAD_DIM=head_dim, BLOCK_M=128,
-                    BLOCK_N=128, PROGRAMS=programs, num_warps=8,
-                    num_stages=stages)
-                break
-            except tile.OutOfResources:
-                # A compiler that keeps more of the loop in shared memory
-                # (Triton needs 262 200 bytes for 3 stages at head_dim 128)
-                # gets one stage fewer instead of an error.
-                if stages <= 2:
-                    raise
-                stages -= 1
-        _FORWARD_STAGES[head_dim] = stages
+        attention_forward_tma[(programs,)](
+            *descs, out, lse, 1 / math.sqrt(head_dim), seq_len, heads,
+            CAUSAL=causal, HEAD_DIM=head_dim, BLOCK_M=128, BLOCK_N=128,
+            PROGRAMS=programs, num_warps=8,
+            num_stages=3 if head_dim > 64 else 4)
         return (out, lse) if with_lse else out
     (block_m, block_n, warps, stages), _ = _blocks()
     grid = (tile.cdiv(seq_len, block_m), heads)
