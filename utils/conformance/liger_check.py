@@ -16,7 +16,6 @@ reference where one is written here and, under tile, against Triton's saved
 results; then forward + backward is timed (median of event-timed calls,
 host work included). LIGER_OPS="a b" picks ops."""
 import os
-import statistics
 import sys
 import time
 import traceback
@@ -38,6 +37,9 @@ sys.path.insert(0, os.environ.get("LIGER_KERNEL_DIR",
 
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
+
+sys.path.insert(0, os.path.join(HERE, "..", "..", "bench"))
+import bench  # noqa: E402  (its event timing: warm-up, median)
 
 t0 = time.time()
 import liger_kernel.transformers.functional as LF  # noqa: E402
@@ -217,18 +219,7 @@ def time_ms(call, inputs, reps=30):
         torch.autograd.backward(outs, [torch.ones_like(o) for o in outs])
         for t in leaves:
             t.grad = None
-    for _ in range(3):
-        step()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        s, e = torch.cuda.Event(True), torch.cuda.Event(True)
-        s.record()
-        step()
-        e.record()
-        e.synchronize()
-        times.append(s.elapsed_time(e))
-    return statistics.median(times)
+    return bench.gpu_time_ms(step, reps=reps)
 
 
 def main():
