@@ -83,6 +83,14 @@ def test_item_of_many_elements_is_located():
     assert "tl.zeros((4,), tl.int32).item()" in str(info.value)
 
 
+def test_item_of_many_elements_fails_in_the_interpreter_too():
+    from tile.language.semantic import SemanticError
+    out = np.zeros(1, np.int32)
+    with pytest.raises(SemanticError,
+                       match=r"item\(\) needs a tensor of one element, got shape \[4\]"):
+        tile.jit(_item_of_many.fn, interpret=True)[(1,)](out)
+
+
 def test_shapes_and_type_names_as_triton_spells_them():
     assert tl.tuple((2, 3)) == [2, 3] and tl.tuple((2, 3)) != [3, 2]
     assert tl.str_to_ty("fp16", None) == tl.float16

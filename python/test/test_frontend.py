@@ -415,6 +415,7 @@ def softmax_rows(x_ptr, out_ptr, one_ptr, R: tl.constexpr, C: tl.constexpr):
     tl.static_assert(y.dtype == tl.float32)
     tl.store(out_ptr + offs, y)
     one = tl.load(one_ptr + tl.arange(0, 1))
+    tl.static_assert(one.item().dtype == one.dtype)
     tl.store(one_ptr, one.item() * 2)
 
 

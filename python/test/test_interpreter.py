@@ -256,6 +256,23 @@ def test_python_semantics_print_and_early_return(capsys):
 
 
 @tile.jit
+def _item_kernel(out_ptr):
+    x = tl.load(out_ptr + tl.arange(0, 1))
+    v = x.item()
+    tl.static_assert(v.dtype == tl.float16)
+    print("item %.2f as float %r" % (float(v), float(v) * 3), f"{v:.1f}")
+    # The product stays fp16, as compiled: 1/3 rounds to fp16 first.
+    tl.store(out_ptr + 1, v * 3)
+
+
+def test_item_is_a_scalar_of_the_tensor_type(capsys):
+    out = np.array([1 / 3, 0], np.float16)
+    _item_kernel[(1,)](out)
+    assert "item 0.33 as float 0.999755859375 0.3" in capsys.readouterr().out
+    assert out[1] == np.float16(np.float16(1 / 3) * np.float16(3))
+
+
+@tile.jit
 def _loop_counter_kernel(out_ptr, n):
     for i in range(n):
         tl.store(out_ptr + i, i.to(tl.float32) if i.dtype == tl.int32 else -1.0)

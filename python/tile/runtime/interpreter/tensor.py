@@ -62,6 +62,23 @@ class Tensor:
                                 % list(self.type.shape))
         return bool(self.data)
 
+    # A scalar prints and formats as its value (print(x.item()),
+    # f"{x:.3f}" in a kernel), while tile's operations keep its type.
+    def __str__(self):
+        if self.type.is_block():
+            return repr(self)
+        return str(self.data.item())
+
+    def __format__(self, spec):
+        if self.type.is_block():
+            return format(repr(self), spec)
+        return format(self.data.item(), spec)
+
+    def __float__(self):
+        if self.type.is_block():
+            raise TypeError("only scalars convert to float")
+        return float(self.data)
+
     def __index__(self):
         if not self.type.scalar.is_int() or self.type.is_block():
             raise TypeError("only integer scalars can be used as an index")
@@ -70,7 +87,14 @@ class Tensor:
     __hash__ = object.__hash__
 
     def item(self):
-        return self.data.item()
+        """The one element, as a scalar of the tensor's type (as compiled:
+        not a Python number, whose arithmetic would be float64's)."""
+        if not self.type.is_block():
+            return self
+        if self.type.numel != 1:
+            raise SemanticError("item() needs a tensor of one element, got "
+                                "shape %s" % list(self.type.shape))
+        return make(self.data.reshape(()), self.type.scalar)
 
     def numpy(self):
         return self.data.copy()
