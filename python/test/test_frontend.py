@@ -369,11 +369,15 @@ def narrow_minmax(x_ptr, i_ptr, out_ptr, idx_ptr, BLOCK: tl.constexpr):
     v, j = tl.max(x, axis=0, return_indices=True)
     tl.static_assert(m.dtype == tl.float32 and n.dtype == tl.float32)
     tl.static_assert(k.dtype == tl.int32 and b.dtype == tl.int32)
+    # A mask's sum (and cumulative sum) is unsigned, as Triton's int1 is.
+    count = tl.sum(i > 0, axis=0)
+    tl.static_assert(count.dtype == tl.uint32)
+    tl.static_assert(tl.cumsum(i > 0, 0).dtype == tl.uint32)
     tl.static_assert(v.dtype == (tl.float32 if x.dtype == tl.bfloat16
                                  else x.dtype))
     # x - max(x) is float32, so the exponentials are too (Liger's softmax).
     tl.static_assert((x - m).dtype == tl.float32)
-    tl.store(out_ptr + offs, tl.exp(x - m) + n + k + b + v)
+    tl.store(out_ptr + offs, tl.exp(x - m) + n + k + b + v + count)
     tl.store(idx_ptr, j)
 
 
@@ -402,7 +406,7 @@ def test_max_widens_in_the_interpreter_too():
     idx = np.zeros(1, np.int32)
     tile.jit(narrow_minmax.fn, interpret=True)[(1,)](x, i, out, idx, 64)
     x32 = x.astype(np.float32)
-    want = (np.exp(x32 - x32.max()) + x32.min() + 31 + 1 + x32.max())
+    want = (np.exp(x32 - x32.max()) + x32.min() + 31 + 1 + x32.max() + 31)
     np.testing.assert_allclose(out, want, rtol=1e-6)
     assert idx[0] == int(np.argmax(x32))
 

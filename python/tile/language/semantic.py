@@ -1219,11 +1219,13 @@ def _combiner(b, header, terminator, values, combine):
 
 
 def sum_dtype(ty, dtype=None):
-    """tl.sum accumulates narrow integers in 32 bits, as Triton does."""
+    """tl.sum accumulates narrow integers in 32 bits, as Triton does; bool
+    counts as unsigned there (Triton lists int1 among its unsigned types), so
+    the sum of a mask is a uint32."""
     if dtype is not None:
         return dtype
     if ty.is_int() and ty.primitive_bitwidth < 32:
-        return d.uint32 if ty.is_int_unsigned() else d.int32
+        return d.uint32 if ty.is_int_unsigned() or ty.is_bool() else d.int32
     return ty
 
 
