@@ -412,6 +412,27 @@ def test_max_widens_in_the_interpreter_too():
 
 
 @tile.jit
+def member_reductions(x_ptr, out_ptr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    v, i = x.max(0, True)          # Triton's order: return_indices second
+    w, j = tl.min(x, 0, return_indices=True,
+                  return_indices_tie_break_left=False)
+    k = x.argmax(0)
+    tl.store(out_ptr, v + w + x.sum(0) + i + j + k)
+
+
+def test_member_reductions_take_tritons_signatures():
+    compile_ir(member_reductions, {"x_ptr": "*fp32", "out_ptr": "*fp32"},
+               {"N": 16})
+    x = np.array([3, -7, 9, 9, 0, 1, -7, 2, 5, 4, 4, 8, 6, -1, 2, 3],
+                 np.float32)
+    out = np.full(1, np.nan, np.float32)
+    tile.jit(member_reductions.fn, interpret=True)[(1,)](x, out, 16)
+    # Ties go to the lower index: max 9 at 2, min -7 at 1.
+    assert out[0] == 9 + -7 + x.sum() + 2 + 1 + 2
+
+
+@tile.jit
 def softmax_rows(x_ptr, out_ptr, one_ptr, R: tl.constexpr, C: tl.constexpr):
     offs = tl.arange(0, R)[:, None] * C + tl.arange(0, C)[None, :]
     x = tl.load(x_ptr + offs)

@@ -242,15 +242,6 @@ class tensor(metaclass=abc.ABCMeta):
     def T(self):
         return trans(self)
 
-    def sum(self, axis=None, keep_dims=False):
-        return sum(self, axis, keep_dims)
-
-    def max(self, axis=None, keep_dims=False):
-        return max(self, axis, keep_dims=keep_dims)
-
-    def min(self, axis=None, keep_dims=False):
-        return min(self, axis, keep_dims=keep_dims)
-
 
 class tensor_descriptor(tensor):
     """A kernel's handle on a host `tile.TensorDescriptor`: blocks of it
@@ -754,13 +745,17 @@ def sum(input, axis=None, keep_dims=False, dtype=None):
                     sem.sum_dtype(v.type.scalar, _unwrap(dtype)))
 
 
+# return_indices_tie_break_left: ties always go to the lower index, which
+# both of Triton's settings allow (False leaves the choice open).
 @builtin
-def max(input, axis=None, return_indices=False, keep_dims=False):
+def max(input, axis=None, return_indices=False,
+        return_indices_tie_break_left=True, keep_dims=False):
     return _minmax_reduce(input, axis, return_indices, keep_dims, True)
 
 
 @builtin
-def min(input, axis=None, return_indices=False, keep_dims=False):
+def min(input, axis=None, return_indices=False,
+        return_indices_tie_break_left=True, keep_dims=False):
     return _minmax_reduce(input, axis, return_indices, keep_dims, False)
 
 

@@ -12,7 +12,6 @@ from tile.runtime.interpreter import tensor as T
 from tile.runtime.interpreter.builtins import (_pointer, _program,
                                                broadcast_to, builtin,
                                                expand_dims, reshape, trans)
-from tile.runtime.interpreter.reductions import max, min, sum
 from tile.runtime.interpreter.tensor import (SemanticError, Tensor, cast, lift,
                                              make, unwrap)
 
@@ -187,9 +186,7 @@ Tensor.permute = Tensor.trans
 Tensor.expand_dims = lambda self, axis: expand_dims(self, axis)
 Tensor.broadcast_to = lambda self, *shape: broadcast_to(self, *shape)
 Tensor.T = property(lambda self: trans(self))
-Tensor.sum = lambda self, axis=None, keep_dims=False: sum(self, axis, keep_dims)
-Tensor.max = lambda self, axis=None, keep_dims=False: max(self, axis, keep_dims=keep_dims)
-Tensor.min = lambda self, axis=None, keep_dims=False: min(self, axis, keep_dims=keep_dims)
-# The rest of Triton's member functions (x.exp(), x.sort(), ...), as the
-# compiler's tl.tensor has them.
+# The rest of Triton's member functions (x.exp(), x.sum(), x.max(0, True),
+# x.sort(), ...), with the signatures of the tl functions, as the compiler's
+# tl.tensor has them.
 members.attach(Tensor)

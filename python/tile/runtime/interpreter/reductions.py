@@ -139,12 +139,14 @@ def _arg_reduce(input, axis, is_max, keep_dims):
 
 
 @builtin
-def max(input, axis=None, return_indices=False, keep_dims=False):
+def max(input, axis=None, return_indices=False,
+        return_indices_tie_break_left=True, keep_dims=False):
     return _minmax_reduce(input, axis, return_indices, keep_dims, True)
 
 
 @builtin
-def min(input, axis=None, return_indices=False, keep_dims=False):
+def min(input, axis=None, return_indices=False,
+        return_indices_tie_break_left=True, keep_dims=False):
     return _minmax_reduce(input, axis, return_indices, keep_dims, False)
 
 
