@@ -205,11 +205,26 @@ CHECK: tile.mulhiui {{.*}} : tensor<64xi32>
 CHECK: tile.print "h" {hex = false, isSigned = array<i32: 1>} {{.*}} : tensor<16xi32>
 CHECK: tile.assert {{.*}}, "split order" : tensor<64xi1>
 """)
+    masked = lower_to_tile_ir(masked_assert, {
+        "x_ptr": d.parse_signature_type("*i32"), "n": d.parse_signature_type("i32")},
+        debug=True)
+    filecheck(masked, r"""
+CHECK: %[[IN:.*]] = arith.cmpi slt
+CHECK: %[[OUT:.*]] = arith.xori %[[IN]]
+CHECK: %[[OK:.*]] = arith.ori %{{.*}}, %[[OUT]]
+CHECK: tile.assert %[[OK]], "positive" : tensor<4xi1>
+""")
     # Without debug (Triton's default) device_assert compiles to nothing.
     quiet = lower_to_tile_ir(k.misc_ops_kernel, {
         "x_ptr": d.parse_signature_type("*i32"),
         "out_ptr": d.parse_signature_type("*i32"), "BLOCK": tl.constexpr(64)})
     assert "tile.assert" not in quiet and "tile.histogram" in quiet
+
+
+@tile.jit
+def masked_assert(x_ptr, n):
+    offs = tl.arange(0, 4)
+    tl.device_assert(tl.load(x_ptr + offs) > 0, "positive", mask=offs < n)
 
 
 def test_dump_ir(tmp_path, monkeypatch):

@@ -231,6 +231,19 @@ def test_device_assert_names_the_program_and_lane():
 
 
 @tile.jit
+def _masked_assert_kernel(x_ptr, n):
+    offs = tl.arange(0, 4)
+    tl.device_assert(tl.load(x_ptr + offs) > 0, "positive", mask=offs < n)
+
+
+def test_device_assert_skips_lanes_outside_its_mask():
+    x = np.array([1, 2, 0, 3], np.int32)
+    _masked_assert_kernel[(1,)](x, 2)
+    with pytest.raises(AssertionError, match=r"at idx \(2\): positive"):
+        _masked_assert_kernel[(1,)](x, 3)
+
+
+@tile.jit
 def _pick(a, n):
     if n > 0:
         return a * 2.0

@@ -1136,11 +1136,15 @@ def debug_barrier():
 
 
 @builtin
-def device_assert(cond, msg=""):
+def device_assert(cond, msg="", mask=None):
     b = current_builder()
     if not b.debug:
         return
     c = sem.cast(b, sem.lift(b, _raw(cond)), d.int1)
+    if mask is not None:
+        # Lanes outside the mask pass, as in Triton.
+        m = sem.cast(b, sem.lift(b, _raw(mask)), d.int1)
+        c = sem.binary(b, "|", c, sem.binary(b, "^", m, True))
     b.emit("tile.assert %s, %s : %s" % (c.name, quote(str(_unwrap(msg))),
                                         c.type.to_ir()))
 

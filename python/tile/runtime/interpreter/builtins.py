@@ -540,8 +540,11 @@ def debug_barrier():
 
 
 @builtin
-def device_assert(cond, msg=""):
+def device_assert(cond, msg="", mask=None):
     c = cast(lift(cond), d.int1)
+    if mask is not None:
+        # Lanes outside the mask pass, as compiled.
+        c = T.binary("|", c, T.binary("^", cast(lift(mask), d.int1), True))
     if not c.data.all():
         where_ = np.argwhere(~np.asarray(c.data))
         at = " at idx (%s)" % ", ".join(map(str, where_[0].tolist())) \
