@@ -448,6 +448,30 @@ def test_member_reductions_take_tritons_signatures():
 
 
 @tile.jit
+def positional_to(x_ptr, out_ptr, bits_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 4))
+    # Triton's order: .to(dtype, fp_downcast_rounding, bitcast).
+    tl.store(out_ptr + tl.arange(0, 4), x.to(tl.float16, "rtz"))
+    tl.store(bits_ptr + tl.arange(0, 4), x.to(tl.int32, None, True))
+
+
+def test_to_takes_rounding_then_bitcast_positionally():
+    ir = compile_ir(positional_to, {"x_ptr": "*fp32", "out_ptr": "*fp16",
+                                    "bits_ptr": "*i32"}, {})
+    filecheck(ir, r"""
+CHECK: tile.fp_to_fp {{.*}} rounding = rtz
+CHECK: tile.bitcast {{.*}} : tensor<4xf32> -> tensor<4xi32>
+""")
+    x = np.array([1 / 3, -2.5, 65504.0, 1e-3], np.float32)
+    out = np.full(4, np.nan, np.float16)
+    bits = np.zeros(4, np.int32)
+    tile.jit(positional_to.fn, interpret=True)[(1,)](x, out, bits)
+    assert bits.tolist() == x.view(np.int32).tolist()
+    # Towards zero: never above the value in magnitude.
+    assert (np.abs(out.astype(np.float32)) <= np.abs(x)).all()
+
+
+@tile.jit
 def softmax_rows(x_ptr, out_ptr, one_ptr, R: tl.constexpr, C: tl.constexpr):
     offs = tl.arange(0, R)[:, None] * C + tl.arange(0, C)[None, :]
     x = tl.load(x_ptr + offs)

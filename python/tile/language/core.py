@@ -174,7 +174,7 @@ class tensor(metaclass=abc.ABCMeta):
     def logical_not(self):
         return tensor(sem.logical_not(current_builder(), self.handle))
 
-    def to(self, dtype, bitcast=False, fp_downcast_rounding=None):
+    def to(self, dtype, fp_downcast_rounding=None, bitcast=False):
         dtype = _unwrap(dtype)
         if not isinstance(dtype, d.dtype):
             raise sem.SemanticError(".to() needs a dtype, got %r" % (dtype,))

@@ -137,7 +137,7 @@ def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="ze
 
 # ---------------------------------------------------- tensor methods
 
-def _to(self, dtype, bitcast=False, fp_downcast_rounding=None):
+def _to(self, dtype, fp_downcast_rounding=None, bitcast=False):
     dtype = unwrap(dtype)
     if not isinstance(dtype, d.dtype):
         raise SemanticError(".to() needs a dtype, got %r" % (dtype,))
