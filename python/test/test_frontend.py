@@ -472,6 +472,19 @@ CHECK: tile.bitcast {{.*}} : tensor<4xf32> -> tensor<4xi32>
 
 
 @tile.jit
+def static_printing(x_ptr, N: tl.constexpr):
+    tl.static_print("N", N, sep="=", end=";\n")
+    tl.store(x_ptr + tl.arange(0, N), 0)
+
+
+def test_static_print_takes_print_keywords(capsys):
+    compile_ir(static_printing, {"x_ptr": "*i32"}, {"N": 8})
+    assert "N=8;\n" in capsys.readouterr().out
+    tile.jit(static_printing.fn, interpret=True)[(1,)](np.ones(8, np.int32), 8)
+    assert "N=8;\n" in capsys.readouterr().out
+
+
+@tile.jit
 def softmax_rows(x_ptr, out_ptr, one_ptr, R: tl.constexpr, C: tl.constexpr):
     offs = tl.arange(0, R)[:, None] * C + tl.arange(0, C)[None, :]
     x = tl.load(x_ptr + offs)

@@ -935,8 +935,9 @@ def static_assert(cond, msg=""):
 
 
 @builtin
-def static_print(*values):
-    print(*[_unwrap(v) for v in values])
+def static_print(*values, sep=" ", end="\n", file=None, flush=False):
+    print(*[_unwrap(v) for v in values], sep=_unwrap(sep), end=_unwrap(end),
+          file=file, flush=bool(_unwrap(flush)))
 
 
 class static_range:

@@ -505,8 +505,9 @@ def static_assert(cond, msg=""):
 
 
 @builtin
-def static_print(*values):
-    print(*[unwrap(v) for v in values])
+def static_print(*values, sep=" ", end="\n", file=None, flush=False):
+    print(*[unwrap(v) for v in values], sep=unwrap(sep), end=unwrap(end),
+          file=file, flush=bool(unwrap(flush)))
 
 
 @builtin
