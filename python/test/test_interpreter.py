@@ -180,6 +180,42 @@ def test_fp8_tables_round_trip_every_code():
 
 
 @tile.jit
+def _fp8_arith_kernel(x_ptr, y_ptr, out_ptr, lt_ptr, FP8: tl.constexpr,
+                      BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs).to(FP8)
+    y = tl.load(y_ptr + offs).to(FP8)
+    tl.static_assert((x + y).dtype == FP8 and (-x).dtype == FP8)
+    tl.store(out_ptr + offs, (x + y).to(tl.float32))
+    tl.store(out_ptr + BLOCK + offs, (x * y).to(tl.float32))
+    tl.store(out_ptr + 2 * BLOCK + offs, (-x).to(tl.float32))
+    tl.store(lt_ptr + offs, (x < y).to(tl.int32))
+
+
+@pytest.mark.parametrize("fp8", [tl.float8e4nv, tl.float8e5])
+def test_fp8_arithmetic_rounds_the_float32_result(fp8):
+    # PTX has no fp8 arithmetic: tile computes in float32 and rounds to the
+    # fp8 type (the result fp8 arithmetic rounds to), compiled and here.
+    ir = tile.compile(_fp8_arith_kernel, {"x_ptr": "*fp32", "y_ptr": "*fp32",
+                                          "out_ptr": "*fp32", "lt_ptr": "*i32"},
+                      {"FP8": fp8, "BLOCK": 8}).asm["tile"]
+    assert "arith.addf" in ir and "tensor<8xf32>" in ir
+    rng = np.random.default_rng(5)
+    x = rng.uniform(-20, 20, 8).astype(np.float32)
+    y = rng.uniform(-20, 20, 8).astype(np.float32)
+    out, lt = poisoned(24), poisoned(8, np.int32)
+    _fp8_arith_kernel[(1,)](x, y, out, lt, FP8=fp8, BLOCK=8)
+
+    def rounded(v):
+        return numbers.to_float(np.asarray(v, np.float64), fp8)
+    xq, yq = rounded(x), rounded(y)
+    np.testing.assert_array_equal(out[:8], rounded(xq + yq))
+    np.testing.assert_array_equal(out[8:16], rounded(xq * yq))
+    np.testing.assert_array_equal(out[16:], -xq)
+    assert lt.tolist() == (xq < yq).astype(np.int32).tolist()
+
+
+@tile.jit
 def _masked_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offs, mask=offs < n, other=-1.5)

@@ -13,10 +13,11 @@ PROMOTION = [
     (T.int32, T.int64, T.int64), (T.uint8, T.int8, T.uint8),
     (T.uint8, T.int32, T.int32), (T.uint32, T.int32, T.uint32),
     (T.uint64, T.int32, T.uint64), (T.int32, T.uint16, T.int32),
-    (T.int32, T.float16, T.float16), (T.int64, T.bfloat16, T.bfloat16),
-    (T.float16, T.float16, T.float16), (T.float16, T.bfloat16, T.float32),
+    (T.int32, T.float16, T.float16), (T.int64, T.bfloat16, T.float32),
+    (T.float16, T.float16, T.float16), (T.float16, T.bfloat16, T.float16),
     (T.float16, T.float32, T.float32), (T.bfloat16, T.float64, T.float64),
-    (T.float8e4nv, T.float8e4nv, T.float8e4nv), (T.float8e4nv, T.float8e5, T.float32),
+    (T.float8e4nv, T.float8e4nv, T.float8e4nv), (T.float8e4nv, T.float8e5, T.float16),
+    (T.float8e5, T.float16, T.float16), (T.bfloat16, T.bfloat16, T.bfloat16),
     (T.float8e5, T.int32, T.float32), (T.int1, T.int32, T.int32),
 ]
 
@@ -31,6 +32,20 @@ def test_computation_type(a, b, expected):
                                  (T.int32, T.int32)])
 def test_integer_division_is_float(a, b):
     assert sem.computation_type(a, b, div=True) == T.float32
+    assert sem.computation_type(a, b, mod=True) == sem.integer_promote(a, b)
+
+
+@pytest.mark.parametrize("a,b,expected", [
+    (T.float16, T.float16, T.float32), (T.bfloat16, T.bfloat16, T.float32),
+    (T.float16, T.int32, T.float32), (T.float16, T.bfloat16, T.float32),
+    (T.float8e4nv, T.float8e4nv, T.float8e4nv),
+    (T.float8e4nv, T.float8e5, T.float16), (T.float32, T.float32, T.float32)])
+def test_half_division_and_remainder_compute_in_float32(a, b, expected):
+    # Triton's rule: PTX has no fp16 / bf16 division or remainder, so they
+    # compute (and return) float32; fp8 keeps its own rule.
+    for kind in ("div", "mod"):
+        assert sem.computation_type(a, b, **{kind: True}) == expected
+        assert sem.computation_type(b, a, **{kind: True}) == expected
 
 
 @tile.jit
@@ -47,7 +62,8 @@ SIG = {"fp16": "f16", "bf16": "bf16", "fp32": "f32", "i8": "i8", "i32": "i32",
 
 @pytest.mark.parametrize("a,b,ir_type,op", [
     ("fp16", "fp16", "f16", "arith.addf"),
-    ("fp16", "bf16", "f32", "arith.addf"),
+    ("fp16", "bf16", "f16", "arith.addf"),
+    ("bf16", "i32", "f32", "arith.addf"),
     ("i8", "fp32", "f32", "arith.addf"),
     ("i8", "i32", "i32", "arith.addi"),
     ("u8", "i8", "i8", "arith.addi"),
@@ -70,8 +86,12 @@ def literal_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
 def test_literals_are_weakly_typed():
     ir = tile.compile(literal_kernel, signature={"x_ptr": "*fp16", "out_ptr": "*fp16"},
                       constexprs={"BLOCK": 32}).asm["tile"]
-    # The literals take fp16 from x: no widening to f32 anywhere.
-    assert "f32" not in ir
+    # The literals take fp16 from x: x * 2 + 1.5 stays fp16; the division
+    # and remainder compute in f32, as Triton's fp16 rule has them.
+    assert "tensor<32xf16>" in ir.split("arith.mulf")[1].splitlines()[0]
+    assert "tensor<32xf16>" in ir.split("arith.addf")[1].splitlines()[0]
+    assert "tensor<32xf32>" in ir.split("arith.divf")[1].splitlines()[0]
+    assert "tensor<32xf32>" in ir.split("arith.remf")[1].splitlines()[0]
     ir = tile.compile(literal_kernel, signature={"x_ptr": "*i16", "out_ptr": "*fp32"},
                       constexprs={"BLOCK": 32}).asm["tile"]
     # x * 2 stays i16; adding 1.5 computes in f32.

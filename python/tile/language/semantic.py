@@ -387,21 +387,32 @@ def check_division_signedness(op, a, c):
                             "the same signedness" % (a, c))
 
 
-def computation_type(a, c, div=False):
-    """The type both operands are cast to before an arithmetic op."""
+def computation_type(a, c, div=False, mod=False):
+    """The type both operands are cast to before an arithmetic op, by
+    Triton's rules, in order: float64, then float32, win; fp16 wins next
+    (also over bf16 and fp8), except that true division and the remainder
+    (`div`, `mod`; `//` counts as one) of fp16 compute in float32, which PTX
+    has no fp16 instructions for; two bf16 stay bf16 (float32 to divide),
+    bf16 with anything else is float32; two fp8 of one type keep it, of two
+    types compute in fp16; integers promote among themselves, and `/` of two
+    integers is float32. Triton refuses fp8 with an integer; tile computes
+    that in float32."""
     if a.is_ptr() or c.is_ptr():
         raise SemanticError("no arithmetic type for %s and %s" % (a, c))
     if d.float64 in (a, c):
         return d.float64
     if d.float32 in (a, c):
         return d.float32
-    if a.is_floating() and c.is_floating():
-        if a == c and not (div and a.is_fp8()):
-            return a
+    if d.float16 in (a, c):
+        return d.float32 if div or mod else d.float16
+    if a == c == d.bfloat16:
+        return d.float32 if div or mod else d.bfloat16
+    if d.bfloat16 in (a, c):
         return d.float32
+    if a.is_fp8() and c.is_fp8():
+        return a if a == c else d.float16
     if a.is_floating() or c.is_floating():
-        f = a if a.is_floating() else c
-        return d.float32 if f.is_fp8() else f
+        return d.float32
     if div:
         return d.float32
     return integer_promote(a, c)
@@ -503,7 +514,13 @@ def binary(b, op, x, y):
         ty = integer_promote(xs, ys)
     else:
         check_division_signedness(op, xs, ys)
-        ty = computation_type(xs, ys, div=(op == "/"))
+        ty = computation_type(xs, ys, div=(op == "/"), mod=op in ("%", "//"))
+    if ty.is_fp8():
+        # No fp8 arithmetic in PTX: exact in float32 (fp8 sums, products and
+        # quotients are), then rounded to the fp8 type, which is the result
+        # fp8 arithmetic would round to.
+        wide = binary(b, op, cast(b, x, d.float32), cast(b, y, d.float32))
+        return cast(b, wide, ty)
     x, y = cast(b, x, ty), cast(b, y, ty)
     x, y = broadcast(b, x, y)
     rty = x.type
@@ -544,6 +561,8 @@ def compare(b, op, x, y):
         ty = d.uint64
     else:
         ty = computation_type(xs, ys)
+        # fp8 values compare exactly as float32 (PTX has no fp8 compare).
+        ty = d.float32 if ty.is_fp8() else ty
         x, y = cast(b, x, ty), cast(b, y, ty)
     x, y = broadcast(b, x, y)
     out = _like(x, d.int1)
@@ -558,6 +577,8 @@ def compare(b, op, x, y):
 
 def negate(b, x):
     x = lift(b, x)
+    if x.type.scalar.is_fp8():
+        return cast(b, negate(b, cast(b, x, d.float32)), x.type.scalar)
     if x.type.scalar.is_floating():
         return b.op(x.type, "arith.negf %s : %s" % (x.name, x.type.to_ir()))
     return binary(b, "-", 0, x)

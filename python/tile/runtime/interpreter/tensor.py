@@ -317,7 +317,8 @@ def binary(op, x, y):
         ty = sem.integer_promote(xs, ys)
     else:
         sem.check_division_signedness(op, xs, ys)
-        ty = sem.computation_type(xs, ys, div=(op == "/"))
+        ty = sem.computation_type(xs, ys, div=(op == "/"),
+                                  mod=op in ("%", "//"))
     x, y = broadcast(cast(x, ty), cast(y, ty))
     a, c = x.data, y.data
     with np.errstate(all="ignore"):
