@@ -1,0 +1,130 @@
+"""The shared part of running a Triton kernel library under tile or Triton
+(liger_check.py, fla_check.py): the import alias, seeded inputs, forward and
+backward with a fixed upstream gradient, comparison with a float64 reference
+and with Triton's saved results, and event timing.
+
+A checker imports this module before its library: with argv[1] == "tile",
+the library's `import triton` gets tile through triton_alias (the port a
+user makes by changing the imports), while torch's own compiler stack,
+which such libraries pull in (`@torch.compiler.disable`), keeps the
+installed Triton."""
+import os
+import sys
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+if sys.argv[1] == "tile":
+    import torch._dynamo  # noqa: F401
+    for name in [n for n in sys.modules
+                 if n == "triton" or n.startswith("triton.")]:
+        del sys.modules[name]
+    sys.path.insert(0, HERE)
+    import triton_alias  # noqa: F401
+
+import torch  # noqa: E402
+
+sys.path.insert(0, os.path.join(HERE, "..", "..", "bench"))
+import bench  # noqa: E402  (its event timing: warm-up, median)
+
+DEV = "cuda"
+
+
+def gen(shape, dtype, seed, scale=1.0, shift=0.0, grad=True):
+    g = torch.Generator(device=DEV).manual_seed(seed)
+    t = (torch.randn(shape, generator=g, device=DEV, dtype=torch.float32)
+         * scale + shift).to(dtype)
+    return t.requires_grad_(grad)
+
+
+def rel(a, b):
+    a, b = a.double(), b.double()
+    d = (b.norm() if b.norm() > 0 else 1.0)
+    return ((a - b).norm() / d).item()
+
+
+def as_tuple(x):
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
+def run_once(call, inputs, seed=99):
+    """Forward and backward with a fixed upstream gradient; the outputs and
+    the gradients of the inputs that require them."""
+    leaves = [t.detach().clone().requires_grad_(t.requires_grad)
+              for t in inputs]
+    outs = as_tuple(call(*leaves))
+    outs = [o for o in outs if torch.is_tensor(o)]
+    grads = []
+    for i, o in enumerate(outs):
+        if o.requires_grad:
+            grads.append(gen(o.shape, o.dtype, seed + i, grad=False))
+    diff = [o for o in outs if o.requires_grad]
+    if diff:
+        torch.autograd.backward(diff, grads)
+    return ([o.detach() for o in outs],
+            [t.grad for t in leaves if t.requires_grad])
+
+
+def time_ms(call, inputs, reps=30):
+    leaves = [t.detach().clone().requires_grad_(t.requires_grad)
+              for t in inputs]
+
+    def step():
+        outs = [o for o in as_tuple(call(*leaves)) if torch.is_tensor(o)
+                and o.requires_grad]
+        torch.autograd.backward(outs, [torch.ones_like(o) for o in outs])
+        for t in leaves:
+            t.grad = None
+    return bench.gpu_time_ms(step, reps=reps)
+
+
+def main(ops, env_ops="OPS"):
+    """Runs each op of `ops()` (name -> (make inputs, call, reference or
+    None)); argv: FLAVOR OUT.pt [TRITON_OUT.pt]."""
+    flavor = sys.argv[1]
+    out_path = sys.argv[2]
+    ref = torch.load(sys.argv[3]) if len(sys.argv) > 3 else {}
+    only = os.environ.get(env_ops, "").split()
+    results = {}
+    for name, (make, call, reference) in ops().items():
+        if only and name not in only:
+            continue
+        try:
+            inputs = make()
+            t = time.time()
+            outs, grads = run_once(call, inputs)
+            torch.cuda.synchronize()
+            first = time.time() - t
+            bad = [n for n, v in enumerate(outs + grads)
+                   if v is not None and torch.isnan(v).any()]
+            line = "%-28s %-6s first %.2f s" % (name, flavor, first)
+            if reference is not None:
+                exact = [t.detach().double().requires_grad_(t.requires_grad)
+                         if t.is_floating_point() else t for t in inputs]
+                want_o, want_g = run_once(reference, exact)
+                errs = [rel(a, b) for a, b in zip(outs + grads,
+                                                  want_o + want_g)
+                        if a is not None and b is not None]
+                line += "  vs float64: max rel err %.2e" % max(errs)
+            if name in ref:
+                r_o, r_g = ref[name]
+                errs = [rel(a.cuda(), b.cuda()) for a, b in zip(outs + grads,
+                                                                r_o + r_g)
+                        if a is not None and b is not None]
+                line += "  vs triton: max rel err %.2e" % max(errs)
+            if bad:
+                line += "  NaN in results %s" % bad
+            ms = time_ms(call, inputs)
+            line += "  fwd+bwd %.4f ms" % ms
+            print(line, flush=True)
+            results[name] = ([o.cpu() for o in outs],
+                             [g.cpu() if g is not None else None
+                              for g in grads])
+            results[name + ":ms"] = ms
+            # Saved as it goes: a run cut short keeps what finished.
+            torch.save(results, out_path)
+        except Exception as e:  # noqa: BLE001
+            msg = "".join(traceback.format_exception_only(type(e), e))
+            print("%-28s %-6s FAILED: %s" % (name, flavor, msg[-1500:]),
+                  flush=True)
+    torch.save(results, out_path)
