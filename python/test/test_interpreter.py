@@ -189,6 +189,8 @@ def _fp8_arith_kernel(x_ptr, y_ptr, out_ptr, lt_ptr, FP8: tl.constexpr,
     tl.store(out_ptr + offs, (x + y).to(tl.float32))
     tl.store(out_ptr + BLOCK + offs, (x * y).to(tl.float32))
     tl.store(out_ptr + 2 * BLOCK + offs, (-x).to(tl.float32))
+    tl.store(out_ptr + 3 * BLOCK + offs, tl.maximum(x, y).to(tl.float32))
+    tl.store(out_ptr + 4 * BLOCK + offs, tl.fma(x, y, x).to(tl.float32))
     tl.store(lt_ptr + offs, (x < y).to(tl.int32))
 
 
@@ -203,7 +205,7 @@ def test_fp8_arithmetic_rounds_the_float32_result(fp8):
     rng = np.random.default_rng(5)
     x = rng.uniform(-20, 20, 8).astype(np.float32)
     y = rng.uniform(-20, 20, 8).astype(np.float32)
-    out, lt = poisoned(24), poisoned(8, np.int32)
+    out, lt = poisoned(40), poisoned(8, np.int32)
     _fp8_arith_kernel[(1,)](x, y, out, lt, FP8=fp8, BLOCK=8)
 
     def rounded(v):
@@ -211,7 +213,10 @@ def test_fp8_arithmetic_rounds_the_float32_result(fp8):
     xq, yq = rounded(x), rounded(y)
     np.testing.assert_array_equal(out[:8], rounded(xq + yq))
     np.testing.assert_array_equal(out[8:16], rounded(xq * yq))
-    np.testing.assert_array_equal(out[16:], -xq)
+    np.testing.assert_array_equal(out[16:24], -xq)
+    np.testing.assert_array_equal(out[24:32], np.maximum(xq, yq))
+    np.testing.assert_array_equal(
+        out[32:], rounded(xq.astype(np.float64) * yq + xq))
     assert lt.tolist() == (xq < yq).astype(np.int32).tolist()
 
 

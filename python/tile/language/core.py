@@ -674,12 +674,15 @@ def fma(x, y, z):
     xv, yv, zv = _tensor(x), _tensor(y), _tensor(z)
     ty = sem.computation_type(sem.computation_type(xv.type.scalar, yv.type.scalar),
                               zv.type.scalar)
-    xv, yv, zv = (sem.cast(b, v, ty) for v in (xv, yv, zv))
+    # fp8 has no PTX arithmetic: a float32 fma, rounded once to the type.
+    wide = d.float32 if ty.is_fp8() else ty
+    xv, yv, zv = (sem.cast(b, v, wide) for v in (xv, yv, zv))
     xv, yv = sem.broadcast(b, xv, yv)
     xv, zv = sem.broadcast(b, xv, zv)
     xv, yv = sem.broadcast(b, xv, yv)
-    return tensor(b.op(xv.type, "math.fma %s, %s, %s : %s" % (
-        xv.name, yv.name, zv.name, xv.type.to_ir())))
+    out = b.op(xv.type, "math.fma %s, %s, %s : %s" % (
+        xv.name, yv.name, zv.name, xv.type.to_ir()))
+    return tensor(sem.cast(b, out, ty))
 
 
 @builtin

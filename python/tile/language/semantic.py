@@ -613,6 +613,11 @@ def where(b, cond, x, y):
 def minmax(b, x, y, is_max, propagate_nan=False):
     x, y = lift_pair(b, x, y)
     ty = computation_type(x.type.scalar, y.type.scalar)
+    if ty.is_fp8():
+        # Through float32, exactly, as fp8 arithmetic goes (binary()).
+        wide = minmax(b, cast(b, x, d.float32), cast(b, y, d.float32), is_max,
+                      propagate_nan)
+        return cast(b, wide, ty)
     x, y = broadcast(b, cast(b, x, ty), cast(b, y, ty))
     if ty.is_floating():
         name = ("arith.maximumf" if is_max else "arith.minimumf") if propagate_nan \
