@@ -24,7 +24,9 @@ if sys.argv[1] == "tile":
 
 import torch  # noqa: E402
 
-sys.path.insert(0, os.path.join(HERE, "..", "..", "bench"))
+# Appended, not prepended: bench/ holds a profile.py that would shadow the
+# standard library's, which torch's compiler stack imports.
+sys.path.append(os.path.join(HERE, "..", "..", "bench"))
 import bench  # noqa: E402  (its event timing: warm-up, median)
 
 DEV = "cuda"

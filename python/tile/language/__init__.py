@@ -54,6 +54,7 @@ class PropagateNan(_enum.IntEnum):
 TRITON_MAX_TENSOR_NUMEL = TILE_MAX_TENSOR_NUMEL
 from tile.language.constexpr_function import constexpr_function  # noqa: E402,F401
 from tile.language import extra  # noqa: E402,F401
+from tile.language import standard  # noqa: E402,F401
 from tile.language import target_info  # noqa: E402,F401
 import sys as _sys  # noqa: E402
 from tile.language import members as _members  # noqa: E402

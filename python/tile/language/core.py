@@ -1411,3 +1411,28 @@ def div_rn(x, y):
 def sqrt_rn(x):
     """sqrt(x), correctly rounded."""
     return _precise("tile.precise_sqrt", (x,))
+
+
+# Names that Triton's own library code reaches through `tl.core` (kernel
+# libraries copy its bitonic sort, which spells them this way).
+CONSTEXPR_0 = constexpr(0)
+
+
+def _get_int_dtype(bitwidth, signed):
+    """The integer dtype of `bitwidth` bits (1 is int1 whatever `signed`)."""
+    bitwidth = _unwrap(bitwidth)
+    if bitwidth == 1:
+        return d.int1
+    if bitwidth not in (8, 16, 32, 64):
+        raise sem.SemanticError("no %d-bit integer type" % bitwidth)
+    return getattr(d, "%sint%d" % ("" if _unwrap(signed) else "u", bitwidth))
+
+
+def _late_definitions():
+    # constexpr_function's module imports nothing from here; importing it
+    # at the top would still read as a cycle to a reader of core.
+    from tile.language.constexpr_function import constexpr_function
+    return constexpr_function(_get_int_dtype)
+
+
+get_int_dtype = _late_definitions()

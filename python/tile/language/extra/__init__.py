@@ -1,4 +1,4 @@
 """tl.extra: device libraries (Triton's `triton.language.extra`)."""
 
 from tile.language.extra import cuda  # noqa: F401
-from tile.language.extra.cuda import libdevice  # noqa: F401
+from tile.language.extra import libdevice  # noqa: F401
