@@ -101,3 +101,13 @@ def test_the_network_sorts_in_the_interpreter(monkeypatch, descending):
     sort_rows[(1,)](x, out, N=64, DESCENDING=descending)
     want = np.tanh(np.sort(x)[::-1] if descending else np.sort(x))
     np.testing.assert_allclose(out, want, rtol=1e-6)
+
+
+def test_kernel_interface_is_where_torch_imports_it():
+    # torch's inductor does `from triton.runtime.jit import JITFunction,
+    # KernelInterface`; every launchable kernel object derives from it.
+    from tile.runtime.jit import JITFunction, KernelInterface
+    assert issubclass(JITFunction, KernelInterface)
+    assert isinstance(sort_rows, KernelInterface)
+    assert isinstance(tile.autotune([tile.Config({})], key=[])(sort_rows),
+                      KernelInterface)

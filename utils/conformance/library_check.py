@@ -15,7 +15,12 @@ import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 if sys.argv[1] == "tile":
+    # torch's compiler stack binds the installed Triton at import time; a
+    # library that decorates helpers with @torch.compile (fla) would
+    # otherwise pull inductor in after the alias and hand it tile.
     import torch._dynamo  # noqa: F401
+    import torch._dynamo.repro.after_dynamo  # noqa: F401
+    import torch._inductor.compile_fx  # noqa: F401
     for name in [n for n in sys.modules
                  if n == "triton" or n.startswith("triton.")]:
         del sys.modules[name]

@@ -20,7 +20,7 @@ import time
 from tile import _C, knobs
 from tile.runtime import benchmarking, cache
 from tile.runtime.errors import AutotunerError, OutOfResources, PTXASError
-from tile.runtime.jit import JITFunction
+from tile.runtime.jit import JITFunction, KernelInterface
 from tile.compiler.errors import CompilationError
 
 
@@ -68,18 +68,6 @@ class Config:
 
     def __eq__(self, other):
         return isinstance(other, Config) and self._identity() == other._identity()
-
-
-class KernelInterface:
-    """Launchable like a JITFunction: `f[grid](*args, **kwargs)` calls
-    `f.run(*args, grid=grid, warmup=False, **kwargs)`."""
-
-    def __getitem__(self, grid):
-        return lambda *args, **kwargs: self.run(*args, grid=grid, warmup=False,
-                                                **kwargs)
-
-    def warmup(self, *args, grid=None, **kwargs):
-        return self.run(*args, grid=grid, warmup=True, **kwargs)
 
 
 class Heuristics(KernelInterface):

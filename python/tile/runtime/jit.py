@@ -34,7 +34,21 @@ from tile.language.dtypes import type_canonicalisation_dict  # noqa: F401
 from tile.runtime.reinterpret import TensorWrapper, reinterpret  # noqa: F401
 
 
-class JITFunction:
+class KernelInterface:
+    """Launchable like a JITFunction: `f[grid](*args, **kwargs)` calls
+    `f.run(*args, grid=grid, warmup=False, **kwargs)`. The base of every
+    launchable kernel object, as in Triton (whose name for it torch's
+    compiler and kernel libraries import from this module)."""
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self.run(*args, grid=grid, warmup=False,
+                                                **kwargs)
+
+    def warmup(self, *args, grid=None, **kwargs):
+        return self.run(*args, grid=grid, warmup=True, **kwargs)
+
+
+class JITFunction(KernelInterface):
     """A Python function compiled by tile when called from a kernel or
     compiled with `tile.compile`."""
 
