@@ -17,6 +17,7 @@ import functools
 import threading
 
 from tile.language.compile_time import constexpr, constexpr_type, tuple as _tuple  # noqa: F401
+from tile.language.constexpr_function import constexpr_function
 from tile.language.ir_builder import Value, quote
 from tile.language import dtypes as d
 from tile.language import semantic as sem
@@ -1418,7 +1419,8 @@ def sqrt_rn(x):
 CONSTEXPR_0 = constexpr(0)
 
 
-def _get_int_dtype(bitwidth, signed):
+@constexpr_function
+def get_int_dtype(bitwidth, signed):
     """The integer dtype of `bitwidth` bits (1 is int1 whatever `signed`)."""
     bitwidth = _unwrap(bitwidth)
     if bitwidth == 1:
@@ -1426,13 +1428,3 @@ def _get_int_dtype(bitwidth, signed):
     if bitwidth not in (8, 16, 32, 64):
         raise sem.SemanticError("no %d-bit integer type" % bitwidth)
     return getattr(d, "%sint%d" % ("" if _unwrap(signed) else "u", bitwidth))
-
-
-def _late_definitions():
-    # constexpr_function's module imports nothing from here; importing it
-    # at the top would still read as a cycle to a reader of core.
-    from tile.language.constexpr_function import constexpr_function
-    return constexpr_function(_get_int_dtype)
-
-
-get_int_dtype = _late_definitions()

@@ -29,23 +29,11 @@ from tile.runtime.specialization import (COMPILED_IN, MockTensor, is_torch_dtype
                                          is_tuple_spec, spec_key)
 from tile.runtime.options import LAUNCH_KEYWORDS, LaunchOptions, resolve_options
 from tile.runtime import interpreter
-# Triton's module holds these too; ported helpers import them from here.
+# Triton's module holds these too; ported helpers (and torch's inductor,
+# KernelInterface) import them from here.
 from tile.language.dtypes import type_canonicalisation_dict  # noqa: F401
 from tile.runtime.reinterpret import TensorWrapper, reinterpret  # noqa: F401
-
-
-class KernelInterface:
-    """Launchable like a JITFunction: `f[grid](*args, **kwargs)` calls
-    `f.run(*args, grid=grid, warmup=False, **kwargs)`. The base of every
-    launchable kernel object, as in Triton (whose name for it torch's
-    compiler and kernel libraries import from this module)."""
-
-    def __getitem__(self, grid):
-        return lambda *args, **kwargs: self.run(*args, grid=grid, warmup=False,
-                                                **kwargs)
-
-    def warmup(self, *args, grid=None, **kwargs):
-        return self.run(*args, grid=grid, warmup=True, **kwargs)
+from tile.runtime.kernel_interface import KernelInterface
 
 
 class JITFunction(KernelInterface):
@@ -604,11 +592,9 @@ def jit(fn=None, *, version=None, repr=None, launch_metadata=None,
     with triton.jit's options; `interpret=True` runs the kernel on the CPU
     (tile.runtime.interpreter)."""
     def decorate(f):
-        return JITFunction(f, version=version,
-                           do_not_specialize=do_not_specialize,
-                           do_not_specialize_on_alignment=(
-                               do_not_specialize_on_alignment),
-                           debug=debug, noinline=noinline, repr=repr,
-                           launch_metadata=launch_metadata,
-                           interpret=interpret)
+        return JITFunction(
+            f, version=version, do_not_specialize=do_not_specialize,
+            do_not_specialize_on_alignment=do_not_specialize_on_alignment,
+            debug=debug, noinline=noinline, repr=repr,
+            launch_metadata=launch_metadata, interpret=interpret)
     return decorate if fn is None else decorate(fn)

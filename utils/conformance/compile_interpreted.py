@@ -1,0 +1,91 @@
+"""Compiles, for sm_90a and without a GPU, every kernel a program launches
+while it runs in tile's interpreter (TILE_INTERPRET=1) on CPU tensors:
+each specialization the interpreter meets, and each of an autotuned
+kernel's other configs. A kernel library's test (fla_check.py's ops, say)
+then shows on this machine both what its kernels compute (the
+interpreter, against the library's reference) and whether they compile
+(tile's whole pipeline to a cubin), before any device time is spent.
+
+    import compile_interpreted
+    compile_interpreted.install()
+    ... run the library on CPU tensors ...
+    compile_interpreted.report()      # one line per failure
+
+Only the compile is checked: the interpreter has no layouts, so what the
+compiled code computes is the GPU run's to show."""
+
+import threading
+import traceback
+
+from tile.runtime import autotuner as _autotuner
+from tile.runtime import jit as _jit
+from tile.runtime.specialization import MockTensor
+
+TARGET = "sm_90a"
+RESULTS = {}  # (kernel name, specialization key) -> None or the error
+_state = threading.local()
+
+
+def _mock(value):
+    # A CPU tensor specialises as a 16-byte aligned one of its dtype.
+    if type(value).__name__ == "Tensor" and hasattr(value, "dtype"):
+        return MockTensor(value.dtype, value.shape)
+    return value
+
+
+def _compile(fn, args, kwargs):
+    args = [_mock(a) for a in args]
+    kwargs = {k: _mock(v) for k, v in kwargs.items()}
+    kwargs["target"] = TARGET
+    key, bound, options = fn._specialization(args, kwargs)
+    name = "%s.%s" % (fn.module, fn.__name__)
+    if (name, key) in RESULTS:
+        return
+    try:
+        fn._compile_for(key, bound, options)
+        RESULTS[(name, key)] = None
+    except Exception as error:  # noqa: BLE001 (reported, not raised)
+        text = "".join(traceback.format_exception_only(type(error), error))
+        RESULTS[(name, key)] = text.strip()
+
+
+def install():
+    interpret = _jit.JITFunction._interpret
+    run = _autotuner.Autotuner.run
+
+    def interpret_and_compile(self, grid, args, kwargs):
+        _compile(self, args, kwargs)
+        if not getattr(_state, "compile_only", False):
+            return interpret(self, grid, args, kwargs)
+
+    def run_every_config(self, *args, **kwargs):
+        # The interpreter runs an autotuned kernel's first config; the
+        # others go down the same path (heuristics included) compile-only.
+        if self.base_fn.interpreted and len(self.configs) > 1:
+            self.nargs = dict(zip(self.arg_names, args))
+            try:
+                others = self.prune_configs(_autotuner._meta(kwargs))[1:]
+            finally:
+                self.nargs = None
+            _state.compile_only = True
+            try:
+                for config in others:
+                    _autotuner._launch(self.fn, args,
+                                       {**kwargs, **config.all_kwargs()})
+            finally:
+                _state.compile_only = False
+        return run(self, *args, **kwargs)
+
+    _jit.JITFunction._interpret = interpret_and_compile
+    _autotuner.Autotuner.run = run_every_config
+
+
+def report():
+    """Prints the failures and a count; returns the number of failures."""
+    failed = [(name, error) for (name, _), error in RESULTS.items() if error]
+    for name, error in failed:
+        print("compile FAILED %s: %s" % (name, error[-1500:]))
+    kernels = {name for name, _ in RESULTS}
+    print("compiled for %s: %d specializations of %d kernels, %d failed"
+          % (TARGET, len(RESULTS), len(kernels), len(failed)))
+    return len(failed)
