@@ -19,10 +19,14 @@ import traceback
 
 from tile.runtime import autotuner as _autotuner
 from tile.runtime import jit as _jit
+from tile.runtime.errors import OutOfResources
 from tile.runtime.specialization import MockTensor
 
 TARGET = "sm_90a"
 RESULTS = {}  # (kernel name, specialization key) -> None or the error
+# An autotune config that does not fit the SM is pruned by the autotuner,
+# on the GPU as here: counted, not failed.
+OUT_OF_RESOURCES = {}
 _state = threading.local()
 
 
@@ -39,12 +43,16 @@ def _compile(fn, args, kwargs):
     kwargs["target"] = TARGET
     key, bound, options = fn._specialization(args, kwargs)
     name = "%s.%s" % (fn.module, fn.__name__)
-    if (name, key) in RESULTS:
+    if (name, key) in RESULTS or (name, key) in OUT_OF_RESOURCES:
         return
     try:
         fn._compile_for(key, bound, options)
         RESULTS[(name, key)] = None
     except Exception as error:  # noqa: BLE001 (reported, not raised)
+        if isinstance(error, OutOfResources) and \
+                getattr(_state, "autotuned", False):
+            OUT_OF_RESOURCES[(name, key)] = str(error)
+            return
         text = "".join(traceback.format_exception_only(type(error), error))
         RESULTS[(name, key)] = text.strip()
 
@@ -61,12 +69,15 @@ def install():
     def run_every_config(self, *args, **kwargs):
         # The interpreter runs an autotuned kernel's first config; the
         # others go down the same path (heuristics included) compile-only.
-        if self.base_fn.interpreted and len(self.configs) > 1:
-            self.nargs = dict(zip(self.arg_names, args))
-            try:
-                others = self.prune_configs(_autotuner._meta(kwargs))[1:]
-            finally:
-                self.nargs = None
+        if not (self.base_fn.interpreted and len(self.configs) > 1):
+            return run(self, *args, **kwargs)
+        self.nargs = dict(zip(self.arg_names, args))
+        try:
+            others = self.prune_configs(_autotuner._meta(kwargs))[1:]
+        finally:
+            self.nargs = None
+        _state.autotuned = True
+        try:
             _state.compile_only = True
             try:
                 for config in others:
@@ -74,7 +85,9 @@ def install():
                                        {**kwargs, **config.all_kwargs()})
             finally:
                 _state.compile_only = False
-        return run(self, *args, **kwargs)
+            return run(self, *args, **kwargs)
+        finally:
+            _state.autotuned = False
 
     _jit.JITFunction._interpret = interpret_and_compile
     _autotuner.Autotuner.run = run_every_config
@@ -86,6 +99,8 @@ def report():
     for name, error in failed:
         print("compile FAILED %s: %s" % (name, error[-1500:]))
     kernels = {name for name, _ in RESULTS}
-    print("compiled for %s: %d specializations of %d kernels, %d failed"
-          % (TARGET, len(RESULTS), len(kernels), len(failed)))
+    print("compiled for %s: %d specializations of %d kernels, %d failed; "
+          "%d autotune configs over the SM's resources (pruned)"
+          % (TARGET, len(RESULTS), len(kernels), len(failed),
+             len(OUT_OF_RESOURCES)))
     return len(failed)

@@ -32,7 +32,7 @@ from fla.ops.linear_attn.naive import naive_recurrent_linear_attn  # noqa: E402
 from fla.ops.simple_gla.naive import naive_recurrent_simple_gla  # noqa: E402
 print("import fla: %.1f s" % (time.time() - t0))
 
-B, T, H, D = 2, 1024, 4, 128
+B, T, H, D = (1, 130, 2, 128) if lc.SMALL else (2, 1024, 4, 128)
 
 
 def ops():

@@ -14,6 +14,16 @@ import time
 import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# LIBRARY_CHECK_CPU=1 (tile only): the check without a GPU. CPU tensors run
+# in tile's interpreter, every kernel launched (and every autotune config)
+# is also compiled for sm_90a (compile_interpreted.py), checkers pick
+# smaller shapes (`SMALL`), nothing is timed.
+CPU = os.environ.get("LIBRARY_CHECK_CPU") == "1"
+SMALL = CPU
+if CPU:
+    if sys.argv[1] != "tile":
+        sys.exit("LIBRARY_CHECK_CPU=1 runs the tile flavour only")
+    os.environ["TILE_INTERPRET"] = "1"  # read when tile is imported
 if sys.argv[1] == "tile":
     # torch's compiler stack binds the installed Triton at import time; a
     # library that decorates helpers with @torch.compile (fla) would
@@ -26,6 +36,9 @@ if sys.argv[1] == "tile":
         del sys.modules[name]
     sys.path.insert(0, HERE)
     import triton_alias  # noqa: F401
+    if CPU:
+        import compile_interpreted
+        compile_interpreted.install()
 
 import torch  # noqa: E402
 
@@ -34,7 +47,21 @@ import torch  # noqa: E402
 sys.path.append(os.path.join(HERE, "..", "..", "bench"))
 import bench  # noqa: E402  (its event timing: warm-up, median)
 
-DEV = "cuda"
+DEV = "cpu" if CPU else "cuda"
+if CPU:
+    # Libraries pin their tensors' CUDA device around launches
+    # (`with torch.cuda.device(x.device.index)`); with CPU tensors and no
+    # driver that context fails, where it has nothing to do.
+    # They also size grids from the device's properties: answered as an
+    # H100's.
+    import contextlib
+    import types
+    torch.cuda.device = lambda index=None: contextlib.nullcontext()
+    torch.cuda.get_device_properties = lambda device=None: types.SimpleNamespace(
+        name="NVIDIA H100 80GB HBM3 (LIBRARY_CHECK_CPU)", major=9, minor=0,
+        multi_processor_count=132, total_memory=80 << 30,
+        shared_memory_per_block_optin=232448, warp_size=32)
+    torch.cuda.get_device_capability = lambda device=None: (9, 0)
 
 
 def gen(shape, dtype, seed, scale=1.0, shift=0.0, grad=True):
@@ -100,7 +127,8 @@ def main(ops, env_ops="OPS"):
             inputs = make()
             t = time.time()
             outs, grads = run_once(call, inputs)
-            torch.cuda.synchronize()
+            if not CPU:
+                torch.cuda.synchronize()
             first = time.time() - t
             bad = [n for n, v in enumerate(outs + grads)
                    if v is not None and torch.isnan(v).any()]
@@ -115,14 +143,15 @@ def main(ops, env_ops="OPS"):
                 line += "  vs float64: max rel err %.2e" % max(errs)
             if name in ref:
                 r_o, r_g = ref[name]
-                errs = [rel(a.cuda(), b.cuda()) for a, b in zip(outs + grads,
-                                                                r_o + r_g)
+                errs = [rel(a.to(DEV), b.to(DEV))
+                        for a, b in zip(outs + grads, r_o + r_g)
                         if a is not None and b is not None]
                 line += "  vs triton: max rel err %.2e" % max(errs)
             if bad:
                 line += "  NaN in results %s" % bad
-            ms = time_ms(call, inputs)
-            line += "  fwd+bwd %.4f ms" % ms
+            ms = None if CPU else time_ms(call, inputs)
+            if ms is not None:
+                line += "  fwd+bwd %.4f ms" % ms
             print(line, flush=True)
             results[name] = ([o.cpu() for o in outs],
                              [g.cpu() if g is not None else None
@@ -135,3 +164,5 @@ def main(ops, env_ops="OPS"):
             print("%-28s %-6s FAILED: %s" % (name, flavor, msg[-1500:]),
                   flush=True)
     torch.save(results, out_path)
+    if CPU:
+        compile_interpreted.report()
