@@ -47,7 +47,7 @@ constexpr int kFuncNumRegs = 4;              // ..._NUM_REGS
 constexpr int kInvalidContext = 201;         // CUDA_ERROR_INVALID_CONTEXT
 // The most parameters a kernel is launched with, and the largest one passed
 // as zeros when the kernel declares more than the caller packs.
-constexpr size_t kMaxParams = 64;
+constexpr size_t kMaxParams = 256;
 constexpr size_t kMaxZeroParamBytes = 256;
 
 struct Driver {

@@ -35,7 +35,9 @@ namespace py = pybind11;
 
 namespace {
 
-constexpr int kMaxParams = 64;
+// Triton has no limit short of CUDA's parameter space (32 KiB on sm_90);
+// library kernels that pass every stride reach 74 (mamba-ssm).
+constexpr int kMaxParams = 256;
 
 using KeyHash = tile::python::WordsHash;
 using tile::python::ArgKind;
@@ -883,8 +885,10 @@ int dispatcherInit(PyObject *obj, PyObject *args, PyObject *) {
     return -1;
   Py_ssize_t n = PyTuple_GET_SIZE(names);
   if (n > kMaxParams || PyTuple_GET_SIZE(defaults) != n) {
-    PyErr_SetString(PyExc_ValueError, "tile: a kernel takes at most 64 "
-                                      "parameters");
+    PyErr_Format(PyExc_ValueError,
+                 "tile: a kernel takes at most %d "
+                 "parameters (this one has %zd)",
+                 kMaxParams, n);
     return -1;
   }
   PyObject *cudaType = PyObject_GetAttrString(module, "CUDALauncher");

@@ -329,3 +329,13 @@ def test_launch_from_a_thread_without_a_context():
     assert not errors, errors
     torch.cuda.synchronize()
     torch.testing.assert_close(out, x + y)
+
+
+def test_a_kernel_with_100_parameters_launches(tmp_path):
+    from kernels import many_params
+    kernel = many_params.kernel(str(tmp_path))
+    values = torch.randn(many_params.COUNT, dtype=torch.float64).tolist()
+    out = torch.full((32,), float("nan"), device="cuda")
+    kernel[(1,)](out, *values, BLOCK=32)
+    want = torch.tensor(many_params.expected(values, 32), dtype=torch.float64)
+    torch.testing.assert_close(out.double().cpu(), want, rtol=1e-5, atol=1e-3)

@@ -437,3 +437,16 @@ def test_index_types_are_grid_dimensions(recorder):
     add[(Numpyish(3), 2)](x, x, x, 100, BLOCK_SIZE=128)
     add.run(x, x, x, 100, grid=(Numpyish(3), 2), warmup=False, BLOCK_SIZE=128)
     assert [grid for _, grid, _ in recorder.launches] == [(3, 2, 1), (3, 2, 1)]
+
+
+def test_a_kernel_takes_more_than_64_parameters(tmp_path):
+    from kernels import many_params
+    kernel = many_params.kernel(str(tmp_path))
+    assert len(kernel.arg_names) == many_params.COUNT + 2
+    signature = {"out_ptr": "*fp32"}
+    signature.update({"s%d" % i: "fp32" for i in range(many_params.COUNT)})
+    compiled = tile.compile(kernel, signature, {"BLOCK": 32})
+    assert compiled.asm["cubin"][:4] == b"\x7fELF"
+    # The C++ dispatcher takes it (it refused kernels over 64 parameters
+    # when it was built).
+    assert callable(kernel[(1,)])
