@@ -16,6 +16,13 @@ def scale_kernel(x_ptr, n, BLOCK: tl.constexpr):
     tl.store(x_ptr + offs, x * 2, mask=offs < n)
 
 
+@tile.jit
+def scale_kernel_unused(x_ptr, n, BLOCK: tl.constexpr, UNUSED: tl.constexpr):
+    tl.static_assert(UNUSED == BLOCK)
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+
 def block_of(kernel):
     return int(kernel.asm["tile"].split("end = ")[1].split(" ")[0])
 
@@ -325,3 +332,25 @@ def test_all_configs_failing_raises_the_compile_error():
     with use_launcher(Recorder()):
         with pytest.raises(tile.CompilationError):
             tuned[(1,)](FakeTensor(4096), 56)
+
+
+def test_stacked_heuristics_run_outermost_first_and_launch_once():
+    # Libraries stack one @heuristics per flag; inner rules see the outer
+    # ones' values, as nesting defines, and the kernel launches once.
+    seen = []
+
+    def outer(args):
+        seen.append("outer")
+        return tile.next_power_of_2(args["n"])
+
+    def inner(args):
+        seen.append("inner sees BLOCK=%d" % args["BLOCK"])
+        return args["BLOCK"]
+
+    kernel = tile.heuristics({"BLOCK": outer})(
+        tile.heuristics({"UNUSED": inner})(scale_kernel_unused))
+    with use_launcher(Recorder()) as recorder:
+        kernel[(1,)](FakeTensor(4096), 100)
+    assert seen == ["outer", "inner sees BLOCK=128"]
+    assert len(recorder.launches) == 1
+    assert block_of(recorder.launches[0][0]) == 128

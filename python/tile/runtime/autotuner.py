@@ -73,17 +73,34 @@ class Config:
 class Heuristics(KernelInterface):
     def __init__(self, fn, arg_names, values):
         self.fn, self.arg_names, self.values = fn, arg_names, values
+        self._stack = None
 
     def run(self, *args, **kwargs):
-        return _launch(self.fn, args, self.with_values(args, kwargs))
+        # Libraries stack one @heuristics per flag (mamba-ssm: five on one
+        # kernel); the stack's rules run in one pass over one argument
+        # dict, outermost first as nesting would, and the function under
+        # the stack is launched once.
+        if self._stack is None:
+            rules, fn = [], self
+            while isinstance(fn, Heuristics):
+                rules.extend(fn.values.items())
+                fn = fn.fn
+            self._stack = (rules, fn)
+        rules, fn = self._stack
+        return _launch(fn, args, self._apply(rules, args, kwargs))
+
+    def _apply(self, rules, args, kwargs):
+        kwargs = dict(kwargs)
+        named = dict(zip(self.arg_names, args))
+        named.update(kwargs)
+        for name, rule in rules:
+            kwargs[name] = named[name] = rule(named)
+        return kwargs
 
     def with_values(self, args, kwargs):
         """`kwargs` plus the value of each rule, in order (a rule sees the
         ones before it)."""
-        kwargs = dict(kwargs)
-        for name, rule in self.values.items():
-            kwargs[name] = rule({**dict(zip(self.arg_names, args)), **kwargs})
-        return kwargs
+        return self._apply(self.values.items(), args, kwargs)
 
     def __getattr__(self, name):
         # src, cache_key, ... of the function underneath.
