@@ -32,7 +32,9 @@ _state = threading.local()
 
 def _mock(value):
     # A CPU tensor specialises as a 16-byte aligned one of its dtype.
-    if type(value).__name__ == "Tensor" and hasattr(value, "dtype"):
+    # (Parameters and other tensor subclasses too.)
+    if not isinstance(value, MockTensor) and hasattr(value, "data_ptr") \
+            and hasattr(value, "dtype") and hasattr(value, "shape"):
         return MockTensor(value.dtype, value.shape)
     return value
 

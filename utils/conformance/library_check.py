@@ -39,6 +39,16 @@ if sys.argv[1] == "tile":
     if CPU:
         import compile_interpreted
         compile_interpreted.install()
+        # Libraries pick kernels by target at import (`is_hip()`) and size
+        # them by the device's properties: answered as an H100's.
+        _driver = sys.modules["tile.runtime.driver"]  # the module
+        _driver.CudaDriver.get_current_target = \
+            lambda self: _driver.GPUTarget("cuda", 90, 32)
+        _driver.CudaUtils.get_device_properties = lambda self, device: {
+            "max_shared_mem": 232448, "max_num_regs": 65536,
+            "multiprocessor_count": 132, "warpSize": 32,
+            "sm_clock_rate": 1980000, "mem_clock_rate": 2619000,
+            "mem_bus_width": 5120}
 
 import torch  # noqa: E402
 

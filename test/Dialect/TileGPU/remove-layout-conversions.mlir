@@ -414,3 +414,67 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
     return %mx : tensor<64xf32, #tilegpu.slice<{dim = 1, parent = #ib}>>
   }
 }
+
+
+// An outer product of two loaded vectors, added to a loaded tile
+// (b[None, :] * dt[:, None], a state-space update): the product is
+// recomputed in the tile's load layout from the broadcast vectors, so only
+// the vectors change layout, never the 4x128 tile.
+// CHECK-LABEL: func.func @outer_product_update
+// CHECK-NOT: convert_layout {{.*}}tensor<4x128x
+// CHECK: %[[S:.*]] = tile.load %{{.*}} : tensor<4x128x!tile.ptr<f32>, #[[VEC:.*]]>
+// CHECK-NOT: convert_layout {{.*}}tensor<4x128x
+// CHECK: %[[D:.*]] = arith.mulf %[[S]], %{{.*}} : tensor<4x128xf32, #[[VEC]]>
+// CHECK-NOT: convert_layout {{.*}}tensor<4x128x
+// CHECK: %[[P:.*]] = arith.mulf %{{.*}}, %{{.*}} : tensor<4x128xf32, #[[VEC]]>
+// CHECK: arith.addf %[[D]], %[[P]] : tensor<4x128xf32, #[[VEC]]>
+// CHECK-NOT: convert_layout {{.*}}tensor<4x128x
+// CHECK: tile.store
+#outer_1d = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#outer_col = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]}>
+#outer_row = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>
+#outer_vec = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#outer_s1 = #tilegpu.slice<{dim = 1, parent = #outer_col}>
+#outer_s0 = #tilegpu.slice<{dim = 0, parent = #outer_row}>
+func.func @outer_product_update(%arg0: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %arg1: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %arg2: !tile.ptr<f32> {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+  %0 = tile.make_range {end = 4 : i32, start = 0 : i32} : tensor<4xi32, #outer_1d>
+  %1 = tile.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32, #outer_1d>
+  %2 = tilegpu.convert_layout %0 : tensor<4xi32, #outer_1d> -> tensor<4xi32, #outer_s1>
+  %3 = tile.expand_dims %2 {axis = 1 : i32} : tensor<4xi32, #outer_s1> -> tensor<4x1xi32, #outer_col>
+  %c128_i32 = arith.constant 128 : i32
+  %cst = arith.constant dense<128> : tensor<4x1xi32, #outer_col>
+  %4 = arith.muli %3, %cst : tensor<4x1xi32, #outer_col>
+  %5 = tile.splat %arg0 : !tile.ptr<f32> -> tensor<4x1x!tile.ptr<f32>, #outer_col>
+  %6 = tile.addptr %5, %4 : tensor<4x1x!tile.ptr<f32>, #outer_col>, tensor<4x1xi32, #outer_col>
+  %7 = tilegpu.convert_layout %1 : tensor<128xi32, #outer_1d> -> tensor<128xi32, #outer_s0>
+  %8 = tile.expand_dims %7 {axis = 0 : i32} : tensor<128xi32, #outer_s0> -> tensor<1x128xi32, #outer_row>
+  %9 = tile.broadcast %6 : tensor<4x1x!tile.ptr<f32>, #outer_col> -> tensor<4x128x!tile.ptr<f32>, #outer_row>
+  %10 = tile.broadcast %8 : tensor<1x128xi32, #outer_row> -> tensor<4x128xi32, #outer_row>
+  %11 = tile.addptr %9, %10 : tensor<4x128x!tile.ptr<f32>, #outer_row>, tensor<4x128xi32, #outer_row>
+  %12 = tilegpu.convert_layout %11 : tensor<4x128x!tile.ptr<f32>, #outer_row> -> tensor<4x128x!tile.ptr<f32>, #outer_vec>
+  %13 = tile.load %12 : tensor<4x128x!tile.ptr<f32>, #outer_vec>
+  %14 = tilegpu.convert_layout %13 : tensor<4x128xf32, #outer_vec> -> tensor<4x128xf32, #outer_row>
+  %15 = tile.splat %arg1 : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>, #outer_1d>
+  %16 = tile.addptr %15, %1 : tensor<128x!tile.ptr<f32>, #outer_1d>, tensor<128xi32, #outer_1d>
+  %17 = tile.load %16 : tensor<128x!tile.ptr<f32>, #outer_1d>
+  %18 = tile.splat %arg2 : !tile.ptr<f32> -> tensor<4x!tile.ptr<f32>, #outer_1d>
+  %19 = tile.addptr %18, %0 : tensor<4x!tile.ptr<f32>, #outer_1d>, tensor<4xi32, #outer_1d>
+  %20 = tile.load %19 : tensor<4x!tile.ptr<f32>, #outer_1d>
+  %21 = tilegpu.convert_layout %20 : tensor<4xf32, #outer_1d> -> tensor<4xf32, #outer_s1>
+  %22 = tile.expand_dims %21 {axis = 1 : i32} : tensor<4xf32, #outer_s1> -> tensor<4x1xf32, #outer_col>
+  %23 = math.exp %22 : tensor<4x1xf32, #outer_col>
+  %24 = tile.broadcast %23 : tensor<4x1xf32, #outer_col> -> tensor<4x128xf32, #outer_row>
+  %25 = arith.mulf %14, %24 : tensor<4x128xf32, #outer_row>
+  %26 = tilegpu.convert_layout %17 : tensor<128xf32, #outer_1d> -> tensor<128xf32, #outer_s0>
+  %27 = tile.expand_dims %26 {axis = 0 : i32} : tensor<128xf32, #outer_s0> -> tensor<1x128xf32, #outer_row>
+  %28 = tilegpu.convert_layout %20 : tensor<4xf32, #outer_1d> -> tensor<4xf32, #outer_s1>
+  %29 = tile.expand_dims %28 {axis = 1 : i32} : tensor<4xf32, #outer_s1> -> tensor<4x1xf32, #outer_col>
+  %30 = tile.broadcast %27 : tensor<1x128xf32, #outer_row> -> tensor<4x128xf32, #outer_row>
+  %31 = tile.broadcast %29 : tensor<4x1xf32, #outer_col> -> tensor<4x128xf32, #outer_row>
+  %32 = arith.mulf %30, %31 : tensor<4x128xf32, #outer_row>
+  %33 = arith.addf %25, %32 : tensor<4x128xf32, #outer_row>
+  %34 = tilegpu.convert_layout %11 : tensor<4x128x!tile.ptr<f32>, #outer_row> -> tensor<4x128x!tile.ptr<f32>, #outer_vec>
+  %35 = tilegpu.convert_layout %33 : tensor<4x128xf32, #outer_row> -> tensor<4x128xf32, #outer_vec>
+  tile.store %34, %35 : tensor<4x128x!tile.ptr<f32>, #outer_vec>
+  return
+}

@@ -10,8 +10,10 @@
 //    own conversion and fold away.
 //  - backward: a conversion of a value computed from scalars alone (splats,
 //    constants, ranges, elementwise ops, broadcasts and expand_dims on
-//    them) gets that value recomputed in the target layout; so does a
-//    broadcast or expand_dims of anything (its operand is converted), and
+//    them) gets that value recomputed in the target layout; so do
+//    elementwise ops over broadcasts (outer products: only the vectors
+//    under the broadcasts are converted), a broadcast or expand_dims of
+//    anything (its operand is converted), and
 //    an elementwise op that does not narrow its data when the target is a
 //    dot operand's layout (the unpacking of a weight then runs in the
 //    operand's registers). A conversion of a transposition moves before
@@ -64,6 +66,26 @@ bool canRematerialize(Value value, int depth = 0) {
   return llvm::all_of(op->getOperands(), [&](Value operand) {
     return !isa<RankedTensorType>(operand.getType()) ||
            canRematerialize(operand, depth + 1);
+  });
+}
+
+/// True when `value` is elementwise arithmetic whose tensor leaves are all
+/// broadcasts, expand_dims or values `canRematerialize` accepts: an outer
+/// product such as `b[None, :] * dt[:, None]`, scaled by more broadcast vectors
+/// (a state-space update's dB * x). Recomputing it in another layout converts
+/// only the vectors under the broadcasts; converting it moves the whole tile
+/// through shared memory.
+bool isBroadcastTree(Value value, int depth = 0) {
+  Operation *op = value.getDefiningOp();
+  if (!op || depth > 16)
+    return false;
+  if (isa<BroadcastOp, ExpandDimsOp>(op) || canRematerialize(value))
+    return true;
+  if (!isElementwise(op) || op->getNumResults() != 1)
+    return false;
+  return llvm::all_of(op->getOperands(), [&](Value operand) {
+    return !isa<RankedTensorType>(operand.getType()) ||
+           isBroadcastTree(operand, depth + 1);
   });
 }
 
@@ -177,7 +199,7 @@ bool backward(ConvertLayoutOp convert) {
       isDotOperandLike(target) && isElementwise(def) && narrowsOrKeepsWidth(def);
   // Broadcasts and expand_dims cost nothing to redo in another layout, and
   // converting their (smaller or equal) operand instead never costs more.
-  if (!intoOperand && !canRematerialize(convert.getSrc()) &&
+  if (!intoOperand && !isBroadcastTree(convert.getSrc()) &&
       !isa_and_nonnull<BroadcastOp, ExpandDimsOp>(def))
     return false;
   OpBuilder b(convert);
@@ -220,7 +242,7 @@ bool forward(ConvertLayoutOp convert) {
   Value src = convert.getSrc();
   // Values that can be recomputed go backward instead; moving their
   // conversions forward as well would undo that.
-  if (canRematerialize(src))
+  if (isBroadcastTree(src))
     return false;
   // Layout propagation put the mma users where they are; moving a
   // conversion into an mma layout forward would take them out again.
