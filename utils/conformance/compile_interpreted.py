@@ -14,6 +14,8 @@ interpreter, against the library's reference) and whether they compile
 Only the compile is checked: the interpreter has no layouts, so what the
 compiled code computes is the GPU run's to show."""
 
+import json
+import os
 import threading
 import traceback
 
@@ -27,6 +29,7 @@ RESULTS = {}  # (kernel name, specialization key) -> None or the error
 # An autotune config that does not fit the SM is pruned by the autotuner,
 # on the GPU as here: counted, not failed.
 OUT_OF_RESOURCES = {}
+RECORDS = []  # the same, for resources_vs_triton.py
 _state = threading.local()
 
 
@@ -53,10 +56,40 @@ def _compile(fn, args, kwargs):
     except Exception as error:  # noqa: BLE001 (reported, not raised)
         if isinstance(error, OutOfResources) and \
                 getattr(_state, "autotuned", False):
-            OUT_OF_RESOURCES[(name, key)] = str(error)
+            OUT_OF_RESOURCES[(name, key)] = "%s %s: %s" % (
+                name, _options_text(bound, options), error)
+            RECORDS.append(_record(fn, key, bound, options, error))
             return
         text = "".join(traceback.format_exception_only(type(error), error))
         RESULTS[(name, key)] = text.strip()
+
+
+def _record(fn, key, bound, options, error):
+    """What resources_vs_triton.py needs to compile the same
+    specialisation with Triton: Triton's signature and constants."""
+    signature, constants = {}, {}
+    for name, spec in zip(fn.arg_names, key[0]):
+        if spec[0] in ("constexpr", "none", "one"):
+            value = {"none": None, "one": 1}.get(spec[0], bound.get(name))
+            signature[name] = "constexpr"
+            # dtypes travel by name (tl.float16 -> "tl:float16").
+            constants[name] = ("tl:%s" % value.name
+                               if hasattr(value, "primitive_bitwidth")
+                               else value)
+        else:
+            signature[name] = spec[0]
+    return {"module": fn.module, "name": fn.__name__,
+            "signature": signature, "constants": constants,
+            "num_warps": options.num_warps,
+            "num_stages": options.num_stages,
+            "tile_shared": getattr(error, "required", None)}
+
+
+def _options_text(bound, options):
+    constants = {k: v for k, v in bound.items()
+                 if isinstance(v, (int, float, bool)) and k.isupper()}
+    return "%s num_warps=%d num_stages=%d" % (
+        constants, options.num_warps, options.num_stages)
 
 
 def install():
@@ -100,6 +133,12 @@ def report():
     failed = [(name, error) for (name, _), error in RESULTS.items() if error]
     for name, error in failed:
         print("compile FAILED %s: %s" % (name, error[-1500:]))
+    if os.environ.get("COMPILE_INTERPRETED_VERBOSE"):
+        for text in OUT_OF_RESOURCES.values():
+            print("over the SM's resources:", text)
+    if os.environ.get("COMPILE_INTERPRETED_RECORD"):
+        with open(os.environ["COMPILE_INTERPRETED_RECORD"], "w") as f:
+            json.dump(RECORDS, f, indent=1, default=repr)
     kernels = {name for name, _ in RESULTS}
     print("compiled for %s: %d specializations of %d kernels, %d failed; "
           "%d autotune configs over the SM's resources (pruned)"
