@@ -507,3 +507,57 @@ CHECK-NOT: arith.divsi
 """)
     assert tl.constexpr(7) // 2 == 3 and -tl.constexpr(3) == -3
     assert (2 + tl.constexpr(5)).value == 7 and tl.constexpr(5) > 4
+
+
+@tile.jit
+def advance_after_return(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    # flash-attn's rotary kernel: a pointer argument becomes a pointer
+    # tensor after the early return; the returning path never reads it.
+    pid = tl.program_id(0)
+    if pid * BLOCK >= n:
+        return
+    x_ptr = x_ptr + pid * BLOCK + tl.arange(0, BLOCK)
+    out_ptr = out_ptr + pid * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr, tl.load(x_ptr) * 2.0)
+
+
+def test_a_variable_retyped_after_an_early_return():
+    filecheck(ir_of(advance_after_return, {"x_ptr": "*fp32", "out_ptr": "*fp32",
+                                           "n": "i32"}, {"BLOCK": 64}), r"""
+CHECK: scf.if
+CHECK-NOT: scf.yield
+CHECK: } else {
+CHECK: tile.load
+CHECK: tile.store
+CHECK: }
+""")
+
+
+@tile.jit
+def retyped_then_merged(x_ptr, flag):
+    # Without a return the two types still clash, at the `if`.
+    if flag > 0:
+        x_ptr = x_ptr + tl.arange(0, 16)
+    tl.store(x_ptr, 1.0)
+
+
+def test_a_variable_retyped_in_one_branch_is_still_an_error():
+    with pytest.raises(tile.CompilationError, match="Mismatched type for x_ptr"):
+        ir_of(retyped_then_merged, {"x_ptr": "*fp32", "flag": "i32"})
+
+
+@tile.jit
+def rounded_block(x_ptr, D: tl.constexpr):
+    # triton.next_power_of_2 / triton.cdiv on constexprs inside a kernel.
+    BLOCK: tl.constexpr = tile.next_power_of_2(D)
+    CHUNKS: tl.constexpr = tile.cdiv(D, 16)
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, tl.full([BLOCK], CHUNKS, tl.int32), mask=offs < D)
+
+
+def test_next_power_of_2_and_cdiv_are_compile_time_functions():
+    assert tile.next_power_of_2(100) == 128 and tile.cdiv(100, 16) == 7
+    filecheck(ir_of(rounded_block, {"x_ptr": "*i32"}, {"D": 100}), r"""
+CHECK: tile.make_range {end = 128 : i32, start = 0 : i32}
+CHECK: arith.constant 7 : i32
+""")

@@ -1081,3 +1081,26 @@ def test_argmax_of_narrow_types(dtype, n):
     torch.cuda.synchronize()
     # torch.argmax returns the first maximum, as tie_break_left does.
     assert torch.equal(out.long(), x.float().argmax(1))
+
+
+@tile.jit
+def advance_after_return(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    # flash-attn's rotary shape: pointers become pointer tensors after the
+    # early return (the returning programs must write nothing).
+    pid = tl.program_id(0)
+    if pid * BLOCK >= n:
+        return
+    x_ptr = x_ptr + pid * BLOCK + tl.arange(0, BLOCK)
+    out_ptr = out_ptr + pid * BLOCK + tl.arange(0, BLOCK)
+    mask = pid * BLOCK + tl.arange(0, BLOCK) < n
+    tl.store(out_ptr, tl.load(x_ptr, mask=mask) * 2.0, mask=mask)
+
+
+def test_pointers_retyped_after_an_early_return():
+    block, n = 64, 64 * 5 - 9
+    x = torch.randn(block * 8, device="cuda")
+    out = torch.full_like(x, float("nan"))
+    advance_after_return[(8,)](x, out, n, BLOCK=block)
+    torch.cuda.synchronize()
+    assert torch.equal(out[:n].cpu(), x[:n].cpu() * 2)
+    assert torch.isnan(out[n:]).all()

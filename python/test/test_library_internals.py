@@ -111,3 +111,13 @@ def test_kernel_interface_is_where_torch_imports_it():
     assert isinstance(sort_rows, KernelInterface)
     assert isinstance(tile.autotune([tile.Config({})], key=[])(sort_rows),
                       KernelInterface)
+
+
+def test_params_describe_themselves_as_triton_does():
+    # torch.library.wrap_triton reads num, name and is_constexpr.
+    params = _network.params
+    assert [p.name for p in params] == ["x", "DESCENDING"]
+    assert [p.num for p in params] == [0, 1]
+    assert [p.is_constexpr for p in params] == [False, True]
+    assert params[1].has_default and not params[0].has_default
+    assert params[1].default == 0

@@ -41,10 +41,14 @@ def set_allocator(allocator):
     _allocation.allocator = allocator
 
 
+# Compile-time functions, as in Triton: host code calls them on ints, and
+# kernels on constexprs (`BLOCK: tl.constexpr = triton.next_power_of_2(D)`).
+@constexpr_function
 def cdiv(x, y):
     return (x + y - 1) // y
 
 
+@constexpr_function
 def next_power_of_2(n):
     n = int(n)
     return 1 if n <= 1 else 1 << (n - 1).bit_length()

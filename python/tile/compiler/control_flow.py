@@ -150,10 +150,17 @@ class ControlFlow:
             branches.append((lines, self.scope, self.returns))
         self.scope = before
         (then_lines, then_scope, then_ret), (else_lines, else_scope, else_ret) = branches
-        names = [n for n in assigned_names(node.body + node.orelse)
-                 if n in then_scope and n in else_scope and
-                 (then_scope[n] is not before.get(n) or
-                  else_scope[n] is not before.get(n))]
+        # An `if` a path returns from ends its block (visit_block moved the
+        # rest of the block into its branches), so no variable it assigns
+        # is read after it: only the returned values merge. A pointer that
+        # one path advances into a tensor after the other returned
+        # (`if pid * B >= n: return` and then `X = X + offs`) is no clash.
+        terminal = then_ret is not None or else_ret is not None
+        names = [] if terminal else [
+            n for n in assigned_names(node.body + node.orelse)
+            if n in then_scope and n in else_scope and
+            (then_scope[n] is not before.get(n) or
+             else_scope[n] is not before.get(n))]
         returned = self._returned_values(node, then_ret, else_ret)
         for k in range(returned):
             # Returned values merge as variables no Python name can clash with.

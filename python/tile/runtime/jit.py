@@ -33,7 +33,7 @@ from tile.runtime import interpreter
 # KernelInterface) import them from here.
 from tile.language.dtypes import type_canonicalisation_dict  # noqa: F401
 from tile.runtime.reinterpret import TensorWrapper, reinterpret  # noqa: F401
-from tile.runtime.kernel_interface import KernelInterface
+from tile.runtime.kernel_interface import KernelInterface, KernelParam
 
 
 class JITFunction(KernelInterface):
@@ -49,8 +49,7 @@ class JITFunction(KernelInterface):
                  noinline=None, repr=None, launch_metadata=None,
                  interpret=False):
         self.fn = fn
-        self.module = fn.__module__
-        self.version = version
+        self.module, self.version = fn.__module__, version
         # Every call is inlined whatever `noinline` says: the results are the
         # same, only the code size differs (docs/compatibility.md).
         self.noinline = noinline
@@ -60,21 +59,24 @@ class JITFunction(KernelInterface):
         self.pre_run_hooks = []
         # Run on the CPU in tile.runtime.interpreter (also TILE_INTERPRET=1).
         self.interpret = interpret
-        self.__name__ = fn.__name__
-        self.__qualname__ = fn.__qualname__
-        self.__doc__ = fn.__doc__
-        self.globals = fn.__globals__
+        self.__name__, self.__qualname__ = fn.__name__, fn.__qualname__
+        self.__doc__, self.globals = fn.__doc__, fn.__globals__
         # Names a kernel defined inside another function reads from there.
         self.closure_names = fn.__code__.co_freevars
         signature = inspect.signature(fn)
-        self.params = list(signature.parameters.values())
-        self.arg_names = [p.name for p in self.params]
-        self.constexprs = {i for i, p in enumerate(self.params)
+        params = list(signature.parameters.values())
+        self.arg_names = [p.name for p in params]
+        self.constexprs = {i for i, p in enumerate(params)
                            if p.annotation is tl.constexpr or
                            p.annotation == "tl.constexpr"}
         self.do_not_specialize = list(do_not_specialize or ())
         self.do_not_specialize_on_alignment = list(
             do_not_specialize_on_alignment or ())
+        self.params = [KernelParam(
+            i, p, i in self.constexprs,
+            _named(i, p.name, self.do_not_specialize),
+            _named(i, p.name, self.do_not_specialize_on_alignment))
+            for i, p in enumerate(params)]
         try:
             lines, start = inspect.getsourcelines(fn)
             self.filename = inspect.getsourcefile(fn) or "<unknown>"
@@ -84,12 +86,10 @@ class JITFunction(KernelInterface):
         self.line_offset = start - 1
         self.indent = len(lines[0]) - len(lines[0].lstrip())
         self._set_src(textwrap.dedent("".join(lines)))
-        self.specialize = [not _named(i, self.arg_names[i],
-                                      self.do_not_specialize)
-                           for i in range(len(self.params))]
-        self.alignment = [self.specialize[i] and not _named(
-            i, self.arg_names[i], self.do_not_specialize_on_alignment)
-            for i in range(len(self.params))]
+        self.specialize = [not p.do_not_specialize for p in self.params]
+        self.alignment = [not (p.do_not_specialize or
+                               p.do_not_specialize_on_alignment)
+                          for p in self.params]
         self.cache = _KernelCache()
         self.device_caches = _DeviceCaches(self)
         self._dispatcher = None
