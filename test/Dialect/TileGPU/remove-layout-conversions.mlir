@@ -287,7 +287,9 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
 
 
 // A vector loaded before a loop and converted where the loop uses it (the
-// dQ kernel's log-sum-exp) is converted once, before the loop.
+// dQ kernel's log-sum-exp) is converted once, before the loop. (Here the
+// vector is also stored as loaded; with the conversion its only use, it
+// would be loaded in the loop's layout instead, @small_vector_reloaded.)
 // CHECK-LABEL: func.func @invariant_conversion
 // CHECK: %[[X:.*]] = tile.load
 // CHECK: %[[XS:.*]] = tilegpu.convert_layout %[[X]]
@@ -308,6 +310,7 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
       %next = arith.addf %acc, %xs : tensor<64xf32, #tilegpu.slice<{dim = 1, parent = #wmma}>>
       scf.yield %next : tensor<64xf32, #tilegpu.slice<{dim = 1, parent = #wmma}>>
     }
+    tile.store %ptrs, %x : tensor<64x!tile.ptr<f32>, #wb>
     return %r : tensor<64xf32, #tilegpu.slice<{dim = 1, parent = #wmma}>>
   }
 }
@@ -476,5 +479,56 @@ func.func @outer_product_update(%arg0: !tile.ptr<f32> {tile.divisibility = 16 : 
   %34 = tilegpu.convert_layout %11 : tensor<4x128x!tile.ptr<f32>, #outer_row> -> tensor<4x128x!tile.ptr<f32>, #outer_vec>
   %35 = tilegpu.convert_layout %33 : tensor<4x128xf32, #outer_row> -> tensor<4x128xf32, #outer_vec>
   tile.store %34, %35 : tensor<4x128x!tile.ptr<f32>, #outer_vec>
+  return
+}
+
+// A vector loaded outside loops with no more elements than the CTA has
+// threads, widened and converted to a slice layout, is loaded again in
+// that layout: the load and the cast move, no conversion is left.
+// CHECK-LABEL: func.func @small_vector_reloaded
+// CHECK-NOT: convert_layout
+// CHECK: %[[X:.*]] = tile.load %{{.*}} : tensor<4x!tile.ptr<bf16>, #[[S:.*]]>
+// CHECK: arith.extf %[[X]] : tensor<4xbf16, #[[S]]> to tensor<4xf32, #[[S]]>
+// CHECK-NOT: convert_layout
+// CHECK: tile.store
+#rv_1d = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#rv_2d = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#rv_s1 = #tilegpu.slice<{dim = 1, parent = #rv_2d}>
+func.func @small_vector_reloaded(%p: !tile.ptr<bf16>, %q: !tile.ptr<f32>) attributes {tile.kernel} {
+  %r = tile.make_range {end = 4 : i32, start = 0 : i32} : tensor<4xi32, #rv_1d>
+  %s = tile.splat %p : !tile.ptr<bf16> -> tensor<4x!tile.ptr<bf16>, #rv_1d>
+  %a = tile.addptr %s, %r : tensor<4x!tile.ptr<bf16>, #rv_1d>, tensor<4xi32, #rv_1d>
+  %x = tile.load %a : tensor<4x!tile.ptr<bf16>, #rv_1d>
+  %w = arith.extf %x : tensor<4xbf16, #rv_1d> to tensor<4xf32, #rv_1d>
+  %c = tilegpu.convert_layout %w : tensor<4xf32, #rv_1d> -> tensor<4xf32, #rv_s1>
+  %e = tile.expand_dims %c {axis = 1 : i32} : tensor<4xf32, #rv_s1> -> tensor<4x1xf32, #rv_2d>
+  %rs = tile.make_range {end = 4 : i32, start = 0 : i32} : tensor<4xi32, #rv_s1>
+  %re = tile.expand_dims %rs {axis = 1 : i32} : tensor<4xi32, #rv_s1> -> tensor<4x1xi32, #rv_2d>
+  %qs = tile.splat %q : !tile.ptr<f32> -> tensor<4x1x!tile.ptr<f32>, #rv_2d>
+  %qa = tile.addptr %qs, %re : tensor<4x1x!tile.ptr<f32>, #rv_2d>, tensor<4x1xi32, #rv_2d>
+  tile.store %qa, %e : tensor<4x1x!tile.ptr<f32>, #rv_2d>
+  return
+}
+
+// More elements than threads (256 against 128): the conversion stays, a
+// reload would read each element from every warp.
+// CHECK-LABEL: func.func @large_vector_converted
+// CHECK: tile.load %{{.*}} : tensor<256x!tile.ptr<f32>, #{{[a-z0-9_]+}}>
+// CHECK: tilegpu.convert_layout
+// (4 warps: the pass reads the module's tilegpu.num_warps, 4 without one.)
+#rv_2d_wide = #tilegpu.blocked<{sizePerThread = [4, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [0, 1]}>
+#rv_s1_wide = #tilegpu.slice<{dim = 1, parent = #rv_2d_wide}>
+func.func @large_vector_converted(%p: !tile.ptr<f32>, %q: !tile.ptr<f32>) attributes {tile.kernel} {
+  %r = tile.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32, #rv_1d>
+  %s = tile.splat %p : !tile.ptr<f32> -> tensor<256x!tile.ptr<f32>, #rv_1d>
+  %a = tile.addptr %s, %r : tensor<256x!tile.ptr<f32>, #rv_1d>, tensor<256xi32, #rv_1d>
+  %x = tile.load %a : tensor<256x!tile.ptr<f32>, #rv_1d>
+  %c = tilegpu.convert_layout %x : tensor<256xf32, #rv_1d> -> tensor<256xf32, #rv_s1_wide>
+  %e = tile.expand_dims %c {axis = 1 : i32} : tensor<256xf32, #rv_s1_wide> -> tensor<256x1xf32, #rv_2d_wide>
+  %rs = tile.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32, #rv_s1_wide>
+  %re = tile.expand_dims %rs {axis = 1 : i32} : tensor<256xi32, #rv_s1_wide> -> tensor<256x1xi32, #rv_2d_wide>
+  %qs = tile.splat %q : !tile.ptr<f32> -> tensor<256x1x!tile.ptr<f32>, #rv_2d_wide>
+  %qa = tile.addptr %qs, %re : tensor<256x1x!tile.ptr<f32>, #rv_2d_wide>, tensor<256x1xi32, #rv_2d_wide>
+  tile.store %qa, %e : tensor<256x1x!tile.ptr<f32>, #rv_2d_wide>
   return
 }

@@ -22,9 +22,10 @@
 // other. Loop-carried values and scf.if results move into the layout
 // their conversions come from (carryInConvertedLayout, yieldInSourceLayout).
 // Three rules serve reductions into memory and warp-specialised loops: a
-// 1-D load converted to a slice layout inside such a loop is loaded again
-// in that layout; an atomic whose result is unused runs in its value's
-// layout; and conversions of values defined before a loop leave it.
+// 1-D load converted to a slice layout inside such a loop (or outside
+// loops, when it has no more elements than the CTA has threads) is loaded
+// again in that layout; an atomic whose result is unused runs in its
+// value's layout; and conversions of values defined before a loop leave it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -154,35 +155,71 @@ bool throughTrans(ConvertLayoutOp convert) {
   return true;
 }
 
-/// Whether `convert` takes a vector that a warp-specialised loop loads
-/// (a row statistic such as attention's log-sum-exp) into a slice layout.
-/// There a conversion through shared memory is a barrier across the
-/// consumer warpgroups every iteration, which keeps one's softmax from
-/// running under the other's dots. Loading the vector again in the slice
-/// layout, each thread reading the elements it holds (replicated across
-/// warps; a few hundred bytes from L1), leaves no barrier. Outside such
-/// loops the pipeliner stages these loads and reads them in the slice
-/// layout already.
-bool isReloadableInWarpSpecializedLoop(ConvertLayoutOp convert) {
-  auto load = convert.getSrc().getDefiningOp<LoadOp>();
-  auto type = cast<RankedTensorType>(convert.getType());
+/// Whether `convert` takes a vector that is cheaper to load again in the
+/// slice layout it converts to than to move through shared memory (each
+/// thread reading the elements it holds, replicated across warps: a few
+/// hundred bytes from L1, and no barrier):
+///  - in a warp-specialised loop, any such vector (a row statistic such as
+///    attention's log-sum-exp): there the conversion is a barrier across
+///    the consumer warpgroups every iteration, which keeps one's softmax
+///    from running under the other's dots;
+///  - outside loops, a vector with no more elements than the CTA has
+///    threads (a state-space update's per-row dt, x and D, or its B and C
+///    over the state): a conversion costs a barrier or two for a handful
+///    of elements. Inside other loops the pipeliner stages such loads and
+///    reads them in the slice layout already.
+bool isReloadable(Value value, RankedTensorType type) {
+  auto load = value.getDefiningOp<LoadOp>();
   if (!load || type.getRank() != 1 ||
       !isa<SliceEncodingAttr>(type.getEncoding()) ||
       !load.getResult().hasOneUse())
     return false;
   auto loop = load->getParentOfType<scf::ForOp>();
-  if (!loop || !TileDialect::asksForWarpSpecialization(loop))
-    return false;
+  if (loop) {
+    if (!TileDialect::asksForWarpSpecialization(loop))
+      return false;
+  } else {
+    auto module = load->getParentOfType<ModuleOp>();
+    int64_t threads = int64_t(TileGPUDialect::getNumWarps(module)) * 32;
+    if (load->getParentOfType<scf::WhileOp>() ||
+        type.getNumElements() > threads)
+      return false;
+  }
   return llvm::all_of(load->getOperands(), [](Value operand) {
     return !isa<RankedTensorType>(operand.getType()) ||
            canRematerialize(operand);
   });
 }
 
+bool isReloadable(ConvertLayoutOp convert) {
+  return isReloadable(convert.getSrc(),
+                      cast<RankedTensorType>(convert.getType()));
+}
+
+/// Elementwise ops (a widening cast, a softplus) over loads that
+/// isReloadable would load again in the target layout, and over values
+/// computed from scalars: recomputed in that layout, the loads follow.
+bool overReloadableLoads(Operation *def, RankedTensorType target,
+                         int depth = 0) {
+  if (!def || !isElementwise(def) || def->getNumResults() != 1 || depth > 16)
+    return false;
+  bool anyLoad = false;
+  bool all = llvm::all_of(def->getOperands(), [&](Value operand) {
+    auto type = dyn_cast<RankedTensorType>(operand.getType());
+    if (!type || canRematerialize(operand))
+      return true;
+    anyLoad = true;
+    return isReloadable(operand,
+                        type.cloneWithEncoding(target.getEncoding())) ||
+           overReloadableLoads(operand.getDefiningOp(), target, depth + 1);
+  });
+  return all && anyLoad;
+}
+
 bool backward(ConvertLayoutOp convert) {
   Operation *def = convert.getSrc().getDefiningOp();
   Attribute target = cast<RankedTensorType>(convert.getType()).getEncoding();
-  if (isReloadableInWarpSpecializedLoop(convert)) {
+  if (isReloadable(convert)) {
     // At the load, not the conversion: a store between the two may write
     // what the load read.
     OpBuilder b(def);
@@ -200,7 +237,8 @@ bool backward(ConvertLayoutOp convert) {
   // Broadcasts and expand_dims cost nothing to redo in another layout, and
   // converting their (smaller or equal) operand instead never costs more.
   if (!intoOperand && !isBroadcastTree(convert.getSrc()) &&
-      !isa_and_nonnull<BroadcastOp, ExpandDimsOp>(def))
+      !isa_and_nonnull<BroadcastOp, ExpandDimsOp>(def) &&
+      !overReloadableLoads(def, cast<RankedTensorType>(convert.getType())))
     return false;
   OpBuilder b(convert);
   Operation *clone = cloneInLayout(b, def, target);
