@@ -64,6 +64,13 @@ def test_warmup_compiles_without_launching(recorder):
     compiled[(3,)](FakeTensor(8192), 100, 64)
     assert recorder.launches[-1][1] == (3, 1, 1)
     assert recorder.launches[-1][0] is compiled
+    # Triton < 3.3's form (FlagGems picks it by version): no constexprs.
+    compiled[(2,)](FakeTensor(8192), 100)
+    assert recorder.launches[-1][1] == (2, 1, 1)
+    with pytest.raises(TypeError, match="takes 3 arguments"):
+        compiled[(2,)](FakeTensor(8192))
+    # The function's inspect.Signature, as Triton keeps it.
+    assert list(scale.signature.parameters) == scale.arg_names
 
 
 def test_none_argument_is_a_constexpr_none(recorder):

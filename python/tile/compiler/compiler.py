@@ -372,6 +372,7 @@ class CompiledKernel:
         self.hash = None
         self.arg_names = None       # every parameter, in order
         self.runtime_params = None  # the indices of those passed at launch
+        self.constexpr_params = None  # those of its tl.constexpr parameters
         # (globals dict, name, value) of the global values compiled in.
         self.used_globals = []
         self.n_regs = self.n_spills = self.n_max_threads = None
@@ -574,4 +575,6 @@ def compile(fn=None, signature=None, constexprs=None, num_warps=4,
     kernel.arg_names = list(fn.arg_names)
     kernel.runtime_params = [i for i, name in enumerate(fn.arg_names)
                              if not isinstance(params[name], tl.constexpr)]
+    kernel.constexpr_params = [i for i in range(len(fn.arg_names))
+                               if i not in kernel.runtime_params]
     return kernel

@@ -63,7 +63,7 @@ class JITFunction(KernelInterface):
         self.__doc__, self.globals = fn.__doc__, fn.__globals__
         # Names a kernel defined inside another function reads from there.
         self.closure_names = fn.__code__.co_freevars
-        signature = inspect.signature(fn)
+        self.signature = signature = inspect.signature(fn)
         params = list(signature.parameters.values())
         self.arg_names = [p.name for p in params]
         self.constexprs = {i for i, p in enumerate(params)
@@ -432,7 +432,7 @@ class JITFunction(KernelInterface):
             launch_pdl=options.launch_pdl, debug=options.debug)
         kernel.hash = disk_key
         kernel.used_globals = records
-        kernel.arg_names = list(self.arg_names)
+        kernel.arg_names, kernel.constexpr_params = list(self.arg_names), sorted(self.constexprs)
         kernel.runtime_params = [i for i, spec in enumerate(key[0])
                                  if spec[0] not in COMPILED_IN]
         kernel.tuple_specs = {i: spec for i, spec in enumerate(key[0])

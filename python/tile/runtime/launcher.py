@@ -200,14 +200,22 @@ def init_handles(kernel):
 
 def launch_compiled(kernel, grid, args):
     """`compiled[grid](*args)`: every argument of the kernel, constexprs too,
-    as Triton's CompiledKernel takes them."""
+    as Triton 3.3+'s CompiledKernel takes them; or, as before Triton 3.3,
+    the arguments of its non-constexpr parameters only (kernel libraries
+    pick the form by `triton.__version__`, and tile's reads as older)."""
     if kernel.arg_names is None:
         raise RuntimeError("%s has no argument list to launch with" % kernel.name)
-    if len(args) != len(kernel.arg_names):
+    names = kernel.arg_names
+    if len(args) != len(names) and kernel.constexpr_params is not None:
+        runtime = [n for i, n in enumerate(names)
+                   if i not in kernel.constexpr_params]
+        if len(args) == len(runtime):
+            names = runtime
+    if len(args) != len(names):
         raise TypeError("%s takes %d arguments (%s), got %d" % (
             kernel.name, len(kernel.arg_names), ", ".join(kernel.arg_names),
             len(args)))
-    bound = dict(zip(kernel.arg_names, args))
+    bound = dict(zip(names, args))
     launch_bound(kernel, grid_dims(grid(bound) if callable(grid) else grid),
                  bound)
 
