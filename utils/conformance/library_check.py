@@ -31,6 +31,11 @@ if sys.argv[1] == "tile":
     import torch._dynamo  # noqa: F401
     import torch._dynamo.repro.after_dynamo  # noqa: F401
     import torch._inductor.compile_fx  # noqa: F401
+    # Helpers a library wraps in @torch.compile run eagerly: inductor
+    # imports `triton` lazily when it compiles, after the alias, and would
+    # get tile where a ported library leaves torch its own Triton. (What is
+    # checked is the library's Triton kernels, not inductor's.)
+    torch._dynamo.config.disable = True
     for name in [n for n in sys.modules
                  if n == "triton" or n.startswith("triton.")]:
         del sys.modules[name]
