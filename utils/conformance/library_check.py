@@ -133,7 +133,9 @@ def main(ops, env_ops="OPS"):
     None)); argv: FLAVOR OUT.pt [TRITON_OUT.pt]."""
     flavor = sys.argv[1]
     out_path = sys.argv[2]
-    ref = torch.load(sys.argv[3]) if len(sys.argv) > 3 else {}
+    # Triton's saved results, when its run got that far.
+    ref = torch.load(sys.argv[3]) if len(sys.argv) > 3 and \
+        os.path.exists(sys.argv[3]) else {}
     only = os.environ.get(env_ops, "").split()
     results = {}
     for name, (make, call, reference) in ops().items():
