@@ -271,6 +271,7 @@ void compileInSession(CompileSession &session, CompiledKernel &kernel,
   layouts.addPass(tilegpu::createTileGPUWarpSpecialize(specialize));
   tilegpu::TileGPUPipelineOptions pipeline;
   pipeline.numStages = options.numStages;
+  pipeline.registerLoadsAhead = options.stageRegisterLoads;
   layouts.addPass(tilegpu::createTileGPUPipeline(pipeline));
   layouts.addPass(createCanonicalizerPass());
   layouts.addPass(tilegpu::createTileGPULowerTMA());

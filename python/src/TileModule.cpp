@@ -79,7 +79,9 @@ PYBIND11_MODULE(_C, m) {
       .def_readwrite("target", &tile::CompileOptions::target)
       .def_readwrite("emit_cubin", &tile::CompileOptions::emitCubin)
       .def_readwrite("num_ctas", &tile::CompileOptions::numCtas)
-      .def_readwrite("maxnreg", &tile::CompileOptions::maxNumRegisters);
+      .def_readwrite("maxnreg", &tile::CompileOptions::maxNumRegisters)
+      .def_readwrite("stage_register_loads",
+                     &tile::CompileOptions::stageRegisterLoads);
 
   py::class_<tile::CompiledKernel>(m, "CompiledKernel")
       .def_readonly("ok", &tile::CompiledKernel::ok)

@@ -77,6 +77,11 @@ struct CompileOptions {
   int numCtas = 1;
   /// Registers per thread ptxas may use (`.maxnreg`); 0 lets tile choose.
   int maxNumRegisters = 0;
+  /// The pipeliner also copies ahead the tiles a loop uses in registers
+  /// (tilegpu-pipeline's stage-register-loads). Off, only the dots'
+  /// operands are staged: the Python compiler retries so when the staged
+  /// buffers do not fit in shared memory.
+  bool stageRegisterLoads = true;
 };
 
 /// A kernel compiled from Tile IR down to a cubin, with every stage's text.

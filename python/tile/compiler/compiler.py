@@ -99,6 +99,16 @@ def compile_to_gpu(fn, params, ir, num_warps, num_stages, target,
     options.emit_cubin = emit_cubin
     result = _C.compile_kernel(ir, "<tile-ir:%s>" % fn.__name__, options)
     if not result.ok and result.shared > _C.MAX_SHARED_BYTES:
+        # Too big with the tiles a loop uses in registers copied ahead too
+        # (a 128x128 scale read elementwise, packed weights): staging only
+        # the dots' operands is what Triton's pipeliner does with them, and
+        # often fits (mamba's chunk-scan backward: 265216 -> under the
+        # limit). Tried only here, so a kernel that fits is never changed.
+        options.stage_register_loads = False
+        retry = _C.compile_kernel(ir, "<tile-ir:%s>" % fn.__name__, options)
+        if retry.ok:
+            result = retry
+    if not result.ok and result.shared > _C.MAX_SHARED_BYTES:
         raise OutOfResources(result.shared, _C.MAX_SHARED_BYTES,
                              "shared memory")
     if not result.ok:
@@ -117,6 +127,7 @@ def compile_to_gpu(fn, params, ir, num_warps, num_stages, target,
     # num_warps is what the kernel launches with: a warp-specialised loop
     # adds its producer warps to the ones asked for.
     metadata = {"name": name, "num_warps": result.num_warps,
+                "register_loads_staged": options.stage_register_loads,
                 "ptx_override": override is not None and override[0] == "ptx",
                 "num_stages": num_stages, "target": target,
                 "enable_fp_fusion": fp_fusion,

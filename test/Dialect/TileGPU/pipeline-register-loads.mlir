@@ -1,4 +1,16 @@
 // RUN: tile-opt %s -split-input-file --tilegpu-pipeline=num-stages=3 --canonicalize | FileCheck %s
+// RUN: tile-opt %s -split-input-file --tilegpu-pipeline="num-stages=3 stage-register-loads=false" --canonicalize | FileCheck %s --check-prefix=DOTS-ONLY
+
+// With stage-register-loads=false (what the compiler retries with when
+// the staged buffers do not fit in shared memory) only the dot's operand
+// is copied ahead; the weight stays a load in the loop, as Triton's
+// pipeliner leaves such tiles.
+// DOTS-ONLY-LABEL: func.func @unpacked_weight
+// DOTS-ONLY: tilegpu.local_alloc : () -> !tilegpu.memdesc<{{[0-9]+}}x64x32xbf16, #nvmma>
+// DOTS-ONLY-NOT: xi8, #{{.*}}shared
+// DOTS-ONLY: scf.for
+// DOTS-ONLY: tile.load {{.*}} : tensor<32x64x!tile.ptr<i8>
+// DOTS-ONLY: scf.yield
 
 // A weight loaded through a pointer the loop advances and unpacked in
 // registers (int4 in int8) used to keep the whole loop from being

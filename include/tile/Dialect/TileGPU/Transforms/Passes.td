@@ -158,6 +158,9 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "mlir::ModuleOp"> {
            "Shared memory the buffers may take, in bytes">,
     Option<"sharedPerSM", "shared-per-sm", "int64_t", "233472",
            "Shared memory of one SM, in bytes (occupancy estimate)">,
+    Option<"registerLoadsAhead", "stage-register-loads", "bool", "true",
+           "In a loop with dot operands, also copy ahead the tiles the body "
+           "uses in registers (a packed weight, a scale)">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }

@@ -230,6 +230,19 @@ private:
 struct PipelinePass : tilegpu::impl::TileGPUPipelineBase<PipelinePass> {
   using Base::Base;
 
+  /// The loop's plan; without registerLoadsAhead, a loop with dot operands
+  /// stages only those (a loop with none, pipelined because it asked, keeps
+  /// its register loads: they are all it has to stage).
+  std::optional<LoopPlan> planFor(scf::ForOp loop,
+                                  const AxisInfoAnalysis &axisInfo) {
+    std::optional<LoopPlan> plan =
+        planLoop(loop, axisInfo, /*withRegisterLoads=*/true);
+    if (plan && !registerLoadsAhead && !plan->loads.empty() &&
+        !plan->registerLoads.empty())
+      plan = planLoop(loop, axisInfo, /*withRegisterLoads=*/false);
+    return plan;
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (failed(verifyTensorsHaveLayouts(module)) ||
@@ -241,8 +254,7 @@ struct PipelinePass : tilegpu::impl::TileGPUPipelineBase<PipelinePass> {
       return;
     AxisInfoAnalysis axisInfo(module);
     for (auto [loop, stages] : loops)
-      if (std::optional<LoopPlan> plan =
-              planLoop(loop, axisInfo, /*withRegisterLoads=*/true)) {
+      if (std::optional<LoopPlan> plan = planFor(loop, axisInfo)) {
         stageRegisterLoads(*plan);
         PipelineSchedule schedule =
             scheduleFor(loop, *plan, stages, maxShared, sharedPerSM);
