@@ -6,6 +6,7 @@ import pytest
 import tile
 import tile.language as tl
 from filecheck import filecheck
+from kernels import early_returns
 
 
 def ir_of(fn, signature, constexprs=None):
@@ -509,20 +510,8 @@ CHECK-NOT: arith.divsi
     assert (2 + tl.constexpr(5)).value == 7 and tl.constexpr(5) > 4
 
 
-@tile.jit
-def advance_after_return(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
-    # flash-attn's rotary kernel: a pointer argument becomes a pointer
-    # tensor after the early return; the returning path never reads it.
-    pid = tl.program_id(0)
-    if pid * BLOCK >= n:
-        return
-    x_ptr = x_ptr + pid * BLOCK + tl.arange(0, BLOCK)
-    out_ptr = out_ptr + pid * BLOCK + tl.arange(0, BLOCK)
-    tl.store(out_ptr, tl.load(x_ptr) * 2.0)
-
-
 def test_a_variable_retyped_after_an_early_return():
-    filecheck(ir_of(advance_after_return, {"x_ptr": "*fp32", "out_ptr": "*fp32",
+    filecheck(ir_of(early_returns.advance_after_return, {"x_ptr": "*fp32", "out_ptr": "*fp32",
                                            "n": "i32"}, {"BLOCK": 64}), r"""
 CHECK: scf.if
 CHECK-NOT: scf.yield

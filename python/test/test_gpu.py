@@ -12,6 +12,7 @@ import tile
 import tile.language as tl
 from kernels import bench_kernels
 from kernels import classic as k
+from kernels import early_returns
 
 from gpu_checks import rel_err
 
@@ -1083,24 +1084,11 @@ def test_argmax_of_narrow_types(dtype, n):
     assert torch.equal(out.long(), x.float().argmax(1))
 
 
-@tile.jit
-def advance_after_return(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
-    # flash-attn's rotary shape: pointers become pointer tensors after the
-    # early return (the returning programs must write nothing).
-    pid = tl.program_id(0)
-    if pid * BLOCK >= n:
-        return
-    x_ptr = x_ptr + pid * BLOCK + tl.arange(0, BLOCK)
-    out_ptr = out_ptr + pid * BLOCK + tl.arange(0, BLOCK)
-    mask = pid * BLOCK + tl.arange(0, BLOCK) < n
-    tl.store(out_ptr, tl.load(x_ptr, mask=mask) * 2.0, mask=mask)
-
-
 def test_pointers_retyped_after_an_early_return():
     block, n = 64, 64 * 5 - 9
     x = torch.randn(block * 8, device="cuda")
     out = torch.full_like(x, float("nan"))
-    advance_after_return[(8,)](x, out, n, BLOCK=block)
+    early_returns.advance_after_return[(8,)](x, out, n, BLOCK=block)
     torch.cuda.synchronize()
     assert torch.equal(out[:n].cpu(), x[:n].cpu() * 2)
     assert torch.isnan(out[n:]).all()

@@ -10,10 +10,7 @@ DIR holds the unpacked `flash-attn` sdist and `einops`; the package's
 __init__ (which loads the compiled attention kernels) is skipped, as only
 the Triton ops are checked. FLASH_ATTN_OPS="a b" picks ops
 (library_check.py has the shared harness)."""
-import os
-import sys
 import time
-import types
 
 import library_check as lc
 from library_check import gen
@@ -21,11 +18,7 @@ from library_check import gen
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-ROOT = os.environ.get("FLASH_ATTN_DIR", os.path.join(lc.HERE, "flash_attn"))
-sys.path.insert(0, ROOT)
-_package = types.ModuleType("flash_attn")
-_package.__path__ = [os.path.join(ROOT, "flash_attn")]
-sys.modules["flash_attn"] = _package
+lc.package_without_init("flash_attn", "FLASH_ATTN_DIR", "flash_attn")
 t0 = time.time()
 from flash_attn.layers import rotary as R  # noqa: E402
 from flash_attn.ops.triton import cross_entropy as CE  # noqa: E402

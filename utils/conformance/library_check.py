@@ -80,6 +80,20 @@ if CPU:
     torch.cuda.current_device = lambda: 0
 
 
+def package_without_init(name, env, default):
+    """Puts the unpacked package `name` (its parent directory from the
+    environment variable `env`, else `default` beside this file) on the
+    path as a bare namespace: its __init__, which loads the compiled CUDA
+    extensions a source distribution would build, never runs, while its
+    pure-Python Triton modules import as usual."""
+    import types
+    root = os.environ.get(env, os.path.join(HERE, default))
+    sys.path.insert(0, root)
+    package = types.ModuleType(name)
+    package.__path__ = [os.path.join(root, name)]
+    sys.modules[name] = package
+
+
 def gen(shape, dtype, seed, scale=1.0, shift=0.0, grad=True):
     g = torch.Generator(device=DEV).manual_seed(seed)
     t = (torch.randn(shape, generator=g, device=DEV, dtype=torch.float32)

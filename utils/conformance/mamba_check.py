@@ -10,22 +10,14 @@ that need building; only `mamba_ssm.ops.triton` is used here, so the
 package's own __init__, which imports them, is skipped) and `einops`;
 nothing of them is kept in this repository. MAMBA_OPS="a b" picks ops
 (library_check.py has the shared harness)."""
-import os
-import sys
 import time
-import types
 
 import library_check as lc
 from library_check import gen
 
 import torch  # noqa: E402
 
-ROOT = os.environ.get("MAMBA_DIR", os.path.join(lc.HERE, "mamba"))
-sys.path.insert(0, ROOT)
-# The package without its __init__ (which loads the compiled extensions).
-_package = types.ModuleType("mamba_ssm")
-_package.__path__ = [os.path.join(ROOT, "mamba_ssm")]
-sys.modules["mamba_ssm"] = _package
+lc.package_without_init("mamba_ssm", "MAMBA_DIR", "mamba")
 t0 = time.time()
 from mamba_ssm.ops.triton import layer_norm as LN  # noqa: E402
 from mamba_ssm.ops.triton import layernorm_gated as LG  # noqa: E402
@@ -83,18 +75,14 @@ def ops():
         lambda: norm_inputs(14, True),
         lambda x, w, b, z: LG.layernorm_fn(x, w, b, z=z),
         None)
-    L["layer_norm_residual"] = (
-        lambda: norm_inputs(18, False),
-        lambda x, w, b, r: LN.layer_norm_fn(x, w, b, residual=r, prenorm=True,
-                                            residual_in_fp32=True),
-        lambda x, w, b, r: LN.layer_norm_ref(x, w, b, residual=r, prenorm=True,
-                                             upcast=True))
-    L["rms_norm_residual"] = (
-        lambda: norm_inputs(22, False),
-        lambda x, w, b, r: LN.rms_norm_fn(x, w, b, residual=r, prenorm=True,
-                                          residual_in_fp32=True),
-        lambda x, w, b, r: LN.rms_norm_ref(x, w, b, residual=r, prenorm=True,
-                                           upcast=True))
+    for kind, seed in (("layer", 18), ("rms", 22)):
+        fn, ref = getattr(LN, kind + "_norm_fn"), getattr(LN, kind + "_norm_ref")
+        L[kind + "_norm_residual"] = (
+            lambda seed=seed: norm_inputs(seed, False),
+            lambda x, w, b, r, fn=fn: fn(x, w, b, residual=r, prenorm=True,
+                                         residual_in_fp32=True),
+            lambda x, w, b, r, ref=ref: ref(x, w, b, residual=r, prenorm=True,
+                                            upcast=True))
 
     def step_inputs(seed):
         n = 2 if lc.SMALL else 16
