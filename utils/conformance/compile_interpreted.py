@@ -29,7 +29,10 @@ RESULTS = {}  # (kernel name, specialization key) -> None or the error
 # An autotune config that does not fit the SM is pruned by the autotuner,
 # on the GPU as here: counted, not failed.
 OUT_OF_RESOURCES = {}
-RECORDS = []  # the same, for resources_vs_triton.py
+# The same, for resources_vs_triton.py; with COMPILE_INTERPRETED_RECORD_ALL
+# also every specialisation the interpreter ran, with tile's shared memory
+# and registers.
+RECORDS = []
 _state = threading.local()
 
 
@@ -51,8 +54,14 @@ def _compile(fn, args, kwargs):
     if (name, key) in RESULTS or (name, key) in OUT_OF_RESOURCES:
         return
     try:
-        fn._compile_for(key, bound, options)
+        kernel = fn._compile_for(key, bound, options)
         RESULTS[(name, key)] = None
+        if os.environ.get("COMPILE_INTERPRETED_RECORD_ALL") and \
+                not getattr(_state, "compile_only", False):
+            record = _record(fn, key, bound, options, None)
+            record["tile_shared"] = kernel.metadata["shared"]
+            record["tile_regs"] = kernel.metadata["num_regs"]
+            RECORDS.append(record)
     except Exception as error:  # noqa: BLE001 (reported, not raised)
         if isinstance(error, OutOfResources) and \
                 getattr(_state, "autotuned", False):

@@ -1,8 +1,9 @@
 """For each autotune config that tile found over the SM's resources in a
-CPU-mode library check, compile the same specialisation with the installed
-Triton (no GPU needed) and print both compilers' shared memory: where
-Triton fits a config that tile cannot, tile's autotuner has fewer configs
-to choose from than Triton's.
+CPU-mode library check (or, with COMPILE_INTERPRETED_RECORD_ALL=1, each
+specialisation the check ran), compile the same specialisation with the
+installed Triton (no GPU needed) and print both compilers' shared memory
+and registers: where Triton fits a config that tile cannot, tile's
+autotuner has fewer configs to choose from than Triton's.
 
     COMPILE_INTERPRETED_RECORD=/tmp/oor.json LIBRARY_CHECK_CPU=1 \\
         python3 gemlite_check.py tile /tmp/g.pt
@@ -62,7 +63,8 @@ def constant(value):
 
 def main():
     records = json.load(open(sys.argv[1]))
-    print("%-40s %-44s %10s %10s" % ("kernel", "config", "tile", "triton"))
+    print("%-40s %-44s %10s %10s %8s %8s" % ("kernel", "config", "tile",
+                                              "triton", "regs", "regs"))
     for r in records:
         fn = getattr(importlib.import_module(r["module"]), r["name"])
         while not isinstance(fn, triton.runtime.jit.JITFunction):
@@ -71,9 +73,10 @@ def main():
         aligned = {(i,): [["tt.divisibility", 16]]
                    for i, t in enumerate(r["signature"].values())
                    if t.startswith("*")}
+        # The block sizes (upper-case integer constexprs: BLOCK_SIZE_M, BK).
         blocks = " ".join("%s=%s" % (k.replace("BLOCK_SIZE_", ""), v)
                           for k, v in constants.items()
-                          if k.startswith("BLOCK") or k == "SPLIT_K")
+                          if k.isupper() and type(v) is int and v > 1)
         config = "%s warps=%d stages=%d" % (blocks, r["num_warps"],
                                              r["num_stages"])
         try:
@@ -82,10 +85,30 @@ def main():
                 target=TARGET, options={"num_warps": r["num_warps"],
                                         "num_stages": r["num_stages"]})
             theirs = kernel.metadata.shared
+            kernel._init_handles = None  # no driver: registers from ptxas
+            their_regs = _ptxas_registers(kernel.asm["ptx"])
         except Exception as error:  # noqa: BLE001
-            theirs = type(error).__name__
-        print("%-40s %-44s %10s %10s" % (r["name"], config, r["tile_shared"],
-                                         theirs))
+            theirs, their_regs = type(error).__name__, ""
+        print("%-40s %-44s %10s %10s %8s %8s" % (
+            r["name"][:40], config[:44], r["tile_shared"], theirs,
+            r.get("tile_regs", ""), their_regs))
+
+
+def _ptxas_registers(ptx):
+    """Registers per thread ptxas gives the PTX (the driver's number,
+    without a driver): `ptxas -v` on sm_90a."""
+    import re
+    import subprocess
+    import tempfile
+    with tempfile.NamedTemporaryFile("w", suffix=".ptx") as f:
+        f.write(ptx)
+        f.flush()
+        out = subprocess.run(
+            [os.environ.get("PTXAS", "/usr/local/cuda/bin/ptxas"),
+             "-arch=sm_90a", "-v", f.name, "-o", os.devnull],
+            capture_output=True, text=True).stderr
+    found = re.findall(r"Used (\d+) registers", out)
+    return int(found[-1]) if found else "?"
 
 
 if __name__ == "__main__":
