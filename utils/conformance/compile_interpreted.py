@@ -30,8 +30,8 @@ RESULTS = {}  # (kernel name, specialization key) -> None or the error
 # on the GPU as here: counted, not failed.
 OUT_OF_RESOURCES = {}
 # The same, for resources_vs_triton.py; with COMPILE_INTERPRETED_RECORD_ALL
-# also every specialisation the interpreter ran, with tile's shared memory
-# and registers.
+# also every specialisation the interpreter ran (=configs: and every other
+# autotune config compiled), with tile's shared memory and registers.
 RECORDS = []
 _state = threading.local()
 
@@ -56,8 +56,9 @@ def _compile(fn, args, kwargs):
     try:
         kernel = fn._compile_for(key, bound, options)
         RESULTS[(name, key)] = None
-        if os.environ.get("COMPILE_INTERPRETED_RECORD_ALL") and \
-                not getattr(_state, "compile_only", False):
+        every = os.environ.get("COMPILE_INTERPRETED_RECORD_ALL")
+        if every == "configs" or (every and
+                                  not getattr(_state, "compile_only", False)):
             record = _record(fn, key, bound, options, None)
             record["tile_shared"] = kernel.metadata["shared"]
             record["tile_regs"] = kernel.metadata["num_regs"]
