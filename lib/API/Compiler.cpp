@@ -279,7 +279,10 @@ void compileInSession(CompileSession &session, CompiledKernel &kernel,
   layouts.addPass(tilegpu::createTileGPUInsertBarriers());
   layouts.addPass(tilegpu::createTileGPUPingPong());
   layouts.addPass(tilegpu::createTileGPUUnmaskFullBlocks());
-  if (failed(layouts.run(*module))) {
+  bool layoutsFailed = failed(layouts.run(*module));
+  kernel.stagedRegisterLoads = (*module)->hasAttr(
+      tilegpu::TileGPUDialect::getStagedRegisterLoadsAttrName());
+  if (layoutsFailed) {
     // What the allocation asked for, so that callers can say "out of
     // shared memory" with the amount (Python's OutOfResources).
     if (auto shared = (*module)->getAttrOfType<IntegerAttr>(

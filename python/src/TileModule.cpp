@@ -85,6 +85,8 @@ PYBIND11_MODULE(_C, m) {
 
   py::class_<tile::CompiledKernel>(m, "CompiledKernel")
       .def_readonly("ok", &tile::CompiledKernel::ok)
+      .def_readonly("staged_register_loads",
+                    &tile::CompiledKernel::stagedRegisterLoads)
       .def_readonly("name", &tile::CompiledKernel::name)
       .def_readonly("tilegpu", &tile::CompiledKernel::tilegpu)
       .def_readonly("llir", &tile::CompiledKernel::llir)

@@ -3,6 +3,8 @@ it uses in registers copied ahead too, the compiler stages only the dots'
 operands (as Triton's pipeliner does) instead of failing: a kernel that
 fits is never changed."""
 
+import pytest
+
 import tile
 import tile.language as tl
 
@@ -35,3 +37,19 @@ def test_register_loads_stay_loads_when_their_buffers_do_not_fit():
     assert not tight.metadata["register_loads_staged"]
     assert tight.metadata["shared"] <= tile._C.MAX_SHARED_BYTES
     assert "cp.async" in tight.asm["ptx"]
+
+
+def test_no_retry_when_nothing_would_change(monkeypatch):
+    # A loop that stages no register loads next to dot operands is over
+    # the limit either way: it is compiled once and refused.
+    from kernels import dotless_pipeline as dotless
+    calls = []
+    real = tile._C.compile_kernel
+    monkeypatch.setattr(tile._C, "compile_kernel",
+                        lambda *a: calls.append(a) or real(*a))
+    signature = {"src_ptr": "*fp32", "dst_ptr": "*fp32", "n": "i32"}
+    with pytest.raises(tile.OutOfResources, match="shared memory"):
+        tile.compile(dotless.scale_rows_kernel, signature,
+                     {"STAGES": 100, "BLOCK": 4096},
+                     divisibility=list(signature))
+    assert len(calls) == 1

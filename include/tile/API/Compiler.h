@@ -93,6 +93,9 @@ struct CompiledKernel {
   std::string ptx;
   std::string cubin; // binary
   long long sharedBytes = 0;
+  /// The pipeliner staged tiles a loop uses in registers
+  /// (CompileOptions::stageRegisterLoads would change the kernel).
+  bool stagedRegisterLoads = false;
   int numWarps = 4;
   /// Registers per thread ptxas allocated, and the `.maxnreg` it was given
   /// to fit one CTA more per SM (0: none).

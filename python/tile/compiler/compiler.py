@@ -98,12 +98,15 @@ def compile_to_gpu(fn, params, ir, num_warps, num_stages, target,
     options.enable_reflect_ftz = reflect_ftz
     options.emit_cubin = emit_cubin
     result = _C.compile_kernel(ir, "<tile-ir:%s>" % fn.__name__, options)
-    if not result.ok and result.shared > _C.MAX_SHARED_BYTES:
+    if not result.ok and result.shared > _C.MAX_SHARED_BYTES and \
+            result.staged_register_loads:
         # Too big with the tiles a loop uses in registers copied ahead too
         # (a 128x128 scale read elementwise, packed weights): staging only
         # the dots' operands is what Triton's pipeliner does with them, and
         # often fits (mamba's chunk-scan backward: 265216 -> under the
-        # limit). Tried only here, so a kernel that fits is never changed.
+        # limit). Tried only here, so a kernel that fits is never changed,
+        # and only when it would change something (autotuning compiles
+        # many configs that cannot fit).
         options.stage_register_loads = False
         retry = _C.compile_kernel(ir, "<tile-ir:%s>" % fn.__name__, options)
         if retry.ok:

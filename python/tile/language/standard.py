@@ -12,13 +12,13 @@ from tile.language.sorting import bitonic_merge, sort, topk  # noqa: F401
 
 
 @constexpr_function
-def _log2(i):
-    """log2 of a power of two, at compile time (bitonic networks' depth)."""
-    if i <= 0 or i & (i - 1):
-        raise ValueError("_log2: %r is not a power of two" % (i,))
-    return i.bit_length() - 1
+def _is_power_of_two(i):
+    return i > 0 and not i & (i - 1)
 
 
 @constexpr_function
-def _is_power_of_two(i):
-    return i > 0 and not i & (i - 1)
+def _log2(i):
+    """log2 of a power of two, at compile time (bitonic networks' depth)."""
+    if not _is_power_of_two(i):
+        raise ValueError("_log2: %r is not a power of two" % (i,))
+    return i.bit_length() - 1

@@ -375,6 +375,12 @@ module attributes {tilegpu.extra_warps = 3 : i32} {
 
 // -----
 
+module attributes {tilegpu.staged_register_loads = 1 : i32} {
+}
+// expected-error @-2 {{'tilegpu.staged_register_loads' must be a unit attribute on a module}}
+
+// -----
+
 #row = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 #col = #tilegpu.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
 func.func @gather_layout(%x: tensor<16x32xf32, #row>, %i: tensor<16x32xi32, #col>) {

@@ -5,6 +5,7 @@
 // the staged buffers do not fit in shared memory) only the dot's operand
 // is copied ahead; the weight stays a load in the loop, as Triton's
 // pipeliner leaves such tiles.
+// DOTS-ONLY-NOT: tilegpu.staged_register_loads
 // DOTS-ONLY-LABEL: func.func @unpacked_weight
 // DOTS-ONLY: tilegpu.local_alloc : () -> !tilegpu.memdesc<{{[0-9]+}}x64x32xbf16, #nvmma>
 // DOTS-ONLY-NOT: xi8, #{{.*}}shared
@@ -18,6 +19,9 @@
 // arithmetic. It is now copied ahead like the dot's operand, into a
 // multi-buffered row-major buffer, and read back where the load was.
 // CHECK-DAG: #[[ROWS:.*]] = #tilegpu.shared<{order = [1, 0]}>
+// The module records that register loads were staged (what the compiler's
+// retry without them would change); without them it is not set.
+// CHECK: tilegpu.staged_register_loads
 // CHECK-LABEL: func.func @unpacked_weight
 // CHECK-DAG: %[[A:.*]] = tilegpu.local_alloc : () -> !tilegpu.memdesc<{{[0-9]+}}x64x32xbf16, #nvmma>
 // CHECK-DAG: %[[W:.*]] = tilegpu.local_alloc : () -> !tilegpu.memdesc<{{[0-9]+}}x32x64xi8, #[[ROWS]]>

@@ -108,5 +108,11 @@ LogicalResult TileGPUDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' must be a non-negative integer";
     return success();
   }
+  if (name == getStagedRegisterLoadsAttrName()) {
+    if (!isa<ModuleOp>(op) || !isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'" << name << "' must be a unit attribute "
+                                                "on a module";
+    return success();
+  }
   return op->emitError() << "unknown TileGPU attribute '" << name << "'";
 }

@@ -50,6 +50,12 @@ def TileGPU_Dialect : Dialect {
     static constexpr llvm::StringLiteral getExtraWarpsAttrName() {
       return llvm::StringLiteral("tilegpu.extra_warps");
     }
+    /// Set on the module by tilegpu-pipeline when a loop with dot operands
+    /// also had tiles it uses in registers copied ahead: what compiling
+    /// with `stage-register-loads=false` would change.
+    static constexpr llvm::StringLiteral getStagedRegisterLoadsAttrName() {
+      return llvm::StringLiteral("tilegpu.staged_register_loads");
+    }
     static constexpr int kThreadsPerWarp = 32;
     /// Warps the kernel is launched with: num_warps plus extra_warps.
     static int getLaunchWarps(Operation *op);

@@ -237,9 +237,12 @@ struct PipelinePass : tilegpu::impl::TileGPUPipelineBase<PipelinePass> {
                                   const AxisInfoAnalysis &axisInfo) {
     std::optional<LoopPlan> plan =
         planLoop(loop, axisInfo, /*withRegisterLoads=*/true);
-    if (plan && !registerLoadsAhead && !plan->loads.empty() &&
-        !plan->registerLoads.empty())
-      plan = planLoop(loop, axisInfo, /*withRegisterLoads=*/false);
+    if (!plan || plan->loads.empty() || plan->registerLoads.empty())
+      return plan;
+    if (!registerLoadsAhead)
+      return planLoop(loop, axisInfo, /*withRegisterLoads=*/false);
+    getOperation()->setAttr(TileGPUDialect::getStagedRegisterLoadsAttrName(),
+                            UnitAttr::get(&getContext()));
     return plan;
   }
 
