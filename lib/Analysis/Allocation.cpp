@@ -309,6 +309,31 @@ int64_t SharedMemoryAllocation::lastIndexInside(Operation *op) const {
   return last;
 }
 
+int64_t SharedMemoryAllocation::peakBufferBytesDuring(
+    Operation *op, llvm::function_ref<bool(Operation *)> exclude) const {
+  int64_t first = index.lookup(op), last = lastIndexInside(op);
+  SmallVector<std::tuple<int64_t, int64_t, int64_t>> ranges;
+  for (auto [buffer, range] : liveRanges) {
+    auto alloc = dyn_cast<LocalAllocOp>(buffer);
+    if (!alloc || exclude(buffer) || range.first > last || range.second < first)
+      continue;
+    ranges.push_back({std::max(range.first, first),
+                      std::min(range.second, last),
+                      tensorBytes(alloc.getType())});
+  }
+  // Live ranges are intervals: the most bytes live at once are live at
+  // the start of one of them.
+  int64_t peak = 0;
+  for (auto [point, unusedEnd, unusedBytes] : ranges) {
+    int64_t bytes = 0;
+    for (auto [start, end, size] : ranges)
+      if (start <= point && point <= end)
+        bytes += size;
+    peak = std::max(peak, bytes);
+  }
+  return peak;
+}
+
 bool SharedMemoryAllocation::isLiveDuring(Operation *buffer,
                                           Operation *op) const {
   auto it = liveRanges.find(buffer);

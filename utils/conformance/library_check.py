@@ -19,7 +19,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # is also compiled for sm_90a (compile_interpreted.py), checkers pick
 # smaller shapes (`SMALL`), nothing is timed.
 CPU = os.environ.get("LIBRARY_CHECK_CPU") == "1"
-SMALL = CPU
+SMALL = CPU and not os.environ.get("LIBRARY_CHECK_FULL_SHAPES")
 if CPU:
     if sys.argv[1] != "tile":
         sys.exit("LIBRARY_CHECK_CPU=1 runs the tile flavour only")

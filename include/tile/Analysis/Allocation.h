@@ -66,6 +66,13 @@ public:
   /// (an op of the function, with what it holds) runs.
   bool isLiveDuring(Operation *buffer, Operation *op) const;
 
+  /// Bytes of the buffers (local_allocs; not scratch) that `op` runs
+  /// beside at once, at the point inside `op` where most are live, leaving
+  /// out those `exclude` accepts: the least shared memory that must sit
+  /// beside anything else live across all of `op`.
+  int64_t peakBufferBytesDuring(
+      Operation *op, llvm::function_ref<bool(Operation *)> exclude) const;
+
 private:
   /// The index, in program order, of the last op inside `op`.
   int64_t lastIndexInside(Operation *op) const;

@@ -514,3 +514,189 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// A loop whose dots take no staged operand still waits on its loads when
+// they reach a dot through registers. Here the product has 16 rows, too few
+// for wgmma, so it is an mma.sync whose operands are converted to their
+// dot_op layouts: both loads are copied ahead and read back from their
+// buffers straight into those layouts (Triton pipelines such loops too).
+// With stage-register-loads=false the loop is left as it was.
+// CHECK-LABEL: func.func @mma_sync_operands
+// CHECK-DAG: tilegpu.local_alloc : () -> !tilegpu.memdesc<3x16x16xbf16, #{{.*}}>
+// CHECK: scf.for
+// CHECK-NEXT: tilegpu.async_wait {pending = 1 : i32}
+// CHECK-COUNT-2: tilegpu.async_copy_global_to_local
+// CHECK: tilegpu.local_load {{.*}} -> tensor<16x16xbf16, #dot_op>
+// CHECK: tilegpu.local_load {{.*}} -> tensor<16x16xbf16, #dot_op1>
+// CHECK-NOT: tile.load
+// CHECK: tile.dot
+// CHECK: scf.yield
+// DOTS-ONLY-LABEL: func.func @mma_sync_operands
+// DOTS-ONLY-NOT: async_copy
+// DOTS-ONLY: tile.load
+// DOTS-ONLY: tile.load
+// DOTS-ONLY: tile.dot
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 2], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mma = #tilegpu.mma<{version = 2, warpsPerCTA = [1, 4], instrShape = [16, 8, 16]}>
+#dot_op = #tilegpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
+#dot_op1 = #tilegpu.dot_op<{opIdx = 1, parent = #mma, kWidth = 2}>
+#slice = #tilegpu.slice<{dim = 1, parent = #blocked}>
+#slice1 = #tilegpu.slice<{dim = 0, parent = #blocked}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @mma_sync_operands(%arg0: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %arg1: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %arg2: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %arg3: i32 {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+    %cst = arith.constant dense<16> : tensor<16x1xi32, #blocked>
+    %cst_0 = arith.constant dense<0.000000e+00> : tensor<16x16xf32, #mma>
+    %c16_i32 = arith.constant 16 : i32
+    %c0_i32 = arith.constant 0 : i32
+    %0 = scf.for %arg4 = %c0_i32 to %arg3 step %c16_i32 iter_args(%arg5 = %cst_0) -> (tensor<16x16xf32, #mma>)  : i32 {
+      %12 = tile.splat %arg0 : !tile.ptr<bf16> -> tensor<16x1x!tile.ptr<bf16>, #blocked>
+      %13 = tile.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32, #slice>
+      %14 = tile.expand_dims %13 {axis = 1 : i32} : tensor<16xi32, #slice> -> tensor<16x1xi32, #blocked>
+      %15 = tile.splat %arg3 : i32 -> tensor<16x1xi32, #blocked>
+      %16 = arith.muli %14, %15 : tensor<16x1xi32, #blocked>
+      %17 = tile.addptr %12, %16 : tensor<16x1x!tile.ptr<bf16>, #blocked>, tensor<16x1xi32, #blocked>
+      %18 = tile.broadcast %17 : tensor<16x1x!tile.ptr<bf16>, #blocked> -> tensor<16x16x!tile.ptr<bf16>, #blocked>
+      %19 = tile.splat %arg4 : i32 -> tensor<16xi32, #slice1>
+      %20 = tile.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32, #slice1>
+      %21 = arith.addi %19, %20 : tensor<16xi32, #slice1>
+      %22 = tile.expand_dims %21 {axis = 0 : i32} : tensor<16xi32, #slice1> -> tensor<1x16xi32, #blocked>
+      %23 = tile.broadcast %22 : tensor<1x16xi32, #blocked> -> tensor<16x16xi32, #blocked>
+      %24 = tile.addptr %18, %23 : tensor<16x16x!tile.ptr<bf16>, #blocked>, tensor<16x16xi32, #blocked>
+      %25 = tile.load %24 : tensor<16x16x!tile.ptr<bf16>, #blocked>
+      %26 = tile.splat %arg1 : !tile.ptr<bf16> -> tensor<16x1x!tile.ptr<bf16>, #blocked>
+      %27 = tile.splat %arg4 : i32 -> tensor<16xi32, #slice>
+      %28 = arith.addi %27, %13 : tensor<16xi32, #slice>
+      %29 = tile.expand_dims %28 {axis = 1 : i32} : tensor<16xi32, #slice> -> tensor<16x1xi32, #blocked>
+      %30 = arith.muli %29, %cst : tensor<16x1xi32, #blocked>
+      %31 = tile.addptr %26, %30 : tensor<16x1x!tile.ptr<bf16>, #blocked>, tensor<16x1xi32, #blocked>
+      %32 = tile.broadcast %31 : tensor<16x1x!tile.ptr<bf16>, #blocked> -> tensor<16x16x!tile.ptr<bf16>, #blocked>
+      %33 = tile.expand_dims %20 {axis = 0 : i32} : tensor<16xi32, #slice1> -> tensor<1x16xi32, #blocked>
+      %34 = tile.broadcast %33 : tensor<1x16xi32, #blocked> -> tensor<16x16xi32, #blocked>
+      %35 = tile.addptr %32, %34 : tensor<16x16x!tile.ptr<bf16>, #blocked>, tensor<16x16xi32, #blocked>
+      %36 = tile.load %35 : tensor<16x16x!tile.ptr<bf16>, #blocked>
+      %37 = tilegpu.convert_layout %25 : tensor<16x16xbf16, #blocked> -> tensor<16x16xbf16, #dot_op>
+      %38 = tilegpu.convert_layout %36 : tensor<16x16xbf16, #blocked> -> tensor<16x16xbf16, #dot_op1>
+      %39 = tile.dot %37, %38, %arg5 : tensor<16x16xbf16, #dot_op> * tensor<16x16xbf16, #dot_op1> -> tensor<16x16xf32, #mma>
+      scf.yield %39 : tensor<16x16xf32, #mma>
+    }
+    %1 = tile.splat %arg2 : !tile.ptr<f32> -> tensor<16x1x!tile.ptr<f32>, #blocked>
+    %2 = tile.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32, #slice>
+    %3 = tile.expand_dims %2 {axis = 1 : i32} : tensor<16xi32, #slice> -> tensor<16x1xi32, #blocked>
+    %4 = arith.muli %3, %cst : tensor<16x1xi32, #blocked>
+    %5 = tile.addptr %1, %4 : tensor<16x1x!tile.ptr<f32>, #blocked>, tensor<16x1xi32, #blocked>
+    %6 = tile.broadcast %5 : tensor<16x1x!tile.ptr<f32>, #blocked> -> tensor<16x16x!tile.ptr<f32>, #blocked>
+    %7 = tile.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32, #slice1>
+    %8 = tile.expand_dims %7 {axis = 0 : i32} : tensor<16xi32, #slice1> -> tensor<1x16xi32, #blocked>
+    %9 = tile.broadcast %8 : tensor<1x16xi32, #blocked> -> tensor<16x16xi32, #blocked>
+    %10 = tile.addptr %6, %9 : tensor<16x16x!tile.ptr<f32>, #blocked>, tensor<16x16xi32, #blocked>
+    %11 = tilegpu.convert_layout %0 : tensor<16x16xf32, #mma> -> tensor<16x16xf32, #blocked>
+    tile.store %10, %11 : tensor<16x16x!tile.ptr<f32>, #blocked>
+    return
+  }
+}
+
+// -----
+
+// Operands computed from loads (a tf32 product of bf16 tiles converted and
+// scaled in registers, then stored to shared memory for wgmma, as in
+// Lightning Attention's backward): the two loads are copied ahead. They
+// get three buffers, not the carried dot's four: that dot reads the
+// buffers its operands are stored to in each step, not these. The vector
+// loaded only to be stored back feeds no dot and stays a load.
+// CHECK-LABEL: func.func @computed_operands
+// CHECK-DAG: tilegpu.local_alloc : () -> !tilegpu.memdesc<3x64x32xbf16, #{{.*}}>
+// CHECK-DAG: tilegpu.local_alloc : () -> !tilegpu.memdesc<3x32x64xbf16, #{{.*}}>
+// CHECK: scf.for
+// CHECK: tilegpu.async_wait {pending = 1 : i32}
+// CHECK-COUNT-2: tilegpu.async_copy_global_to_local
+// CHECK: tilegpu.local_load {{.*}} -> tensor<64x32xbf16
+// CHECK: tilegpu.local_load {{.*}} -> tensor<32x64xbf16
+// CHECK: tile.load {{.*}} : tensor<32x!tile.ptr<f32>
+// CHECK: tilegpu.warpgroup_dot
+// CHECK: scf.yield
+// DOTS-ONLY-LABEL: func.func @computed_operands
+// DOTS-ONLY-NOT: async_copy
+// DOTS-ONLY: tile.load
+// DOTS-ONLY: tilegpu.warpgroup_dot
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+#blocked1 = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#blocked2 = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#blocked3 = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 8]}>
+#nvmma = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+#nvmma1 = #tilegpu.nvmma_shared<{swizzle = 128, order = [0, 1]}>
+#slice = #tilegpu.slice<{dim = 1, parent = #blocked3}>
+#slice1 = #tilegpu.slice<{dim = 0, parent = #blocked3}>
+#slice2 = #tilegpu.slice<{dim = 1, parent = #blocked1}>
+#slice3 = #tilegpu.slice<{dim = 0, parent = #blocked1}>
+#slice4 = #tilegpu.slice<{dim = 1, parent = #blocked}>
+#slice5 = #tilegpu.slice<{dim = 0, parent = #blocked}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @computed_operands(%arg0: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %arg1: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %arg2: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %arg3: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %arg4: i32 {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+    %cst = arith.constant dense<64> : tensor<64x1xi32, #blocked>
+    %cst_0 = arith.constant dense<64> : tensor<32x1xi32, #blocked1>
+    %cst_1 = arith.constant dense<5.000000e-01> : tensor<32x64xf32, #blocked1>
+    %cst_2 = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+    %cst_3 = arith.constant dense<1.000000e+00> : tensor<32xf32, #blocked2>
+    %c32_i32 = arith.constant 32 : i32
+    %c0_i32 = arith.constant 0 : i32
+    %0 = tile.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #blocked2>
+    %1 = scf.for %arg5 = %c0_i32 to %arg4 step %c32_i32 iter_args(%arg6 = %cst_2) -> (tensor<64x64xf32, #mma>)  : i32 {
+      %13 = tile.splat %arg0 : !tile.ptr<bf16> -> tensor<64x1x!tile.ptr<bf16>, #blocked3>
+      %14 = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #slice>
+      %15 = tile.expand_dims %14 {axis = 1 : i32} : tensor<64xi32, #slice> -> tensor<64x1xi32, #blocked3>
+      %16 = tile.splat %arg4 : i32 -> tensor<64x1xi32, #blocked3>
+      %17 = arith.muli %15, %16 : tensor<64x1xi32, #blocked3>
+      %18 = tile.addptr %13, %17 : tensor<64x1x!tile.ptr<bf16>, #blocked3>, tensor<64x1xi32, #blocked3>
+      %19 = tile.broadcast %18 : tensor<64x1x!tile.ptr<bf16>, #blocked3> -> tensor<64x32x!tile.ptr<bf16>, #blocked3>
+      %20 = tile.splat %arg5 : i32 -> tensor<32xi32, #slice1>
+      %21 = tile.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #slice1>
+      %22 = arith.addi %20, %21 : tensor<32xi32, #slice1>
+      %23 = tile.expand_dims %22 {axis = 0 : i32} : tensor<32xi32, #slice1> -> tensor<1x32xi32, #blocked3>
+      %24 = tile.broadcast %23 : tensor<1x32xi32, #blocked3> -> tensor<64x32xi32, #blocked3>
+      %25 = tile.addptr %19, %24 : tensor<64x32x!tile.ptr<bf16>, #blocked3>, tensor<64x32xi32, #blocked3>
+      %26 = tile.load %25 : tensor<64x32x!tile.ptr<bf16>, #blocked3>
+      %27 = tile.splat %arg1 : !tile.ptr<bf16> -> tensor<32x1x!tile.ptr<bf16>, #blocked1>
+      %28 = tile.splat %arg5 : i32 -> tensor<32xi32, #slice2>
+      %29 = tile.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #slice2>
+      %30 = arith.addi %28, %29 : tensor<32xi32, #slice2>
+      %31 = tile.expand_dims %30 {axis = 1 : i32} : tensor<32xi32, #slice2> -> tensor<32x1xi32, #blocked1>
+      %32 = arith.muli %31, %cst_0 : tensor<32x1xi32, #blocked1>
+      %33 = tile.addptr %27, %32 : tensor<32x1x!tile.ptr<bf16>, #blocked1>, tensor<32x1xi32, #blocked1>
+      %34 = tile.broadcast %33 : tensor<32x1x!tile.ptr<bf16>, #blocked1> -> tensor<32x64x!tile.ptr<bf16>, #blocked1>
+      %35 = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #slice3>
+      %36 = tile.expand_dims %35 {axis = 0 : i32} : tensor<64xi32, #slice3> -> tensor<1x64xi32, #blocked1>
+      %37 = tile.broadcast %36 : tensor<1x64xi32, #blocked1> -> tensor<32x64xi32, #blocked1>
+      %38 = tile.addptr %34, %37 : tensor<32x64x!tile.ptr<bf16>, #blocked1>, tensor<32x64xi32, #blocked1>
+      %39 = tile.load %38 : tensor<32x64x!tile.ptr<bf16>, #blocked1>
+      %40 = arith.extf %39 : tensor<32x64xbf16, #blocked1> to tensor<32x64xf32, #blocked1>
+      %41 = arith.mulf %40, %cst_1 : tensor<32x64xf32, #blocked1>
+      %42 = tile.addptr %arg3, %arg5 : !tile.ptr<f32>, i32
+      %43 = tile.splat %42 : !tile.ptr<f32> -> tensor<32x!tile.ptr<f32>, #blocked2>
+      %44 = tile.addptr %43, %0 : tensor<32x!tile.ptr<f32>, #blocked2>, tensor<32xi32, #blocked2>
+      %45 = tile.load %44 : tensor<32x!tile.ptr<f32>, #blocked2>
+      %46 = arith.addf %45, %cst_3 : tensor<32xf32, #blocked2>
+      tile.store %44, %46 : tensor<32x!tile.ptr<f32>, #blocked2>
+      %47 = arith.extf %26 : tensor<64x32xbf16, #blocked3> to tensor<64x32xf32, #blocked3>
+      %48 = tilegpu.local_alloc %47 : (tensor<64x32xf32, #blocked3>) -> !tilegpu.memdesc<64x32xf32, #nvmma>
+      %49 = tilegpu.local_alloc %41 : (tensor<32x64xf32, #blocked1>) -> !tilegpu.memdesc<32x64xf32, #nvmma1>
+      %50 = tilegpu.warpgroup_dot %48, %49, %arg6 inputPrecision = tf32 : !tilegpu.memdesc<64x32xf32, #nvmma> * <32x64xf32, #nvmma1> -> tensor<64x64xf32, #mma>
+      scf.yield %50 : tensor<64x64xf32, #mma>
+    }
+    %2 = tile.splat %arg2 : !tile.ptr<f32> -> tensor<64x1x!tile.ptr<f32>, #blocked>
+    %3 = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #slice4>
+    %4 = tile.expand_dims %3 {axis = 1 : i32} : tensor<64xi32, #slice4> -> tensor<64x1xi32, #blocked>
+    %5 = arith.muli %4, %cst : tensor<64x1xi32, #blocked>
+    %6 = tile.addptr %2, %5 : tensor<64x1x!tile.ptr<f32>, #blocked>, tensor<64x1xi32, #blocked>
+    %7 = tile.broadcast %6 : tensor<64x1x!tile.ptr<f32>, #blocked> -> tensor<64x64x!tile.ptr<f32>, #blocked>
+    %8 = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #slice5>
+    %9 = tile.expand_dims %8 {axis = 0 : i32} : tensor<64xi32, #slice5> -> tensor<1x64xi32, #blocked>
+    %10 = tile.broadcast %9 : tensor<1x64xi32, #blocked> -> tensor<64x64xi32, #blocked>
+    %11 = tile.addptr %7, %10 : tensor<64x64x!tile.ptr<f32>, #blocked>, tensor<64x64xi32, #blocked>
+    %12 = tilegpu.convert_layout %1 : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blocked>
+    tile.store %11, %12 : tensor<64x64x!tile.ptr<f32>, #blocked>
+    return
+  }
+}

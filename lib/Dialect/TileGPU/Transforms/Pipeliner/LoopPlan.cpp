@@ -79,18 +79,16 @@ int64_t pipeliner::otherBufferBytes(scf::ForOp loop, const LoopPlan &plan) {
 
 int64_t pipeliner::otherBufferBytesDuring(scf::ForOp loop,
                                           const LoopPlan &plan) {
-  int64_t bytes = 0;
   auto func = loop->getParentOfType<FunctionOpInterface>();
   // The allocation's own live ranges: what it will place beside the loop.
+  // Buffers the body fills and reads within one step (operands a dot
+  // reads from registers' results) share their bytes with each other.
   SharedMemoryAllocation allocation(func);
-  func->walk([&](LocalAllocOp alloc) {
-    if (llvm::none_of(
-            plan.loads,
-            [&](StagedLoad staged) { return staged.alloc == alloc; }) &&
-        allocation.isLiveDuring(alloc, loop))
-      bytes += bufferBytes(alloc.getType());
+  return allocation.peakBufferBytesDuring(loop, [&](Operation *buffer) {
+    return llvm::any_of(plan.loads, [&](const StagedLoad &staged) {
+      return staged.alloc == buffer;
+    });
   });
-  return bytes;
 }
 
 /// The op of `body` that first reads `value`, if any.
@@ -330,6 +328,28 @@ bool isRegisterLoad(Operation *op, scf::ForOp loop,
   return copiesInWords(load, registerLoadBuffer(load, {}), axisInfo);
 }
 
+/// Whether the value of `load` reaches an operand of a dot in `body`
+/// through the body's own computation (a conversion, a scaling, a
+/// local_alloc the dot reads): the loop then waits on the load in every
+/// iteration before its product can start.
+bool feedsDot(LoadOp load, Block *body) {
+  SmallVector<Operation *> worklist{load};
+  llvm::SmallPtrSet<Operation *, 16> seen{load};
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    for (Operation *user : op->getUsers()) {
+      Operation *inBody = body->findAncestorOpInBlock(*user);
+      if (!inBody || isa<scf::YieldOp>(inBody))
+        continue;
+      if (isa<WarpGroupDotOp, DotOp>(user))
+        return true;
+      if (seen.insert(inBody).second)
+        worklist.push_back(inBody);
+    }
+  }
+  return false;
+}
+
 std::optional<StagedLoad> matchStagedLoad(Operation *op, Block *body,
                                           const AxisInfoAnalysis &axisInfo) {
   if (auto load = dyn_cast<DescriptorLoadOp>(op)) {
@@ -473,11 +493,18 @@ std::optional<LoopPlan> pipeliner::planLoop(scf::ForOp loop,
     else if (withRegisterLoads && isRegisterLoad(&op, loop, axisInfo))
       others.push_back(cast<LoadOp>(op));
   }
-  // A loop without dot operands to stage is pipelined only when its
-  // `tl.range(..., num_stages=)` asks for it (as Triton does): its loads'
-  // pointers usually serve its stores too, so they are run ahead as copies.
+  // A loop without dot operands to stage is pipelined when its
+  // `tl.range(..., num_stages=)` asks for it (as Triton does), staging
+  // every register load, or when some of its loads reach a dot's operands
+  // through computation in registers (converted, scaled, or bound for an
+  // mma.sync operand's layout), staging those, as Triton's pipeliner does
+  // for loads that feed dots. Their pointers usually serve the loop's
+  // stores too, so they are run ahead as copies.
   bool asked = loop->hasAttr(TileDialect::getNumStagesAttrName());
   bool dotless = plan.loads.empty();
+  if (dotless && !asked)
+    llvm::erase_if(
+        others, [&](LoadOp load) { return !feedsDot(load, loop.getBody()); });
   // A load with a nonzero `other` needs its mask after the copy. A dotless
   // plan runs copies of the address iter args ahead and leaves the body's
   // own values for the current iteration (collectAddressOps with
@@ -487,7 +514,7 @@ std::optional<LoopPlan> pipeliner::planLoop(scf::ForOp loop,
     llvm::erase_if(others, [](LoadOp load) {
       return !isZeroOrAbsent(load.getOther());
     });
-  if (dotless && !(asked && withRegisterLoads && !others.empty()))
+  if (dotless && !(withRegisterLoads && !others.empty()))
     return std::nullopt;
   plan.registerLoads = std::move(others);
   if (failed(collectAddressOps(loop, plan, /*duplicate=*/dotless)))
@@ -536,7 +563,8 @@ void pipeliner::stageRegisterLoads(LoopPlan &plan) {
     } else {
       load.getResult().replaceAllUsesExcept(value, alloc);
     }
-    plan.loads.push_back(StagedLoad{load, alloc});
+    plan.loads.push_back(
+        StagedLoad{load, alloc, /*tma=*/false, /*inRegisters=*/true});
   }
   plan.registerLoads.clear();
 }

@@ -66,7 +66,7 @@ PipelineSchedule scheduleFor(scf::ForOp loop, const LoopPlan &plan,
                              int64_t sharedPerSM) {
   PipelineBudget budget;
   budget.numStages = numStages;
-  budget.hasCarriedDot = plan.hasCarriedDot();
+  budget.hasCarriedDot = plan.hasCarriedDotOnStagedBuffers();
   budget.maxShared = maxShared;
   budget.sharedPerSM = sharedPerSM;
   if (budget.hasCarriedDot) {
@@ -231,13 +231,17 @@ struct PipelinePass : tilegpu::impl::TileGPUPipelineBase<PipelinePass> {
   using Base::Base;
 
   /// The loop's plan; without registerLoadsAhead, a loop with dot operands
-  /// stages only those (a loop with none, pipelined because it asked, keeps
-  /// its register loads: they are all it has to stage).
+  /// stages only those and one whose dots read only computed operands is
+  /// left alone (a loop with none, pipelined because it asked, keeps its
+  /// register loads: they are all it has to stage).
   std::optional<LoopPlan> planFor(scf::ForOp loop,
                                   const AxisInfoAnalysis &axisInfo) {
     std::optional<LoopPlan> plan =
         planLoop(loop, axisInfo, /*withRegisterLoads=*/true);
-    if (!plan || plan->loads.empty() || plan->registerLoads.empty())
+    if (!plan || plan->registerLoads.empty())
+      return plan;
+    if (plan->loads.empty() &&
+        loop->hasAttr(TileDialect::getNumStagesAttrName()))
       return plan;
     if (!registerLoadsAhead)
       return planLoop(loop, axisInfo, /*withRegisterLoads=*/false);

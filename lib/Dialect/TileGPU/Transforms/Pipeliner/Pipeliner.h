@@ -51,6 +51,9 @@ struct StagedLoad {
   /// Kept apart from `load`, which the rewrite erases while the pipeliner
   /// still asks this.
   bool tma = false;
+  /// A register load (LoopPlan::registerLoads) given a buffer that a
+  /// local_load reads at the top of its iteration: no dot reads it.
+  bool inRegisters = false;
   bool isTMA() const { return tma; }
 };
 
@@ -99,6 +102,14 @@ struct LoopPlan {
   bool hasCarriedDot() const {
     return llvm::any_of(asyncDots,
                         [](const AsyncDot &d) { return d.carriedIndex; });
+  }
+  /// Whether some async dot's result is only carried to the next
+  /// iteration while it reads a staged buffer (which the next iteration's
+  /// copies must then not refill).
+  bool hasCarriedDotOnStagedBuffers() const {
+    return hasCarriedDot() && llvm::any_of(loads, [](const StagedLoad &l) {
+             return !l.inRegisters;
+           });
   }
   bool hasTMA() const {
     return llvm::any_of(loads, [](const StagedLoad &l) { return l.isTMA(); });
