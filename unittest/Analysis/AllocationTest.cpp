@@ -49,9 +49,8 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 class AllocationTest : public ::testing::Test {
 protected:
   AllocationTest() {
-    context.loadDialect<arith::ArithDialect, func::FuncDialect,
-                        scf::SCFDialect, TileDialect,
-                        tilegpu::TileGPUDialect>();
+    context.loadDialect<arith::ArithDialect, func::FuncDialect, scf::SCFDialect,
+                        TileDialect, tilegpu::TileGPUDialect>();
     module = parseSourceString<ModuleOp>(kLoop, &context);
   }
 
@@ -65,8 +64,7 @@ TEST_F(AllocationTest, BuffersFilledInTurnShareTheirBytes) {
   scf::ForOp loop = *function.getOps<scf::ForOp>().begin();
   SharedMemoryAllocation allocation(function);
   auto none = [](Operation *) { return false; };
-  EXPECT_EQ(allocation.peakBufferBytesDuring(loop, none),
-            (64 + 16) * 1024);
+  EXPECT_EQ(allocation.peakBufferBytesDuring(loop, none), (64 + 16) * 1024);
   // What the allocation itself gives the function agrees.
   EXPECT_EQ(allocation.getTotalBytes(), (64 + 16) * 1024);
   auto notHeld = [](Operation *op) { return op->hasAttr("test.id"); };
@@ -79,8 +77,8 @@ TEST_F(AllocationTest, OnlyBuffersLiveDuringTheOpCount) {
   SharedMemoryAllocation allocation(function);
   // The constant before the loop runs beside no buffer yet.
   Operation *first = &function.getBody().front().front();
-  EXPECT_EQ(allocation.peakBufferBytesDuring(
-                first, [](Operation *) { return false; }),
+  EXPECT_EQ(allocation.peakBufferBytesDuring(first,
+                                             [](Operation *) { return false; }),
             0);
 }
 } // namespace

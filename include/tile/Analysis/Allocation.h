@@ -70,8 +70,9 @@ public:
   /// beside at once, at the point inside `op` where most are live, leaving
   /// out those `exclude` accepts: the least shared memory that must sit
   /// beside anything else live across all of `op`.
-  int64_t peakBufferBytesDuring(
-      Operation *op, llvm::function_ref<bool(Operation *)> exclude) const;
+  int64_t
+  peakBufferBytesDuring(Operation *op,
+                        llvm::function_ref<bool(Operation *)> exclude) const;
 
 private:
   /// The index, in program order, of the last op inside `op`.
