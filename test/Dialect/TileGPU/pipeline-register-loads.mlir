@@ -307,14 +307,18 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // A loop with no dot, whose `tl.range(..., num_stages=4)` asks for a
 // pipeline (Triton's test_hooks): its load is copied ahead like a dot
 // loop's register load. The pointer offsets also serve the store, so they
-// are not shifted: the loop carries a copy that starts three steps ahead
-// (%[[AHEAD]]) for the copies, and keeps the original for the store.
+// are not shifted: the loop keeps them for the store, and each step
+// computes from them the offsets three steps on (%[[AHEAD]]) for its copy,
+// instead of carrying a second, run-ahead set.
 // CHECK-LABEL: func.func @loads_and_stores
 // CHECK: tilegpu.async_copy_global_to_local
 // CHECK: tilegpu.async_copy_global_to_local
 // CHECK: tilegpu.async_copy_global_to_local
-// CHECK: scf.for {{.*}} iter_args(%[[OFFS:.*]] = %{{.*}}, %[[AHEAD:.*]] = %{{.*}}, %{{.*}} = %c3_i32, %[[READ:.*]] = %c0_i32)
+// CHECK: scf.for {{.*}} iter_args(%[[OFFS:.*]] = %{{.*}}, %{{.*}} = %c3_i32, %[[READ:.*]] = %c0_i32)
 // CHECK-NEXT: tilegpu.async_wait {pending = 2 : i32}
+// CHECK: %[[NEXT:.*]] = arith.addi %[[OFFS]], %[[STEP:.*]] :
+// CHECK: %[[NEXT2:.*]] = arith.addi %[[NEXT]], %[[STEP]] :
+// CHECK: %[[AHEAD:.*]] = arith.addi %[[NEXT2]], %[[STEP]] :
 // CHECK: tile.addptr %{{.*}}, %[[AHEAD]]
 // CHECK: tilegpu.async_copy_global_to_local
 // CHECK: %[[PTRS:.*]] = tile.addptr %{{.*}}, %[[OFFS]]
@@ -354,9 +358,12 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // The same without dots and with masked-off lanes reading -inf (an online
 // max over a row): the copies fill zeros, and `other` is selected back in
 // with this iteration's mask, computed from the offsets the loop keeps for
-// the current iteration (%[[OFFS]]), not from the copy running ahead.
+// the current iteration (%[[OFFS]]), not from those the copy runs ahead on.
 // CHECK-LABEL: func.func @nonzero_other_dotless
-// CHECK: scf.for {{.*}} iter_args(%[[OFFS:[^ ]*]] = %{{[^,]*}}, %[[AHEAD:[^ ]*]] = %{{[^,]*}},
+// CHECK: scf.for {{.*}} iter_args(%[[OFFS:[^ ]*]] = %{{[^,]*}},
+// CHECK: %[[NEXT:.*]] = arith.addi %[[OFFS]], %[[STEP:.*]] :
+// CHECK: %[[NEXT2:.*]] = arith.addi %[[NEXT]], %[[STEP]] :
+// CHECK: %[[AHEAD:.*]] = arith.addi %[[NEXT2]], %[[STEP]] :
 // CHECK: tile.addptr %{{.*}}, %[[AHEAD]]
 // CHECK: tilegpu.async_copy_global_to_local
 // CHECK: %[[MASK:.*]] = arith.cmpi slt, %[[OFFS]], %{{.*}}

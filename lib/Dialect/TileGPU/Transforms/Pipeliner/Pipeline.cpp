@@ -100,8 +100,6 @@ public:
       InitBarrierOp::create(rewriter, loc, barriers, 1);
     }
     emitPrologue();
-    if (plan.duplicateArgs)
-      addAheadArgs();
     addStageIndices(/*fills=*/true);
     rewriteBody();
     loop = prefetchRegisterOperands(loop, plan, distance, rewriter);
@@ -144,29 +142,37 @@ private:
         current[i] =
             mapping.lookupOrDefault(yield.getOperand(plan.shiftedArgs[i]));
     }
-    if (plan.duplicateArgs) {
-      aheadInits = std::move(current);
+    // With LoopPlan::duplicateArgs the loop keeps its own values; the body
+    // recomputes the ones its copies need (rewriteBody).
+    if (plan.duplicateArgs)
       return;
-    }
     for (size_t i = 0; i < current.size(); ++i)
       loop.getInitArgsMutable()[plan.shiftedArgs[i]].assign(current[i]);
   }
 
-  /// The run-ahead copies of the shifted args (LoopPlan::duplicateArgs),
-  /// starting where the prologue left them; their next values are set by
-  /// rewriteBody. Replaces `loop`.
-  void addAheadArgs() {
-    aheadIndex = loop.getRegionIterArgs().size();
-    FailureOr<LoopLikeOpInterface> replaced =
-        cast<LoopLikeOpInterface>(loop.getOperation())
-            .replaceWithAdditionalYields(
-                rewriter, aheadInits,
-                /*replaceInitOperandUsesInLoop=*/false,
-                [](OpBuilder &, Location, ArrayRef<BlockArgument> args) {
-                  return SmallVector<Value>(args.begin(), args.end());
-                });
-    loop = cast<scf::ForOp>(replaced->getOperation());
-    rewriter.setInsertionPoint(loop);
+  /// Maps the shifted args (LoopPlan::duplicateArgs) to their values
+  /// `distance` iterations on, computed in the body from this iteration's
+  /// by stepping their next-value arithmetic that many times. Carrying
+  /// run-ahead copies instead costs a second set of registers for every
+  /// element of a tensor of pointers across the whole body (Lightning
+  /// Attention's backward spilled a third more), for one pointer add less.
+  void mapValuesAhead(IRMapping &mapping) {
+    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+    SmallVector<Value> current;
+    for (unsigned index : plan.shiftedArgs)
+      current.push_back(loop.getRegionIterArg(index));
+    for (int step = 0; step < distance; ++step) {
+      IRMapping next;
+      next.map(loop.getInductionVar(), ivAhead(loop.getInductionVar(), step));
+      for (auto [index, value] : llvm::zip(plan.shiftedArgs, current))
+        next.map(loop.getRegionIterArg(index), value);
+      for (Operation *op : plan.addressOps)
+        rewriter.clone(*op, next);
+      for (auto [i, index] : llvm::enumerate(plan.shiftedArgs))
+        current[i] = next.lookupOrDefault(yield.getOperand(index));
+    }
+    for (auto [index, value] : llvm::zip(plan.shiftedArgs, current))
+      mapping.map(loop.getRegionIterArg(index), value);
   }
 
   void rewriteBody() {
@@ -190,13 +196,12 @@ private:
     Value iv = ivAhead(loop.getInductionVar(), distance);
     mapping.map(loop.getInductionVar(), iv);
     if (plan.duplicateArgs)
-      for (auto [i, index] : llvm::enumerate(plan.shiftedArgs))
-        mapping.map(loop.getRegionIterArg(index),
-                    loop.getRegionIterArg(aheadIndex + i));
+      mapValuesAhead(mapping);
     emitCopies(mapping, iv, fillStage);
-    for (auto [i, index] : llvm::enumerate(plan.shiftedArgs))
-      yield->setOperand(plan.duplicateArgs ? aheadIndex + i : index,
-                        mapping.lookupOrDefault(yield.getOperand(index)));
+    if (!plan.duplicateArgs)
+      for (unsigned index : plan.shiftedArgs)
+        yield->setOperand(index,
+                          mapping.lookupOrDefault(yield.getOperand(index)));
     SmallVector<Operation *> copyOps;
     for (Operation *op = lastWait->getNextNode();
          op != &*rewriter.getInsertionPoint(); op = op->getNextNode())
@@ -221,10 +226,6 @@ private:
   /// Copies start where the previous iteration's dots have finished, not
   /// at the top of the body (S buffers for async dots that would need S+1).
   bool lateCopies;
-  /// With LoopPlan::duplicateArgs: the prologue's run-ahead values, and the
-  /// index of the first iter arg carrying them.
-  SmallVector<Value> aheadInits;
-  unsigned aheadIndex = 0;
 };
 
 struct PipelinePass : tilegpu::impl::TileGPUPipelineBase<PipelinePass> {
