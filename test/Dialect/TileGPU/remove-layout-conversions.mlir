@@ -532,3 +532,88 @@ func.func @large_vector_converted(%p: !tile.ptr<f32>, %q: !tile.ptr<f32>) attrib
   tile.store %qa, %e : tensor<256x1x!tile.ptr<f32>, #rv_2d_wide>
   return
 }
+
+// An offsets vector carried by a loop, advanced by a block each step, and
+// read as the rows of one tile and the columns of another (Lightning
+// Attention's `off_block`): each conversion went through shared memory,
+// with its barriers, in every iteration. It is carried in both layouts
+// instead, each copy advanced there; the copy in the old layout, unused
+// after the loop, now yields itself (the pipeline's canonicalization then
+// drops it).
+// CHECK-LABEL: func.func @offsets_in_two_layouts
+// CHECK: scf.for {{.*}} iter_args(%[[OLD:[^ ]*]] = {{.*}} -> (tensor<64xi32, #{{blocked[0-9]*}}>, tensor<64xi32, #slice{{[0-9]*}}>, tensor<64xi32, #slice{{[0-9]*}}>)
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: scf.yield %[[OLD]], %{{.*}}, %{{.*}} :
+// The same vector also used after the loop keeps advancing its own copy.
+// CHECK-LABEL: func.func @offsets_also_returned
+// CHECK: scf.for {{.*}} iter_args(%[[OLD:[^ ]*]] = {{.*}} -> (tensor<64xi32, #{{blocked[0-9]*}}>, tensor<64xi32, #slice{{[0-9]*}}>, tensor<64xi32, #slice{{[0-9]*}}>)
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: %[[NEXT:.*]] = arith.addi %[[OLD]]
+// CHECK: scf.yield %[[NEXT]], %{{.*}}, %{{.*}} :
+// Converted to one layout only, it is left to the rule above (carried in
+// that layout alone).
+// CHECK-LABEL: func.func @offsets_in_one_layout
+// CHECK: scf.for {{.*}} -> (tensor<64xi32, #slice{{[0-9]*}}>)
+#ob = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#o1 = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @offsets_in_two_layouts(%p: !tile.ptr<i32>, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %range = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #o1>
+    %step = arith.constant dense<64> : tensor<64xi32, #o1>
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%off = %range) -> (tensor<64xi32, #o1>) : i32 {
+      %a = tilegpu.convert_layout %off : tensor<64xi32, #o1> -> tensor<64xi32, #tilegpu.slice<{dim = 1, parent = #ob}>>
+      %b = tilegpu.convert_layout %off : tensor<64xi32, #o1> -> tensor<64xi32, #tilegpu.slice<{dim = 0, parent = #ob}>>
+      %ea = tile.expand_dims %a {axis = 1 : i32} : tensor<64xi32, #tilegpu.slice<{dim = 1, parent = #ob}>> -> tensor<64x1xi32, #ob>
+      %eb = tile.expand_dims %b {axis = 0 : i32} : tensor<64xi32, #tilegpu.slice<{dim = 0, parent = #ob}>> -> tensor<1x64xi32, #ob>
+      %ba = tile.broadcast %ea : tensor<64x1xi32, #ob> -> tensor<64x64xi32, #ob>
+      %bb = tile.broadcast %eb : tensor<1x64xi32, #ob> -> tensor<64x64xi32, #ob>
+      %s = arith.addi %ba, %bb : tensor<64x64xi32, #ob>
+      %base = tile.splat %p : !tile.ptr<i32> -> tensor<64x64x!tile.ptr<i32>, #ob>
+      %ptrs = tile.addptr %base, %s : tensor<64x64x!tile.ptr<i32>, #ob>, tensor<64x64xi32, #ob>
+      tile.store %ptrs, %s : tensor<64x64x!tile.ptr<i32>, #ob>
+      %next = arith.addi %off, %step : tensor<64xi32, #o1>
+      scf.yield %next : tensor<64xi32, #o1>
+    }
+    return
+  }
+  func.func @offsets_also_returned(%p: !tile.ptr<i32>, %n: i32) -> tensor<64xi32, #o1> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %range = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #o1>
+    %step = arith.constant dense<64> : tensor<64xi32, #o1>
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%off = %range) -> (tensor<64xi32, #o1>) : i32 {
+      %a = tilegpu.convert_layout %off : tensor<64xi32, #o1> -> tensor<64xi32, #tilegpu.slice<{dim = 1, parent = #ob}>>
+      %b = tilegpu.convert_layout %off : tensor<64xi32, #o1> -> tensor<64xi32, #tilegpu.slice<{dim = 0, parent = #ob}>>
+      %ea = tile.expand_dims %a {axis = 1 : i32} : tensor<64xi32, #tilegpu.slice<{dim = 1, parent = #ob}>> -> tensor<64x1xi32, #ob>
+      %eb = tile.expand_dims %b {axis = 0 : i32} : tensor<64xi32, #tilegpu.slice<{dim = 0, parent = #ob}>> -> tensor<1x64xi32, #ob>
+      %ba = tile.broadcast %ea : tensor<64x1xi32, #ob> -> tensor<64x64xi32, #ob>
+      %bb = tile.broadcast %eb : tensor<1x64xi32, #ob> -> tensor<64x64xi32, #ob>
+      %s = arith.addi %ba, %bb : tensor<64x64xi32, #ob>
+      %base = tile.splat %p : !tile.ptr<i32> -> tensor<64x64x!tile.ptr<i32>, #ob>
+      %ptrs = tile.addptr %base, %s : tensor<64x64x!tile.ptr<i32>, #ob>, tensor<64x64xi32, #ob>
+      tile.store %ptrs, %s : tensor<64x64x!tile.ptr<i32>, #ob>
+      %next = arith.addi %off, %step : tensor<64xi32, #o1>
+      scf.yield %next : tensor<64xi32, #o1>
+    }
+    return %r : tensor<64xi32, #o1>
+  }
+  func.func @offsets_in_one_layout(%p: !tile.ptr<i32>, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %range = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #o1>
+    %step = arith.constant dense<64> : tensor<64xi32, #o1>
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%off = %range) -> (tensor<64xi32, #o1>) : i32 {
+      %a = tilegpu.convert_layout %off : tensor<64xi32, #o1> -> tensor<64xi32, #tilegpu.slice<{dim = 1, parent = #ob}>>
+      %ea = tile.expand_dims %a {axis = 1 : i32} : tensor<64xi32, #tilegpu.slice<{dim = 1, parent = #ob}>> -> tensor<64x1xi32, #ob>
+      %ba = tile.broadcast %ea : tensor<64x1xi32, #ob> -> tensor<64x64xi32, #ob>
+      %base = tile.splat %p : !tile.ptr<i32> -> tensor<64x64x!tile.ptr<i32>, #ob>
+      %ptrs = tile.addptr %base, %ba : tensor<64x64x!tile.ptr<i32>, #ob>, tensor<64x64xi32, #ob>
+      tile.store %ptrs, %ba : tensor<64x64x!tile.ptr<i32>, #ob>
+      %next = arith.addi %off, %step : tensor<64xi32, #o1>
+      scf.yield %next : tensor<64xi32, #o1>
+    }
+    return
+  }
+}

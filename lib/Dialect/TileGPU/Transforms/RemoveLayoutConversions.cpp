@@ -391,6 +391,92 @@ bool carryInConvertedLayout(scf::ForOp loop) {
   return changed;
 }
 
+/// A loop-carried tensor that the body converts to two or more layouts and
+/// otherwise only advances by one elementwise op with loop-invariant
+/// operands (an offsets vector `off += BLOCK`, read as rows of one tile and
+/// columns of another) is also carried in each of those layouts, advanced
+/// there by the same op: each conversion was a trip through shared memory
+/// with its barriers in every iteration (Lightning Attention's forward: three
+/// of them), where a copy costs a register or two. Replaces the loop.
+bool carryInEachConvertedLayout(scf::ForOp loop) {
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i) {
+    BlockArgument arg = loop.getRegionIterArgs()[i];
+    if (!isa<RankedTensorType>(arg.getType()))
+      continue;
+    Operation *update = yield.getOperand(i).getDefiningOp();
+    if (!update || update->getBlock() != loop.getBody() ||
+        !isElementwise(update) || update->getNumResults() != 1 ||
+        !update->hasOneUse() || !llvm::is_contained(update->getOperands(), arg))
+      continue;
+    if (!llvm::all_of(update->getOperands(), [&](Value operand) {
+          return operand == arg || loop.isDefinedOutsideOfLoop(operand);
+        }))
+      continue;
+    llvm::SetVector<Type> targets;
+    bool eligible = true;
+    for (Operation *user : arg.getUsers()) {
+      if (auto convert = dyn_cast<ConvertLayoutOp>(user))
+        targets.insert(convert.getType());
+      else
+        eligible &= user == update;
+    }
+    if (!eligible || targets.size() < 2)
+      continue;
+    OpBuilder b(loop);
+    SmallVector<Value> inits;
+    for (Type target : targets)
+      inits.push_back(ConvertLayoutOp::create(b, loop.getLoc(), target,
+                                              loop.getInitArgs()[i]));
+    IRRewriter rewriter(loop->getContext());
+    rewriter.setInsertionPoint(loop);
+    unsigned first = loop.getNumRegionIterArgs();
+    auto advance = [&](OpBuilder &b, Location loc,
+                       ArrayRef<BlockArgument> carried) {
+      SmallVector<Value> next;
+      for (auto [target, value] : llvm::zip(targets, carried)) {
+        Attribute encoding = cast<RankedTensorType>(target).getEncoding();
+        Operation *copy = cloneInLayout(b, update, encoding);
+        for (OpOperand &operand : copy->getOpOperands())
+          if (auto convert = operand.get().getDefiningOp<ConvertLayoutOp>();
+              convert && convert.getSrc() == arg) {
+            operand.set(value);
+            convert->erase();
+          }
+        next.push_back(copy->getResult(0));
+      }
+      return next;
+    };
+    FailureOr<LoopLikeOpInterface> replaced =
+        cast<LoopLikeOpInterface>(loop.getOperation())
+            .replaceWithAdditionalYields(rewriter, inits,
+                                         /*replaceInitOperandUsesInLoop=*/false,
+                                         advance);
+    if (failed(replaced))
+      return false;
+    loop = cast<scf::ForOp>(replaced->getOperation());
+    BlockArgument moved = loop.getRegionIterArgs()[i];
+    for (Operation *user : llvm::make_early_inc_range(moved.getUsers()))
+      if (auto convert = dyn_cast<ConvertLayoutOp>(user)) {
+        unsigned index =
+            first + (llvm::find(targets, convert.getType()) - targets.begin());
+        convert.getResult().replaceAllUsesWith(loop.getRegionIterArg(index));
+        convert->erase();
+      }
+    // Unused after the loop, the value in its old layout now only advances
+    // itself: it yields itself instead, which canonicalization folds away.
+    if (loop.getResult(i).use_empty()) {
+      auto newYield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+      Operation *oldUpdate = newYield.getOperand(i).getDefiningOp();
+      newYield.setOperand(i, moved);
+      if (oldUpdate && oldUpdate->use_empty())
+        oldUpdate->erase();
+    }
+    return true;
+  }
+  return false;
+}
+
 /// An scf.if result that both branches yield as conversions out of one
 /// layout L is yielded in L instead, and converted back once after the
 /// if, where the forward rewrite and the folds can then remove it. A
@@ -478,6 +564,10 @@ struct RemoveLayoutConversionsPass
       }
       module.walk(
           [&](scf::ForOp loop) { changed |= carryInConvertedLayout(loop); });
+      SmallVector<scf::ForOp> loops;
+      module.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+      for (scf::ForOp loop : loops)
+        changed |= carryInEachConvertedLayout(loop);
       module.walk([&](scf::IfOp ifOp) { changed |= yieldInSourceLayout(ifOp); });
       if (!changed)
         break;
