@@ -1,0 +1,60 @@
+"""Loops whose dots read loaded tiles only after computing on them in
+registers, which the pipeliner copies ahead (session 38), and a loop that
+reads one offsets vector in two layouts, which RemoveLayoutConversions
+carries in both."""
+
+import tile
+import tile.language as tl
+
+
+@tile.jit
+def small_rows_kernel(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr,
+                      BN: tl.constexpr, BK: tl.constexpr):
+    """c = a @ b for a (BM, K) and a (K, BN), BM below wgmma's 64 rows: an
+    mma.sync product whose operands are converted to their fragments."""
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(b_ptr + (k + rk)[:, None] * BN + rn[None, :])
+        acc += tl.dot(a, b)
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
+
+
+@tile.jit
+def scaled_operands_kernel(a_ptr, b_ptr, c_ptr, count_ptr, K,
+                           BM: tl.constexpr, BN: tl.constexpr,
+                           BK: tl.constexpr):
+    """c = a @ (b / 2) in tf32 with both operands widened from bf16 in
+    registers; count[k] += 1 for each K block on the side (a load the dots
+    do not read, through the same offsets)."""
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(b_ptr + (k + rk)[:, None] * BN + rn[None, :])
+        count = tl.load(count_ptr + k + rk)
+        tl.store(count_ptr + k + rk, count + 1)
+        acc += tl.dot(a.to(tl.float32), b.to(tl.float32) * 0.5)
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
+
+
+@tile.jit
+def offsets_two_ways_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr,
+                            STEPS: tl.constexpr):
+    """out[i, j] = sum over steps s of x[s*BLOCK + i] * y[s*BLOCK + j], with
+    one offsets vector advanced by BLOCK each step and read as rows and as
+    columns (Lightning Attention's `off_block`), masked past n."""
+    off = tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK, BLOCK), tl.float32)
+    for _ in range(STEPS):
+        x = tl.load(x_ptr + off[:, None], mask=off[:, None] < n, other=0.0)
+        y = tl.load(y_ptr + off[None, :], mask=off[None, :] < n, other=0.0)
+        acc += x * y
+        off += BLOCK
+    rows = tl.arange(0, BLOCK)
+    tl.store(out_ptr + rows[:, None] * BLOCK + rows[None, :], acc)

@@ -1,0 +1,65 @@
+"""Compiled without a GPU: loops whose dots read loads only after computing
+on them in registers are pipelined at their stage count (their buffers grow
+with it), not when too short for the copies to run ahead, and not when
+register-load staging is off (the over-the-limit retry). The values are
+test_gpu_computed_operands.py's."""
+
+import tile
+from kernels import computed_operands as k
+
+SMALL_ROWS = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32",
+              "K": "i32"}
+SIZES = {"BM": 16, "BN": 16, "BK": 16}
+
+
+def _small_rows(stages, constants=None, **options):
+    signature = dict(SMALL_ROWS)
+    if constants:
+        for name in constants:
+            signature.pop(name)
+    return tile.compile(k.small_rows_kernel, signature,
+                        dict(SIZES, **(constants or {})),
+                        num_stages=stages, divisibility=list(signature),
+                        **options)
+
+
+def test_mma_sync_operands_are_copied_ahead():
+    plain = _small_rows(1)
+    assert "cp.async" not in plain.asm["ptx"]
+    shared = []
+    for stages in (2, 3, 4):
+        kernel = _small_rows(stages)
+        assert "cp.async" in kernel.asm["ptx"]
+        assert kernel.metadata["register_loads_staged"]
+        shared.append(kernel.metadata["shared"])
+    # One 16x16 fp16 buffer per operand and stage.
+    assert shared[1] - shared[0] == shared[2] - shared[1] == 2 * 16 * 16 * 2
+
+
+def test_a_loop_shorter_than_its_stages_is_left_alone():
+    # K = 32 in steps of 16: two steps, three stages.
+    kernel = _small_rows(3, constants={"K": 32})
+    assert "cp.async" not in kernel.asm["ptx"]
+    longer = _small_rows(3, constants={"K": 48})
+    assert "cp.async" in longer.asm["ptx"]
+
+
+def test_scaled_tf32_operands_are_copied_ahead():
+    signature = {"a_ptr": "*bf16", "b_ptr": "*bf16", "c_ptr": "*fp32",
+                 "count_ptr": "*i32", "K": "i32"}
+    kernel = tile.compile(k.scaled_operands_kernel, signature,
+                          {"BM": 64, "BN": 64, "BK": 32}, num_stages=3,
+                          divisibility=list(signature))
+    assert kernel.metadata["register_loads_staged"]
+    assert "cp.async" in kernel.asm["ptx"]
+
+
+def test_offsets_in_two_layouts_compile():
+    # The IR's shape is lit's (@offsets_in_two_layouts); here the whole
+    # pipeline must accept the loop carrying the offsets in two layouts.
+    signature = {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32",
+                 "n": "i32"}
+    kernel = tile.compile(k.offsets_two_ways_kernel, signature,
+                          {"BLOCK": 64, "STEPS": 4},
+                          divisibility=list(signature))
+    assert "ld.global" in kernel.asm["ptx"]

@@ -1,0 +1,62 @@
+"""Dots over loads computed on in registers, pipelined since session 38
+(kernels/computed_operands.py), against float64 torch on fresh random
+data with NaN-poisoned outputs, at several pipeline depths; and an offsets
+vector read in two layouts, carried in both."""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+if not torch.cuda.is_available():
+    pytest.skip("needs a CUDA GPU", allow_module_level=True)
+
+from kernels import computed_operands as k
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.mark.parametrize("stages", [1, 2, 3, 4])
+@pytest.mark.parametrize("K", [32, 48, 256])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_mma_sync_operands(stages, K, dtype):
+    a = torch.randn(16, K, device="cuda", dtype=dtype)
+    b = torch.randn(K, 16, device="cuda", dtype=dtype)
+    c = torch.full((16, 16), float("nan"), device="cuda")
+    k.small_rows_kernel[(1,)](a, b, c, K, BM=16, BN=16, BK=16,
+                              num_stages=stages)
+    torch.cuda.synchronize()
+    want = a.double() @ b.double()
+    torch.testing.assert_close(c.double(), want, rtol=0, atol=1e-3 * K ** 0.5)
+
+
+@pytest.mark.parametrize("stages", [2, 3, 4])
+@pytest.mark.parametrize("K", [64, 96, 512])
+def test_scaled_tf32_operands(stages, K):
+    a = torch.randn(64, K, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(K, 64, device="cuda", dtype=torch.bfloat16)
+    count = torch.randint(0, 100, (K,), device="cuda", dtype=torch.int32)
+    before = count.clone()
+    c = torch.full((64, 64), float("nan"), device="cuda")
+    k.scaled_operands_kernel[(1,)](a, b, c, count, K, BM=64, BN=64, BK=32,
+                                   num_stages=stages)
+    torch.cuda.synchronize()
+    want = a.double() @ (b.double() * 0.5)
+    # tf32 keeps 10 mantissa bits of each product's operands.
+    torch.testing.assert_close(c.double(), want, rtol=0,
+                               atol=4e-3 * K ** 0.5)
+    assert torch.equal(count, before + 1)
+
+
+@pytest.mark.parametrize("n", [256, 200, 37])
+def test_offsets_read_as_rows_and_columns(n):
+    block, steps = 64, 4
+    x = torch.randn(block * steps, device="cuda")
+    y = torch.randn(block * steps, device="cuda")
+    out = torch.full((block, block), float("nan"), device="cuda")
+    k.offsets_two_ways_kernel[(1,)](x, y, out, n, BLOCK=block, STEPS=steps)
+    torch.cuda.synchronize()
+    xs = torch.where(torch.arange(block * steps, device="cuda") < n, x, 0)
+    ys = torch.where(torch.arange(block * steps, device="cuda") < n, y, 0)
+    want = sum(xs[s * block:(s + 1) * block, None].double() *
+               ys[None, s * block:(s + 1) * block].double()
+               for s in range(steps))
+    torch.testing.assert_close(out.double(), want, rtol=1e-6, atol=1e-6)
