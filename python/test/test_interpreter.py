@@ -788,3 +788,17 @@ def test_descriptor_from_numpy_arrays(monkeypatch):
     assert np.array_equal(dst, src + 1)
     with pytest.raises(TypeError, match="takes a tensor.*got list"):
         tile.TensorDescriptor.from_tensor([[1.0]], [8, 32])
+
+
+@tile.jit
+def _warps_as_parameter_kernel(out, BLOCK: tl.constexpr,
+                               num_warps: tl.constexpr):
+    # Liger's sparsemax takes the launch's warp count as a parameter too.
+    offsets = tl.arange(0, BLOCK)
+    tl.store(out + offsets, offsets * 0 + num_warps)
+
+
+def test_a_launch_option_that_is_a_parameter_is_that_argument():
+    out = poisoned(8, np.int32)
+    _warps_as_parameter_kernel[(1,)](out, BLOCK=8, num_warps=2)
+    assert out.tolist() == [2] * 8

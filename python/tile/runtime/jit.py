@@ -362,9 +362,9 @@ class JITFunction(KernelInterface):
         return self.run(*args, grid=grid, warmup=False, **kwargs)
 
     def _interpret(self, grid, args, kwargs):
-        kwargs = dict(kwargs)
-        for option in LAUNCH_KEYWORDS:
-            kwargs.pop(option, None)
+        # An option that is also a parameter is that argument, as compiled.
+        kwargs = {k: v for k, v in kwargs.items()
+                  if k not in LAUNCH_KEYWORDS or k in self.arg_names}
         bound = self._bind(args, kwargs)
         if callable(grid):
             grid = grid(bound)
