@@ -617,3 +617,76 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
     return
   }
 }
+
+// A row sum (a slice layout) then `out += x * d` and `out *= z * sigmoid(z)`
+// on vectors in the 1-D layout (mamba's decode step): the forward rule used
+// to pass one conversion between the two ops, back and forth, every round
+// until the round cap. An op it has moved out of a layout no longer moves
+// back, so the rules converge: x and d are loaded again in the slice
+// layout and one conversion is left, before the second op.
+// CHECK-LABEL: func.func @chain_after_a_row_sum
+// CHECK-COUNT-1: tilegpu.convert_layout
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: tile.store
+#ru_blocked = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#ru_blocked1 = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]}>
+#ru_blocked2 = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>
+#ru_blocked3 = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#ru_slice = #tilegpu.slice<{dim = 1, parent = #ru_blocked1}>
+#ru_slice1 = #tilegpu.slice<{dim = 0, parent = #ru_blocked2}>
+#ru_slice2 = #tilegpu.slice<{dim = 1, parent = #ru_blocked2}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @chain_after_a_row_sum(%arg0: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %arg1: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %arg2: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %arg3: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %arg4: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %arg5: !tile.ptr<f32> {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+    %cst = arith.constant dense<1.000000e+00> : tensor<16xf32, #ru_blocked>
+    %cst_0 = arith.constant dense<128> : tensor<16x1xi32, #ru_blocked1>
+    %0 = tile.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32, #ru_blocked>
+    %1 = tile.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32, #ru_blocked>
+    %2 = tilegpu.convert_layout %0 : tensor<16xi32, #ru_blocked> -> tensor<16xi32, #ru_slice>
+    %3 = tile.expand_dims %2 {axis = 1 : i32} : tensor<16xi32, #ru_slice> -> tensor<16x1xi32, #ru_blocked1>
+    %4 = arith.muli %3, %cst_0 : tensor<16x1xi32, #ru_blocked1>
+    %5 = tile.splat %arg0 : !tile.ptr<f32> -> tensor<16x1x!tile.ptr<f32>, #ru_blocked1>
+    %6 = tile.addptr %5, %4 : tensor<16x1x!tile.ptr<f32>, #ru_blocked1>, tensor<16x1xi32, #ru_blocked1>
+    %7 = tilegpu.convert_layout %1 : tensor<128xi32, #ru_blocked> -> tensor<128xi32, #ru_slice1>
+    %8 = tile.expand_dims %7 {axis = 0 : i32} : tensor<128xi32, #ru_slice1> -> tensor<1x128xi32, #ru_blocked2>
+    %9 = tile.broadcast %6 : tensor<16x1x!tile.ptr<f32>, #ru_blocked1> -> tensor<16x128x!tile.ptr<f32>, #ru_blocked2>
+    %10 = tile.broadcast %8 : tensor<1x128xi32, #ru_blocked2> -> tensor<16x128xi32, #ru_blocked2>
+    %11 = tile.addptr %9, %10 : tensor<16x128x!tile.ptr<f32>, #ru_blocked2>, tensor<16x128xi32, #ru_blocked2>
+    %12 = tilegpu.convert_layout %11 : tensor<16x128x!tile.ptr<f32>, #ru_blocked2> -> tensor<16x128x!tile.ptr<f32>, #ru_blocked3>
+    %13 = tile.load %12 : tensor<16x128x!tile.ptr<f32>, #ru_blocked3>
+    %14 = tilegpu.convert_layout %13 : tensor<16x128xf32, #ru_blocked3> -> tensor<16x128xf32, #ru_blocked2>
+    %15 = tile.splat %arg4 : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>, #ru_blocked>
+    %16 = tile.addptr %15, %1 : tensor<128x!tile.ptr<f32>, #ru_blocked>, tensor<128xi32, #ru_blocked>
+    %17 = tile.load %16 : tensor<128x!tile.ptr<f32>, #ru_blocked>
+    %18 = tile.splat %arg1 : !tile.ptr<f32> -> tensor<16x!tile.ptr<f32>, #ru_blocked>
+    %19 = tile.addptr %18, %0 : tensor<16x!tile.ptr<f32>, #ru_blocked>, tensor<16xi32, #ru_blocked>
+    %20 = tile.load %19 : tensor<16x!tile.ptr<f32>, #ru_blocked>
+    %21 = tile.splat %arg2 : !tile.ptr<f32> -> tensor<16x!tile.ptr<f32>, #ru_blocked>
+    %22 = tile.addptr %21, %0 : tensor<16x!tile.ptr<f32>, #ru_blocked>, tensor<16xi32, #ru_blocked>
+    %23 = tile.load %22 : tensor<16x!tile.ptr<f32>, #ru_blocked>
+    %24 = tile.splat %arg3 : !tile.ptr<f32> -> tensor<16x!tile.ptr<f32>, #ru_blocked>
+    %25 = tile.addptr %24, %0 : tensor<16x!tile.ptr<f32>, #ru_blocked>, tensor<16xi32, #ru_blocked>
+    %26 = tile.load %25 : tensor<16x!tile.ptr<f32>, #ru_blocked>
+    %27 = tilegpu.convert_layout %17 : tensor<128xf32, #ru_blocked> -> tensor<128xf32, #ru_slice1>
+    %28 = tile.expand_dims %27 {axis = 0 : i32} : tensor<128xf32, #ru_slice1> -> tensor<1x128xf32, #ru_blocked2>
+    %29 = tile.broadcast %28 : tensor<1x128xf32, #ru_blocked2> -> tensor<16x128xf32, #ru_blocked2>
+    %30 = arith.mulf %14, %29 : tensor<16x128xf32, #ru_blocked2>
+    %31 = tile.reduce %30 axis = 1 : (tensor<16x128xf32, #ru_blocked2>) -> tensor<16xf32, #ru_slice2> {
+    ^bb0(%arg6: f32, %arg7: f32):
+      %43 = arith.addf %arg6, %arg7 : f32
+      tile.reduce.return %43 : f32
+    }
+    %32 = tilegpu.convert_layout %31 : tensor<16xf32, #ru_slice2> -> tensor<16xf32, #ru_blocked>
+    %33 = arith.mulf %20, %23 : tensor<16xf32, #ru_blocked>
+    %34 = arith.addf %32, %33 : tensor<16xf32, #ru_blocked>
+    %35 = arith.negf %26 : tensor<16xf32, #ru_blocked>
+    %36 = math.exp %35 : tensor<16xf32, #ru_blocked>
+    %37 = arith.addf %36, %cst : tensor<16xf32, #ru_blocked>
+    %38 = arith.divf %cst, %37 : tensor<16xf32, #ru_blocked>
+    %39 = arith.mulf %26, %38 : tensor<16xf32, #ru_blocked>
+    %40 = arith.mulf %34, %39 : tensor<16xf32, #ru_blocked>
+    %41 = tile.splat %arg5 : !tile.ptr<f32> -> tensor<16x!tile.ptr<f32>, #ru_blocked>
+    %42 = tile.addptr %41, %0 : tensor<16x!tile.ptr<f32>, #ru_blocked>, tensor<16xi32, #ru_blocked>
+    tile.store %42, %40 : tensor<16x!tile.ptr<f32>, #ru_blocked>
+    return
+  }
+}

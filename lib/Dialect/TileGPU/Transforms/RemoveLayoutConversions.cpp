@@ -53,6 +53,10 @@ using namespace mlir::tilegpu::layouts;
 
 namespace {
 
+/// The layout forward() last moved an elementwise op out of (removed when
+/// the pass ends).
+constexpr StringLiteral kMovedFrom = "tilegpu.moved_from";
+
 /// True when `value` can be recomputed in any layout from scalars alone:
 /// a tree of splats, constants, ranges, elementwise ops, broadcasts and
 /// expand_dims (index and pointer arithmetic, typically).
@@ -326,8 +330,15 @@ bool forward(ConvertLayoutOp convert) {
     }
     if (!isElementwise(user))
       continue;
+    // An op this rule moved out of `encoding` does not move back: between
+    // two elementwise ops in a row whose other operands sit in the two
+    // layouts (mamba's `out += x * D; out *= g`), the conversion would
+    // otherwise pass back and forth every round.
+    if (user->getAttr(kMovedFrom) == encoding)
+      continue;
     OpBuilder b(user);
     Operation *clone = cloneInLayout(b, user, encoding);
+    clone->setAttr(kMovedFrom, encodingOf(user->getResult(0)));
     auto back = ConvertLayoutOp::create(
         b, user->getLoc(), user->getResult(0).getType(), clone->getResult(0));
     user->getResult(0).replaceAllUsesWith(back);
@@ -572,6 +583,7 @@ struct RemoveLayoutConversionsPass
       if (!changed)
         break;
     }
+    module.walk([](Operation *op) { op->removeAttr(kMovedFrom); });
     // Outermost last: a conversion leaves one loop per round.
     while (hoistInvariantConversions(module)) {
     }
