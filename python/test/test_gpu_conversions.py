@@ -112,3 +112,20 @@ def test_transposing_conversion(rows, cols, warps, dtype):
     assert torch.equal(y, (x * 3).t())
     assert scratch_of_launch(cv.transpose_kernel) == min(
         rows * cols * x.element_size(), 64 * 1024)
+
+
+@pytest.mark.parametrize("rows,block_m", [(64, 16), (256, 64)])
+def test_row_sum_then_elementwise_chain(rows, block_m):
+    # The layout rules converge here instead of passing a conversion back
+    # and forth until their round cap (session 38); the values stay.
+    n = 128
+    s = torch.randn(rows, n, device="cuda")
+    c, x, d, z = (torch.randn(m, device="cuda") for m in (n, rows, rows, rows))
+    out = torch.full((rows,), float("nan"), device="cuda")
+    cv.row_sum_update_kernel[(rows // block_m,)](s, c, x, d, z, out, N=n,
+                                                 BLOCK_M=block_m)
+    torch.cuda.synchronize()
+    z64 = z.double()
+    want = ((s.double() @ c.double() + x.double() * d.double()) *
+            z64 * torch.sigmoid(z64))
+    assert rel_err(out, want) < 1e-5

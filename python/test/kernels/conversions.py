@@ -62,3 +62,20 @@ def transpose_kernel(x_ptr, y_ptr, M, N,
     mask = (r[:, None] < M) & (c[None, :] < N)
     x = tl.load(x_ptr + r[:, None] * N + c[None, :], mask=mask)
     tl.store(y_ptr + c[None, :] * M + r[:, None], x * 3, mask=mask)
+
+
+@tile.jit
+def row_sum_update_kernel(s_ptr, c_ptr, x_ptr, d_ptr, z_ptr, out_ptr,
+                          N: tl.constexpr, BLOCK_M: tl.constexpr):
+    """out = (sum_n s[m, n] * c[n] + x * d) * z * sigmoid(z) per row m
+    (mamba's decode step after its state update): a row sum in a slice
+    layout, then two elementwise ops on vectors of the 1-D layout."""
+    rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = tl.arange(0, N)
+    state = tl.load(s_ptr + rm[:, None] * N + rn[None, :])
+    c = tl.load(c_ptr + rn)
+    out = tl.sum(state * c[None, :], axis=1)
+    out += tl.load(x_ptr + rm) * tl.load(d_ptr + rm)
+    z = tl.load(z_ptr + rm)
+    out *= z * tl.sigmoid(z)
+    tl.store(out_ptr + rm, out)
