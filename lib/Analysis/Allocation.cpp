@@ -333,12 +333,3 @@ int64_t SharedMemoryAllocation::peakBufferBytesDuring(
   }
   return peak;
 }
-
-bool SharedMemoryAllocation::isLiveDuring(Operation *buffer,
-                                          Operation *op) const {
-  auto it = liveRanges.find(buffer);
-  if (it == liveRanges.end())
-    return false;
-  auto [start, end] = it->second;
-  return start <= lastIndexInside(op) && index.lookup(op) <= end;
-}

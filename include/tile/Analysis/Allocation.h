@@ -62,10 +62,6 @@ public:
   std::optional<int64_t> getOffset(Operation *op) const;
   int64_t getTotalBytes() const { return totalBytes; }
 
-  /// Whether `buffer`'s scratch or buffer is live at some point while `op`
-  /// (an op of the function, with what it holds) runs.
-  bool isLiveDuring(Operation *buffer, Operation *op) const;
-
   /// Bytes of the buffers (local_allocs; not scratch) that `op` runs
   /// beside at once, at the point inside `op` where most are live, leaving
   /// out those `exclude` accepts: the least shared memory that must sit

@@ -155,7 +155,7 @@ private:
   /// by stepping their next-value arithmetic that many times. Carrying
   /// run-ahead copies instead costs a second set of registers for every
   /// element of a tensor of pointers across the whole body (Lightning
-  /// Attention's backward spilled a third more), for one pointer add less.
+  /// Attention's backward spilled 15% more), for one pointer add less.
   void mapValuesAhead(IRMapping &mapping) {
     auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
     SmallVector<Value> current;

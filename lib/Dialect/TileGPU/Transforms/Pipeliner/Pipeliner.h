@@ -172,10 +172,11 @@ LogicalResult checkBuffersFit(scf::ForOp loop, const LoopPlan &plan,
 /// pipeline's buffers (conversion scratch comes later and is not known).
 int64_t otherBufferBytes(scf::ForOp loop, const LoopPlan &plan);
 
-/// Bytes of the function's other shared buffers that may be live while
-/// `loop` runs (as the allocation will place them): what the pipeline's
+/// The most bytes of the function's other shared buffers live at once
+/// while `loop` runs (by the allocation's live ranges): what the pipeline's
 /// buffers must fit beside. A buffer used only before the loop (attention's
-/// first key block, say) shares its bytes with them.
+/// first key block, say) shares its bytes with them, and buffers the body
+/// fills and reads in turn share theirs with each other.
 int64_t otherBufferBytesDuring(scf::ForOp loop, const LoopPlan &plan);
 
 /// The buffer `load` (of a blocked layout, used in registers) is copied
