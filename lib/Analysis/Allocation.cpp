@@ -1,6 +1,7 @@
 //===- Allocation.cpp - Shared-memory needs and offsets -------------------===//
 
 #include "tile/Analysis/Allocation.h"
+#include "tile/Analysis/WarpShuffle.h"
 #include "tile/Dialect/TileGPU/IR/Dialect.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -96,20 +97,20 @@ mlir::tile::getConversionRoundBits(RankedTensorType srcType,
 int64_t mlir::tile::getScratchBytes(Operation *op) {
   return llvm::TypeSwitch<Operation *, int64_t>(op)
       .Case([&](ConvertLayoutOp convert) -> int64_t {
-        if (getRegisterMapping(convert))
-          return 0;
         auto srcType = cast<RankedTensorType>(convert.getSrc().getType());
+        if (getRegisterMapping(convert) ||
+            getConversionShufflePlan(srcType, convert.getType()))
+          return 0;
         return tensorBytes(srcType) >>
                getConversionRoundBits(
                    srcType, cast<RankedTensorType>(convert.getType()))
                    .size();
       })
-      .Case<BroadcastOp, ExpandDimsOp, TransOp>(
-          [&](Operation *op) -> int64_t {
-            if (getRegisterMapping(op))
-              return 0;
-            return tensorBytes(op->getOperand(0).getType());
-          })
+      .Case<BroadcastOp, ExpandDimsOp, TransOp>([&](Operation *op) -> int64_t {
+        if (getRegisterMapping(op))
+          return 0;
+        return tensorBytes(op->getOperand(0).getType());
+      })
       .Case<ReshapeOp, JoinOp, SplitOp, CatOp>([&](Operation *op) {
         int64_t bytes = 0;
         for (Value operand : op->getOperands())

@@ -307,12 +307,19 @@ template <typename OpTy> struct RearrangePattern : OpConversionPattern<OpTy> {
       rewriter.replaceOpWithMultiple(op, {values});
       return success();
     }
-    FailureOr<int64_t> offset = getScratchOffset(op);
-    if (failed(offset))
-      return failure();
     Location loc = op.getLoc();
     auto srcType = cast<RankedTensorType>(op->getOperand(0).getType());
     auto dstType = cast<RankedTensorType>(op->getResult(0).getType());
+    if (isa<ConvertLayoutOp>(op.getOperation()))
+      if (std::optional<WarpShufflePlan> plan =
+              getConversionShufflePlan(srcType, dstType)) {
+        rewriter.replaceOpWithMultiple(
+            op, {emitWarpShuffleConversion(rewriter, loc, op, src, *plan)});
+        return success();
+      }
+    FailureOr<int64_t> offset = getScratchOffset(op);
+    if (failed(offset))
+      return failure();
     ArrayRef<int64_t> srcShape = srcType.getShape();
     Value base = getSharedPointer(rewriter, loc, op,
                                   i32Constant(rewriter, loc, *offset));

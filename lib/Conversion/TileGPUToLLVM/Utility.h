@@ -4,6 +4,7 @@
 #define TILE_LIB_CONVERSION_TILEGPUTOLLVM_UTILITY_H
 
 #include "tile/Analysis/AxisInfo.h"
+#include "tile/Analysis/WarpShuffle.h"
 #include "tile/Dialect/TileGPU/IR/Dialect.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -119,6 +120,12 @@ FailureOr<SmallVector<Value>> loadTensor(OpBuilder &b, Location loc,
 Value shuffleXor(OpBuilder &b, Location loc, Value value, int laneMask);
 /// The value `value` has in lane `srcLane` (i32) of this warp.
 Value shuffleIdx(OpBuilder &b, Location loc, Value value, Value srcLane);
+
+/// `op`'s operand registers `src` converted by following `plan`: shuffles
+/// within each warp, no shared memory.
+SmallVector<Value> emitWarpShuffleConversion(OpBuilder &b, Location loc,
+                                             Operation *op, ValueRange src,
+                                             const WarpShufflePlan &plan);
 
 /// Each owning thread stores its registers of a tensor in `layout` at
 /// `index(coords)` elements from `base` (no barrier).

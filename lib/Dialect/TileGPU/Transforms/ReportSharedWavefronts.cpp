@@ -10,6 +10,7 @@
 
 #include "tile/Analysis/Allocation.h"
 #include "tile/Analysis/SharedAccess.h"
+#include "tile/Analysis/WarpShuffle.h"
 #include "tile/Dialect/TileGPU/IR/Dialect.h"
 #include "tile/Dialect/TileGPU/Transforms/Passes.h"
 
@@ -81,6 +82,7 @@ struct ReportSharedWavefrontsPass
             RankedTensorType src = convert.getSrc().getType();
             RankedTensorType dst = convert.getType();
             if (getRegisterMapping(convert) ||
+                getConversionShufflePlan(src, dst) ||
                 !getConversionRoundBits(src, dst).empty())
               return;
             if (std::optional<MemDescType> scratch =
