@@ -260,7 +260,10 @@ void compileInSession(CompileSession &session, CompiledKernel &kernel,
   layouts.addPass(mlir::tile::createConvertTileToTileGPU(toGPU));
   layouts.addPass(tilegpu::createTileGPUCoalesce());
   layouts.addPass(tilegpu::createTileGPUSwapDotOperands());
-  layouts.addPass(tilegpu::createTileGPUAccelerateMatmul());
+  tilegpu::TileGPUAccelerateMatmulOptions accelerate;
+  accelerate.numStages = options.numStages;
+  accelerate.registerLoadsAhead = options.stageRegisterLoads;
+  layouts.addPass(tilegpu::createTileGPUAccelerateMatmul(accelerate));
   layouts.addPass(tilegpu::createTileGPURemoveLayoutConversions());
   layouts.addPass(tilegpu::createTileGPUSpeculateBranchLoads());
   layouts.addPass(createCanonicalizerPass());

@@ -63,3 +63,21 @@ def test_offsets_in_two_layouts_compile():
                           {"BLOCK": 64, "STEPS": 4},
                           divisibility=list(signature))
     assert "ld.global" in kernel.asm["ptx"]
+
+
+def test_chained_tf32_reads_each_layout_from_its_buffer():
+    # Lightning's forward shape: q is read from its staged buffer into the
+    # two dots' operand layouts and k^T into one and as loaded, so only
+    # the accumulator that feeds the next dot changes layout, by shuffles.
+    signature = {"q_ptr": "*bf16", "k_ptr": "*bf16", "v_ptr": "*bf16",
+                 "o_ptr": "*fp32", "n": "i32"}
+    kernel = tile.compile(k.chained_tf32_kernel, signature,
+                          {"D": 128, "E": 32, "BLOCK": 64}, num_stages=3,
+                          divisibility=list(signature))
+    assert kernel.metadata["register_loads_staged"]
+    ptx = kernel.asm["ptx"]
+    assert "shfl.sync.idx" in ptx
+    # The loop's barriers: before the copies refill a buffer, after each
+    # local_alloc of a B operand (k^T, v, kv) and around the output's
+    # conversion to the store's layout.
+    assert ptx.count("bar.sync") <= 6, ptx.count("bar.sync")

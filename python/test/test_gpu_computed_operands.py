@@ -60,3 +60,26 @@ def test_offsets_read_as_rows_and_columns(n):
                ys[None, s * block:(s + 1) * block].double()
                for s in range(steps))
     torch.testing.assert_close(out.double(), want, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("stages", [1, 2, 3])
+@pytest.mark.parametrize("n", [512, 200])
+def test_chained_tf32_products(stages, n):
+    # q read straight into two operand layouts, k^T into one and as
+    # loaded, and q k^T shuffled within warps into the next dot's A.
+    D, E, block = 128, 32, 64
+    q, k_, v = (torch.randn(n, w, device="cuda", dtype=torch.bfloat16)
+                for w in (D, D, E))
+    o = torch.full((n, E), float("nan"), device="cuda")
+    k.chained_tf32_kernel[(1,)](q, k_, v, o, n, D=D, E=E, BLOCK=block,
+                                num_stages=stages)
+    torch.cuda.synchronize()
+    want = torch.empty(n, E, dtype=torch.float64, device="cuda")
+    kv = torch.zeros(D, E, dtype=torch.float64, device="cuda")
+    for s in range(0, n, block):
+        qb, kb, vb = (t[s:s + block].double() for t in (q, k_, v))
+        want[s:s + block] = (qb @ kb.T) @ vb + qb @ kv
+        kv += kb.T @ vb
+    # tf32 keeps 10 mantissa bits of each operand; the sums grow with n.
+    err = (o.double() - want).abs().max() / want.abs().max()
+    assert err < 5e-3, err

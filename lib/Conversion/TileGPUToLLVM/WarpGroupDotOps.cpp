@@ -92,8 +92,24 @@ Value emitDescriptor(OpBuilder &b, Location loc, Value buffer, Value byteOffset,
       arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(desc.highBits())));
 }
 
-/// One m64nNk16 wgmma with A from registers (NVVM has no op for that
-/// form): inline PTX whose accumulator outputs are tied to its inputs.
+/// The 32-bit registers of a register A operand's fragment, in order: two
+/// K-adjacent 16-bit elements to a register, or one f32 (tf32) each.
+SmallVector<Value> operandWords(OpBuilder &b, Location loc, ValueRange values) {
+  SmallVector<Value> words;
+  if (!values.empty() && values.front().getType().isF32()) {
+    for (Value value : values)
+      words.push_back(
+          LLVM::BitcastOp::create(b, loc, b.getI32Type(), value).getResult());
+    return words;
+  }
+  for (size_t i = 0; i + 1 < values.size(); i += 2)
+    words.push_back(packHalves(b, loc, values[i], values[i + 1]));
+  return words;
+}
+
+/// One m64nNk16 (16-bit) or m64nNk8 (tf32) wgmma with A from registers
+/// (NVVM has no op for that form): inline PTX whose accumulator outputs
+/// are tied to its inputs. tf32 takes no transpose of B (it is K-major).
 Value emitRegisterA(OpBuilder &b, Location loc, LLVM::LLVMStructType accType,
                     Value acc, ValueRange aWords, Value descB, int64_t instrN,
                     Type element, bool transposeB, bool readAcc) {
@@ -111,16 +127,19 @@ Value emitRegisterA(OpBuilder &b, Location loc, LLVM::LLVMStructType accType,
   for (unsigned i = 0; i < numAcc; ++i)
     constraints += std::to_string(i) + ",";
   constraints += "r,r,r,r,l";
-  std::string type = element.isBF16() ? "bf16" : "f16";
+  bool tf32 = element.isF32();
+  std::string type = tf32 ? "tf32" : element.isBF16() ? "bf16" : "f16";
+  // tf32 takes no transpose operand for B.
+  std::string transposeBit = tf32 ? "" : transposeB ? ", 1" : ", 0";
   // Operands number outputs, then the tied inputs, then a0..a3 and B.
   auto reg = [&](unsigned i) { return "$" + std::to_string(2 * numAcc + i); };
   std::string ptx =
       "{\n.reg .pred p;\nsetp.ne.b32 p, " + std::string(readAcc ? "1" : "0") +
       ", 0;\n"
       "wgmma.mma_async.sync.aligned.m64n" +
-      std::to_string(instrN) + "k16.f32." + type + "." + type + " {" + d +
-      "}, {" + reg(0) + "," + reg(1) + "," + reg(2) + "," + reg(3) + "}, " +
-      reg(4) + ", p, 1, 1, " + (transposeB ? "1" : "0") + ";\n}";
+      std::to_string(instrN) + (tf32 ? "k8" : "k16") + ".f32." + type + "." +
+      type + " {" + d + "}, {" + reg(0) + "," + reg(1) + "," + reg(2) + "," +
+      reg(3) + "}, " + reg(4) + ", p, 1, 1" + transposeBit + ";\n}";
   return emitInlineAsm(b, loc, accType, operands, ptx, constraints,
                        /*hasSideEffects=*/true)
       .getResult(0);
@@ -268,12 +287,10 @@ struct WarpGroupDotPattern : OpConversionPattern<WarpGroupDotOp> {
     // issue back to back.
     SmallVector<Value> aWords;
     if (!aBuffer) {
-      ValueRange halves = adaptor.getA();
-      bool carried = freshCarriedOperands && carriedIntoLoop(halves);
-      for (size_t i = 0; i + 1 < halves.size(); i += 2) {
-        Value word = packHalves(rewriter, loc, halves[i], halves[i + 1]);
+      ValueRange values = adaptor.getA();
+      bool carried = freshCarriedOperands && carriedIntoLoop(values);
+      for (Value word : operandWords(rewriter, loc, values))
         aWords.push_back(carried ? freshRegister(rewriter, loc, word) : word);
-      }
     }
     SmallVector<Value> acc(adaptor.getC().begin(), adaptor.getC().end());
     // A zero accumulator is not materialised: the first K step ignores it
@@ -376,9 +393,7 @@ struct WarpGroupDotWaitPattern : OpConversionPattern<WarpGroupDotWaitOp> {
           cast<RankedTensorType>(input.getType()).getEncoding());
       isOperand.push_back(operand);
       if (operand) {
-        for (size_t i = 0; i + 1 < values.size(); i += 2)
-          registers.push_back(
-              packHalves(rewriter, loc, values[i], values[i + 1]));
+        llvm::append_range(registers, operandWords(rewriter, loc, values));
         continue;
       }
       for (Value value : values) {
@@ -395,9 +410,10 @@ struct WarpGroupDotWaitPattern : OpConversionPattern<WarpGroupDotWaitOp> {
     for (auto [operand, values] : llvm::zip(isOperand, adaptor.getInputs())) {
       SmallVector<Value> &result = results.emplace_back();
       if (operand) {
-        // Nothing reads an operand after its MMA: the halves pass on as
+        // Nothing reads an operand after its MMA: its values pass on as
         // they were.
-        next += values.size() / 2;
+        next += values.front().getType().isF32() ? values.size()
+                                                 : values.size() / 2;
         result.assign(values.begin(), values.end());
         continue;
       }

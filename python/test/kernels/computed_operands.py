@@ -58,3 +58,28 @@ def offsets_two_ways_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr,
         off += BLOCK
     rows = tl.arange(0, BLOCK)
     tl.store(out_ptr + rows[:, None] * BLOCK + rows[None, :], acc)
+
+
+@tile.jit
+def chained_tf32_kernel(q_ptr, k_ptr, v_ptr, o_ptr, n, D: tl.constexpr,
+                        E: tl.constexpr, BLOCK: tl.constexpr):
+    """Lightning Attention's forward without decay: for each block of rows,
+    o = (q k^T) v + q kv, then kv += k^T v, all in tf32 from bf16 loads.
+    q is the A of two dots of different widths, k^T the B of one and the A
+    of another, and q k^T (an accumulator) the A of the next."""
+    off = tl.arange(0, BLOCK)
+    d = tl.arange(0, D)
+    e = tl.arange(0, E)
+    kv = tl.zeros((D, E), tl.float32)
+    for start in range(0, n, BLOCK):
+        rows = start + off
+        q = tl.load(q_ptr + rows[:, None] * D + d[None, :],
+                    mask=rows[:, None] < n, other=0.0).to(tl.float32)
+        k_t = tl.load(k_ptr + rows[None, :] * D + d[:, None],
+                      mask=rows[None, :] < n, other=0.0).to(tl.float32)
+        v = tl.load(v_ptr + rows[:, None] * E + e[None, :],
+                    mask=rows[:, None] < n, other=0.0).to(tl.float32)
+        o = tl.dot(tl.dot(q, k_t), v) + tl.dot(q, kv)
+        tl.store(o_ptr + rows[:, None] * E + e[None, :], o,
+                 mask=rows[:, None] < n)
+        kv += tl.dot(k_t, v)

@@ -210,7 +210,7 @@ func.func @f(%buf: !tilegpu.memdesc<64xf16, #s>) {
 
 #b = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 func.func @f(%acc: tensor<64x64xf32, #b>) {
-  // expected-error @+1 {{accumulator 'tensor<64x64xf32, #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>>' must have a version-3 #tilegpu.mma layout (or a permutation of one), or be a 16-bit register A operand of one}}
+  // expected-error @+1 {{accumulator 'tensor<64x64xf32, #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>>' must have a version-3 #tilegpu.mma layout (or a permutation of one), or be a 16-bit or f32 register A operand of one}}
   %0 = tilegpu.warpgroup_dot_wait %acc {pendings = 0 : i32} : tensor<64x64xf32, #b>
   return
 }
@@ -220,7 +220,7 @@ func.func @f(%acc: tensor<64x64xf32, #b>) {
 // A B operand is never in registers for wgmma: it cannot be waited on.
 #mma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
 func.func @f(%acc: tensor<64x64xf32, #mma>, %b: tensor<64x64xf16, #tilegpu.dot_op<{opIdx = 1, parent = #mma, kWidth = 2}>>) {
-  // expected-error @+1 {{must have a version-3 #tilegpu.mma layout (or a permutation of one), or be a 16-bit register A operand of one}}
+  // expected-error @+1 {{must have a version-3 #tilegpu.mma layout (or a permutation of one), or be a 16-bit or f32 register A operand of one}}
   %0:2 = tilegpu.warpgroup_dot_wait %acc, %b {pendings = 0 : i32} : tensor<64x64xf32, #mma>, tensor<64x64xf16, #tilegpu.dot_op<{opIdx = 1, parent = #mma, kWidth = 2}>>
   return
 }
@@ -232,8 +232,21 @@ func.func @f(%acc: tensor<64x64xf32, #mma>, %b: tensor<64x64xf16, #tilegpu.dot_o
 #b = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 module attributes {tilegpu.num_warps = 4 : i32} {
   func.func @f(%a: tensor<64x64xf16, #b>, %bs: !tilegpu.memdesc<64x64xf16, #s>, %c: tensor<64x64xf32, #mma>) {
-    // expected-error @+1 {{A in registers must be 16-bit with a #tilegpu.dot_op layout (opIdx 0, kWidth 2) of the accumulator's mma}}
+    // expected-error @+1 {{A in registers must be 16-bit with a #tilegpu.dot_op layout (opIdx 0, kWidth 2), or f32 with kWidth 1, of the accumulator's mma}}
     %d = tilegpu.warpgroup_dot %a, %bs, %c : tensor<64x64xf16, #b> * !tilegpu.memdesc<64x64xf16, #s> -> tensor<64x64xf32, #mma>
+    return
+  }
+}
+
+// -----
+
+// An f32 (tf32) A in registers takes one element per register: kWidth 1.
+#mma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 8]}>
+#s = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+module attributes {tilegpu.num_warps = 4 : i32} {
+  func.func @f(%a: tensor<64x32xf32, #tilegpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>>, %bs: !tilegpu.memdesc<32x64xf32, #s>, %c: tensor<64x64xf32, #mma>) {
+    // expected-error @+1 {{A in registers must be 16-bit with a #tilegpu.dot_op layout (opIdx 0, kWidth 2), or f32 with kWidth 1, of the accumulator's mma}}
+    %d = tilegpu.warpgroup_dot %a, %bs, %c inputPrecision = tf32 : tensor<64x32xf32, #tilegpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>> * !tilegpu.memdesc<32x64xf32, #s> -> tensor<64x64xf32, #mma>
     return
   }
 }

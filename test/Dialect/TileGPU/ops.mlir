@@ -3,6 +3,7 @@
 
 #mma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
 #mma2 = #tilegpu.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8, 16]}>
+#mma_tf32 = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 8]}>
 #mma_adjacent = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 16, 16], adjacentRows = true}>
 #nvmma_a = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
 #nvmma_b = #tilegpu.nvmma_shared<{swizzle = 64, order = [0, 1]}>
@@ -35,6 +36,16 @@ module attributes {tilegpu.num_warps = 4 : i32} {
                         %c: tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #mma> {
     %d = tilegpu.warpgroup_dot %a, %b, %c : tensor<64x64xf16, #tilegpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>> * !tilegpu.memdesc<64x64xf16, #nvmma_b> -> tensor<64x64xf32, #mma>
     return %d : tensor<64x64xf32, #mma>
+  }
+
+  // A tf32 A from registers: one f32 per register (kWidth 1).
+  // CHECK-LABEL: func.func @register_a_tf32
+  // CHECK: tilegpu.warpgroup_dot %{{.*}}, %{{.*}}, %{{.*}} inputPrecision = tf32 : tensor<64x32xf32, #dot_op{{[0-9]*}}> * <32x64xf32
+  func.func @register_a_tf32(%a: tensor<64x32xf32, #tilegpu.dot_op<{opIdx = 0, parent = #mma_tf32, kWidth = 1}>>,
+                             %b: !tilegpu.memdesc<32x64xf32, #nvmma_b>,
+                             %c: tensor<64x64xf32, #mma_tf32>) -> tensor<64x64xf32, #mma_tf32> {
+    %d = tilegpu.warpgroup_dot %a, %b, %c inputPrecision = tf32 : tensor<64x32xf32, #tilegpu.dot_op<{opIdx = 0, parent = #mma_tf32, kWidth = 1}>> * !tilegpu.memdesc<32x64xf32, #nvmma_b> -> tensor<64x64xf32, #mma_tf32>
+    return %d : tensor<64x64xf32, #mma_tf32>
   }
 
   // A register operand computed in the transpose of its layout (a swapped

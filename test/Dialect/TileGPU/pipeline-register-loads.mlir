@@ -779,3 +779,150 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// Lightning Attention's forward (kernels/computed_operands.py's
+// chained_tf32_kernel, at the pipeliner's input): q is converted to the A
+// layouts of two tf32 dots of different widths, k^T to one A layout and
+// used as loaded (widened for a B buffer). Each is read from its staged
+// buffer straight into every layout it is used in, where first needed, so
+// no bf16 tile goes through a conversion's shared scratch and the reads
+// do not all stay live from the top of the body.
+// CHECK-LABEL: func.func @chained_tf32_kernel
+// CHECK: scf.for
+// CHECK-NOT: tilegpu.convert_layout {{.*}}xbf16
+// CHECK: %[[K:.*]] = tilegpu.local_load %[[KBUF:.*]] : <128x64xbf16, #{{.*}}> -> tensor<128x64xbf16, #blocked
+// CHECK-NEXT: arith.extf %[[K]]
+// CHECK-NOT: tilegpu.convert_layout {{.*}}xbf16
+// CHECK: %[[Q:.*]] = tilegpu.local_load %[[QBUF:.*]] : <64x128xbf16, #{{.*}}> -> tensor<64x128xbf16, #dot_op>
+// CHECK-NEXT: arith.extf %[[Q]]
+// CHECK-NOT: tilegpu.convert_layout {{.*}}xbf16
+// CHECK: tilegpu.warpgroup_dot
+// CHECK-NOT: tilegpu.convert_layout {{.*}}xbf16
+// CHECK: %[[Q1:.*]] = tilegpu.local_load %[[QBUF]] : <64x128xbf16, #{{.*}}> -> tensor<64x128xbf16, #dot_op1>
+// CHECK-NEXT: arith.extf %[[Q1]]
+// CHECK-NOT: tilegpu.convert_layout {{.*}}xbf16
+// CHECK: %[[K1:.*]] = tilegpu.local_load %[[KBUF]] : <128x64xbf16, #{{.*}}> -> tensor<128x64xbf16, #dot_op1>
+// CHECK-NEXT: arith.extf %[[K1]]
+// CHECK-NEXT: tilegpu.warpgroup_dot
+// CHECK: scf.yield
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#blocked1 = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#blocked2 = #tilegpu.blocked<{sizePerThread = [8, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]}>
+#blocked3 = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 32, 8]}>
+#mma1 = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 8]}>
+#nvmma = #tilegpu.nvmma_shared<{swizzle = 128, order = [0, 1]}>
+#dot_op = #tilegpu.dot_op<{opIdx = 0, parent = #mma1, kWidth = 1}>
+#dot_op1 = #tilegpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 1}>
+#slice = #tilegpu.slice<{dim = 1, parent = #blocked3}>
+#slice1 = #tilegpu.slice<{dim = 0, parent = #blocked3}>
+#slice2 = #tilegpu.slice<{dim = 0, parent = #blocked2}>
+#slice3 = #tilegpu.slice<{dim = 1, parent = #blocked2}>
+#slice4 = #tilegpu.slice<{dim = 1, parent = #blocked1}>
+#slice5 = #tilegpu.slice<{dim = 0, parent = #blocked1}>
+#slice6 = #tilegpu.slice<{dim = 1, parent = #blocked}>
+#slice7 = #tilegpu.slice<{dim = 0, parent = #blocked}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @chained_tf32_kernel(%arg0: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %arg1: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %arg2: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %arg3: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %arg4: i32 {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+    %cst = arith.constant dense<32> : tensor<64x1xi32, #blocked>
+    %cst_0 = arith.constant dense<32> : tensor<64x1xi32, #blocked1>
+    %cst_1 = arith.constant dense<128> : tensor<1x64xi32, #blocked2>
+    %cst_2 = arith.constant dense<128> : tensor<64x1xi32, #blocked3>
+    %cst_3 = arith.constant dense<0.000000e+00> : tensor<64x32xf32, #mma>
+    %cst_4 = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma1>
+    %cst_5 = arith.constant dense<0.000000e+00> : tensor<64x32xbf16, #blocked1>
+    %cst_6 = arith.constant dense<0.000000e+00> : tensor<128x64xbf16, #blocked2>
+    %cst_7 = arith.constant dense<0.000000e+00> : tensor<64x128xbf16, #blocked3>
+    %cst_8 = arith.constant dense<0.000000e+00> : tensor<128x32xf32, #mma>
+    %c64_i32 = arith.constant 64 : i32
+    %c0_i32 = arith.constant 0 : i32
+    %0 = scf.for %arg5 = %c0_i32 to %arg4 step %c64_i32 iter_args(%arg6 = %cst_8) -> (tensor<128x32xf32, #mma>)  : i32 {
+      %1 = tile.splat %arg0 : !tile.ptr<bf16> -> tensor<64x1x!tile.ptr<bf16>, #blocked3>
+      %2 = tile.splat %arg5 : i32 -> tensor<64xi32, #slice>
+      %3 = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #slice>
+      %4 = arith.addi %2, %3 : tensor<64xi32, #slice>
+      %5 = tile.expand_dims %4 {axis = 1 : i32} : tensor<64xi32, #slice> -> tensor<64x1xi32, #blocked3>
+      %6 = arith.muli %5, %cst_2 : tensor<64x1xi32, #blocked3>
+      %7 = tile.addptr %1, %6 : tensor<64x1x!tile.ptr<bf16>, #blocked3>, tensor<64x1xi32, #blocked3>
+      %8 = tile.broadcast %7 : tensor<64x1x!tile.ptr<bf16>, #blocked3> -> tensor<64x128x!tile.ptr<bf16>, #blocked3>
+      %9 = tile.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32, #slice1>
+      %10 = tile.expand_dims %9 {axis = 0 : i32} : tensor<128xi32, #slice1> -> tensor<1x128xi32, #blocked3>
+      %11 = tile.broadcast %10 : tensor<1x128xi32, #blocked3> -> tensor<64x128xi32, #blocked3>
+      %12 = tile.addptr %8, %11 : tensor<64x128x!tile.ptr<bf16>, #blocked3>, tensor<64x128xi32, #blocked3>
+      %13 = tile.splat %arg4 : i32 -> tensor<64x1xi32, #blocked3>
+      %14 = arith.cmpi slt, %5, %13 : tensor<64x1xi32, #blocked3>
+      %15 = tile.broadcast %14 : tensor<64x1xi1, #blocked3> -> tensor<64x128xi1, #blocked3>
+      %16 = tile.load %12, %15, %cst_7 : tensor<64x128x!tile.ptr<bf16>, #blocked3>
+      %17 = tile.splat %arg1 : !tile.ptr<bf16> -> tensor<1x64x!tile.ptr<bf16>, #blocked2>
+      %18 = tile.splat %arg5 : i32 -> tensor<64xi32, #slice2>
+      %19 = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #slice2>
+      %20 = arith.addi %18, %19 : tensor<64xi32, #slice2>
+      %21 = tile.expand_dims %20 {axis = 0 : i32} : tensor<64xi32, #slice2> -> tensor<1x64xi32, #blocked2>
+      %22 = arith.muli %21, %cst_1 : tensor<1x64xi32, #blocked2>
+      %23 = tile.addptr %17, %22 : tensor<1x64x!tile.ptr<bf16>, #blocked2>, tensor<1x64xi32, #blocked2>
+      %24 = tile.broadcast %23 : tensor<1x64x!tile.ptr<bf16>, #blocked2> -> tensor<128x64x!tile.ptr<bf16>, #blocked2>
+      %25 = tile.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32, #slice3>
+      %26 = tile.expand_dims %25 {axis = 1 : i32} : tensor<128xi32, #slice3> -> tensor<128x1xi32, #blocked2>
+      %27 = tile.broadcast %26 : tensor<128x1xi32, #blocked2> -> tensor<128x64xi32, #blocked2>
+      %28 = tile.addptr %24, %27 : tensor<128x64x!tile.ptr<bf16>, #blocked2>, tensor<128x64xi32, #blocked2>
+      %29 = tile.splat %arg4 : i32 -> tensor<1x64xi32, #blocked2>
+      %30 = arith.cmpi slt, %21, %29 : tensor<1x64xi32, #blocked2>
+      %31 = tile.broadcast %30 : tensor<1x64xi1, #blocked2> -> tensor<128x64xi1, #blocked2>
+      %32 = tile.load %28, %31, %cst_6 : tensor<128x64x!tile.ptr<bf16>, #blocked2>
+      %33 = arith.extf %32 : tensor<128x64xbf16, #blocked2> to tensor<128x64xf32, #blocked2>
+      %34 = tile.splat %arg2 : !tile.ptr<bf16> -> tensor<64x1x!tile.ptr<bf16>, #blocked1>
+      %35 = tile.splat %arg5 : i32 -> tensor<64xi32, #slice4>
+      %36 = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #slice4>
+      %37 = arith.addi %35, %36 : tensor<64xi32, #slice4>
+      %38 = tile.expand_dims %37 {axis = 1 : i32} : tensor<64xi32, #slice4> -> tensor<64x1xi32, #blocked1>
+      %39 = arith.muli %38, %cst_0 : tensor<64x1xi32, #blocked1>
+      %40 = tile.addptr %34, %39 : tensor<64x1x!tile.ptr<bf16>, #blocked1>, tensor<64x1xi32, #blocked1>
+      %41 = tile.broadcast %40 : tensor<64x1x!tile.ptr<bf16>, #blocked1> -> tensor<64x32x!tile.ptr<bf16>, #blocked1>
+      %42 = tile.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #slice5>
+      %43 = tile.expand_dims %42 {axis = 0 : i32} : tensor<32xi32, #slice5> -> tensor<1x32xi32, #blocked1>
+      %44 = tile.broadcast %43 : tensor<1x32xi32, #blocked1> -> tensor<64x32xi32, #blocked1>
+      %45 = tile.addptr %41, %44 : tensor<64x32x!tile.ptr<bf16>, #blocked1>, tensor<64x32xi32, #blocked1>
+      %46 = tile.splat %arg4 : i32 -> tensor<64x1xi32, #blocked1>
+      %47 = arith.cmpi slt, %38, %46 : tensor<64x1xi32, #blocked1>
+      %48 = tile.broadcast %47 : tensor<64x1xi1, #blocked1> -> tensor<64x32xi1, #blocked1>
+      %49 = tile.load %45, %48, %cst_5 : tensor<64x32x!tile.ptr<bf16>, #blocked1>
+      %50 = arith.extf %49 : tensor<64x32xbf16, #blocked1> to tensor<64x32xf32, #blocked1>
+      %51 = tilegpu.convert_layout %16 : tensor<64x128xbf16, #blocked3> -> tensor<64x128xbf16, #dot_op>
+      %52 = arith.extf %51 : tensor<64x128xbf16, #dot_op> to tensor<64x128xf32, #dot_op>
+      %53 = tilegpu.local_alloc %33 : (tensor<128x64xf32, #blocked2>) -> !tilegpu.memdesc<128x64xf32, #nvmma>
+      %54 = tilegpu.warpgroup_dot %52, %53, %cst_4 inputPrecision = tf32 : tensor<64x128xf32, #dot_op> * <128x64xf32, #nvmma> -> tensor<64x64xf32, #mma1>
+      %55 = tilegpu.convert_layout %54 : tensor<64x64xf32, #mma1> -> tensor<64x64xf32, #dot_op1>
+      %56 = tilegpu.local_alloc %50 : (tensor<64x32xf32, #blocked1>) -> !tilegpu.memdesc<64x32xf32, #nvmma>
+      %57 = tilegpu.warpgroup_dot %55, %56, %cst_3 inputPrecision = tf32 : tensor<64x64xf32, #dot_op1> * <64x32xf32, #nvmma> -> tensor<64x32xf32, #mma>
+      %58 = tilegpu.convert_layout %16 : tensor<64x128xbf16, #blocked3> -> tensor<64x128xbf16, #dot_op1>
+      %59 = arith.extf %58 : tensor<64x128xbf16, #dot_op1> to tensor<64x128xf32, #dot_op1>
+      %60 = tilegpu.local_alloc %arg6 : (tensor<128x32xf32, #mma>) -> !tilegpu.memdesc<128x32xf32, #nvmma>
+      %61 = tilegpu.warpgroup_dot %59, %60, %57 inputPrecision = tf32 : tensor<64x128xf32, #dot_op1> * <128x32xf32, #nvmma> -> tensor<64x32xf32, #mma>
+      %62 = tile.splat %arg3 : !tile.ptr<f32> -> tensor<64x1x!tile.ptr<f32>, #blocked>
+      %63 = tile.splat %arg5 : i32 -> tensor<64xi32, #slice6>
+      %64 = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #slice6>
+      %65 = arith.addi %63, %64 : tensor<64xi32, #slice6>
+      %66 = tile.expand_dims %65 {axis = 1 : i32} : tensor<64xi32, #slice6> -> tensor<64x1xi32, #blocked>
+      %67 = arith.muli %66, %cst : tensor<64x1xi32, #blocked>
+      %68 = tile.addptr %62, %67 : tensor<64x1x!tile.ptr<f32>, #blocked>, tensor<64x1xi32, #blocked>
+      %69 = tile.broadcast %68 : tensor<64x1x!tile.ptr<f32>, #blocked> -> tensor<64x32x!tile.ptr<f32>, #blocked>
+      %70 = tile.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #slice7>
+      %71 = tile.expand_dims %70 {axis = 0 : i32} : tensor<32xi32, #slice7> -> tensor<1x32xi32, #blocked>
+      %72 = tile.broadcast %71 : tensor<1x32xi32, #blocked> -> tensor<64x32xi32, #blocked>
+      %73 = tile.addptr %69, %72 : tensor<64x32x!tile.ptr<f32>, #blocked>, tensor<64x32xi32, #blocked>
+      %74 = tilegpu.convert_layout %61 : tensor<64x32xf32, #mma> -> tensor<64x32xf32, #blocked>
+      %75 = tile.splat %arg4 : i32 -> tensor<64x1xi32, #blocked>
+      %76 = arith.cmpi slt, %66, %75 : tensor<64x1xi32, #blocked>
+      %77 = tile.broadcast %76 : tensor<64x1xi1, #blocked> -> tensor<64x32xi1, #blocked>
+      tile.store %73, %74, %77 : tensor<64x32x!tile.ptr<f32>, #blocked>
+      %78 = tilegpu.convert_layout %32 : tensor<128x64xbf16, #blocked2> -> tensor<128x64xbf16, #dot_op1>
+      %79 = arith.extf %78 : tensor<128x64xbf16, #dot_op1> to tensor<128x64xf32, #dot_op1>
+      %80 = tilegpu.warpgroup_dot %79, %56, %arg6 inputPrecision = tf32 : tensor<128x64xf32, #dot_op1> * <64x32xf32, #nvmma> -> tensor<128x32xf32, #mma>
+      scf.yield %80 : tensor<128x32xf32, #mma>
+    }
+    return
+  }
+}
+

@@ -248,10 +248,15 @@ LogicalResult WarpGroupDotOp::verify() {
   if (auto aTensor = dyn_cast<RankedTensorType>(aType)) {
     auto operand =
         dyn_cast_or_null<DotOperandEncodingAttr>(aTensor.getEncoding());
+    bool halves = operand && operand.getKWidth() == 2 &&
+                  tile::getElementBitWidth(element) == 16;
+    bool tf32 = operand && operand.getKWidth() == 1 && element.isF32();
     if (!operand || operand.getOpIdx() != 0 || operand.getParent() != mma ||
-        operand.getKWidth() != 2 || tile::getElementBitWidth(element) != 16)
-      return emitOpError("A in registers must be 16-bit with a #tilegpu.dot_op "
-                         "layout (opIdx 0, kWidth 2) of the accumulator's mma");
+        (!halves && !tf32))
+      return emitOpError(
+          "A in registers must be 16-bit with a #tilegpu.dot_op layout "
+          "(opIdx 0, kWidth 2), or f32 with kWidth 1, of the accumulator's "
+          "mma");
   }
   if (bType.getElementType() != element)
     return emitOpError("A and B must have the same element type");
@@ -324,14 +329,15 @@ LogicalResult WarpGroupDotWaitOp::verify() {
     // A register A operand of an MMA in flight, kept live until the wait.
     if (auto operand = dyn_cast_or_null<DotOperandEncodingAttr>(encoding))
       if (operand.getOpIdx() == 0 && operand.getParent().getVersion() == 3 &&
-          tile::getElementBitWidth(tensor.getElementType()) == 16)
+          (tile::getElementBitWidth(tensor.getElementType()) == 16 ||
+           tensor.getElementType().isF32()))
         continue;
     auto mma = dyn_cast_or_null<MmaEncodingAttr>(encoding);
     if (!mma || mma.getVersion() != 3)
       return emitOpError() << "accumulator " << input.getType()
                            << " must have a version-3 #tilegpu.mma layout "
-                              "(or a permutation of one), or be a 16-bit "
-                              "register A operand of one";
+                              "(or a permutation of one), or be a 16-bit or "
+                              "f32 register A operand of one";
   }
   return success();
 }

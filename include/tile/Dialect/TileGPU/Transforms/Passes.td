@@ -105,7 +105,20 @@ def TileGPUAccelerateMatmul
     NVMMA-swizzled, K-major shared memory and the accumulator moves to a
     version-3 `#tilegpu.mma` layout, warpgroups stacked along M first.
     Other dots stay on the CUDA cores.
+
+    An A computed in registers feeds wgmma from registers instead. A tf32
+    A widened from a 16-bit load does so only where tilegpu-pipeline will
+    copy the load ahead and read it straight into the fragment layout (the
+    options say how that pass will run); elsewhere the conversion would
+    take a trip through shared memory on top of the copy.
   }];
+  let options = [
+    Option<"numStages", "num-stages", "int", "3",
+           "tilegpu-pipeline's depth, when the loop does not say">,
+    Option<"registerLoadsAhead", "stage-register-loads", "bool", "true",
+           "Whether tilegpu-pipeline copies ahead the loads a loop uses in "
+           "registers">,
+  ];
 }
 
 def TileGPUWarpSpecialize

@@ -525,42 +525,55 @@ std::optional<LoopPlan> pipeliner::planLoop(scf::ForOp loop,
 
 void pipeliner::stageRegisterLoads(LoopPlan &plan) {
   for (LoadOp load : plan.registerLoads) {
-    // A tile only converted to one other layout (packed weights bound for
-    // a dot operand's registers) is read from the buffer in that layout:
-    // the buffer already is the trip through shared memory a conversion
-    // would make.
-    Type convertedType;
-    bool oneLayout = llvm::all_of(load->getUsers(), [&](Operation *user) {
-      auto convert = dyn_cast<ConvertLayoutOp>(user);
-      if (!convert || (convertedType && convertedType != convert.getType()))
-        return false;
-      convertedType = convert.getType();
-      return true;
-    });
-    oneLayout &= static_cast<bool>(convertedType);
+    // A tile converted to other layouts (packed weights bound for a dot
+    // operand's registers, a tile that is the A of two dots of different
+    // shapes) is read from the buffer in each of them: the buffer already
+    // is the trip through shared memory a conversion would make.
+    SmallVector<RankedTensorType> convertedTypes;
+    bool usedAsLoaded = false;
+    for (Operation *user : load->getUsers()) {
+      if (auto convert = dyn_cast<ConvertLayoutOp>(user)) {
+        if (!llvm::is_contained(convertedTypes, convert.getType()))
+          convertedTypes.push_back(convert.getType());
+      } else {
+        usedAsLoaded = true;
+      }
+    }
     // The select of a nonzero `other` works in the load's layout.
     bool selectOther = !isZeroOrAbsent(load.getOther());
-    oneLayout &= !selectOther;
+    if (selectOther)
+      convertedTypes.clear();
+    SmallVector<RankedTensorType> readTypes(convertedTypes);
+    if (!readTypes.empty() && usedAsLoaded)
+      readTypes.push_back(cast<RankedTensorType>(load.getType()));
     OpBuilder b(load->getContext());
     b.setInsertionPointAfter(load);
     auto alloc = LocalAllocOp::create(
-        b, load.getLoc(),
-        registerLoadBuffer(load, oneLayout
-                                     ? cast<RankedTensorType>(convertedType)
-                                     : RankedTensorType()),
-        load);
-    Value value = LocalLoadOp::create(
-        b, load.getLoc(), oneLayout ? convertedType : load.getType(), alloc);
-    if (selectOther)
-      value = arith::SelectOp::create(b, load.getLoc(), load.getMask(), value,
-                                      load.getOther());
-    if (oneLayout) {
-      for (Operation *convert : llvm::make_early_inc_range(load->getUsers()))
-        if (convert != alloc) {
-          convert->getResult(0).replaceAllUsesWith(value);
+        b, load.getLoc(), registerLoadBuffer(load, readTypes), load);
+    for (RankedTensorType type : convertedTypes) {
+      auto read = LocalLoadOp::create(b, load.getLoc(), type, alloc);
+      for (Operation *user : llvm::make_early_inc_range(load->getUsers())) {
+        auto convert = dyn_cast<ConvertLayoutOp>(user);
+        if (convert && convert.getType() == type) {
+          convert.getResult().replaceAllUsesWith(read.getResult());
           convert->erase();
         }
-    } else {
+      }
+      // A tile read in several layouts is read in each where first
+      // needed: at the top of the body it would hold them all at once
+      // (Lightning Attention's q as the A of two dots and k as an A and a
+      // B: 440 bytes of spills, 88 so).
+      if (readTypes.size() > 1)
+        if (Operation *first =
+                firstReaderIn(load->getBlock(), read.getResult()))
+          read->moveBefore(first);
+    }
+    if (selectOther || usedAsLoaded) {
+      Value value =
+          LocalLoadOp::create(b, load.getLoc(), load.getType(), alloc);
+      if (selectOther)
+        value = arith::SelectOp::create(b, load.getLoc(), load.getMask(), value,
+                                        load.getOther());
       load.getResult().replaceAllUsesExcept(value, alloc);
     }
     plan.loads.push_back(

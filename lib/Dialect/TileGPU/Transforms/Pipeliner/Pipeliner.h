@@ -181,9 +181,10 @@ int64_t otherBufferBytesDuring(scf::ForOp loop, const LoopPlan &plan);
 
 /// The buffer `load` (of a blocked layout, used in registers) is copied
 /// into: row-major in its layout's order, or, when it is read back in
-/// another layout (`readType`, null if none), rows XOR-swizzled where that
+/// other layouts (`readTypes`, empty if none), rows XOR-swizzled where that
 /// takes fewer shared-memory wavefronts.
-MemDescType registerLoadBuffer(tile::LoadOp load, RankedTensorType readType);
+MemDescType registerLoadBuffer(tile::LoadOp load,
+                               ArrayRef<RankedTensorType> readTypes);
 
 /// The op of `body` that first reads `value`, if any.
 Operation *firstReaderIn(Block *body, Value value);

@@ -19,13 +19,15 @@ using namespace mlir::tilegpu::pipeliner;
 /// The buffer a load used in registers is copied into: row-major in the
 /// order of its blocked layout, so that each thread reads back the very
 /// vectors its copy wrote (conflict-free, as the global access was
-/// coalesced). When the tile is read back in another layout (`readType`:
+/// coalesced). When the tile is read back in other layouts (`readTypes`:
 /// packed weights bound for a dot operand's registers, whose threads read
-/// down columns), its rows are XOR-swizzled in chunks of the copies'
-/// vectors where that takes fewer shared-memory wavefronts, copies and
-/// reads together, than the plain rows.
-MemDescType pipeliner::registerLoadBuffer(tile::LoadOp load,
-                                          RankedTensorType readType) {
+/// down columns, or a tile read as two dots' operands and as itself), its
+/// rows are XOR-swizzled in chunks of the copies' vectors where that takes
+/// fewer shared-memory wavefronts, copies and reads together, than the
+/// plain rows.
+MemDescType
+pipeliner::registerLoadBuffer(tile::LoadOp load,
+                              ArrayRef<RankedTensorType> readTypes) {
   MLIRContext *context = load.getContext();
   auto type = cast<RankedTensorType>(load.getType());
   ArrayRef<unsigned> order =
@@ -36,20 +38,25 @@ MemDescType pipeliner::registerLoadBuffer(tile::LoadOp load,
   };
   MemDescType plain = withEncoding(SharedEncodingAttr::get(context, order));
   FailureOr<SharedAccessMap> plainWrite = composeAccessMap(type, plain);
-  if (!readType || type.getRank() != 2 || failed(plainWrite))
+  if (readTypes.empty() || type.getRank() != 2 || failed(plainWrite))
     return plain;
   unsigned bytes = getSharedElementBytes(type.getElementType());
   unsigned vec = plainWrite->vec;
   auto wavefronts = [&](MemDescType buffer) -> std::optional<int64_t> {
     FailureOr<SharedAccessMap> write = composeAccessMap(type, buffer);
-    FailureOr<SharedAccessMap> read = composeAccessMap(readType, buffer);
     // A swizzle must not split the copies' vectors.
-    if (failed(write) || failed(read) || write->vec != vec)
+    if (failed(write) || write->vec != vec)
       return std::nullopt;
-    // Read as the lowering reads it (ldmatrix rows for the packed int4
-    // weights of a swapped dot).
-    return measureSharedWavefronts(*write, bytes).actual +
-           measureLoadWavefronts(*read, type.getElementType()).actual;
+    int64_t total = measureSharedWavefronts(*write, bytes).actual;
+    for (RankedTensorType readType : readTypes) {
+      FailureOr<SharedAccessMap> read = composeAccessMap(readType, buffer);
+      if (failed(read))
+        return std::nullopt;
+      // Read as the lowering reads it (ldmatrix rows for the packed int4
+      // weights of a swapped dot).
+      total += measureLoadWavefronts(*read, type.getElementType()).actual;
+    }
+    return total;
   };
   std::optional<int64_t> best = wavefronts(plain);
   if (!best)
