@@ -41,28 +41,11 @@ struct BitMatrix {
 
 /// The inverse of the square map `m` of `bits` bits, if it has one.
 std::optional<BitMatrix> invert(const BitMatrix &m, unsigned bits) {
-  // Rows of (image, combination of inputs giving it); Gauss-Jordan.
-  SmallVector<std::pair<uint64_t, uint64_t>> rows;
-  for (auto [i, column] : llvm::enumerate(m.columns))
-    rows.push_back({column, uint64_t(1) << i});
-  if (rows.size() != bits)
+  std::optional<SmallVector<uint64_t>> columns =
+      tilegpu::invertBitMatrix(m.columns, bits);
+  if (!columns)
     return std::nullopt;
-  for (unsigned bit = 0; bit < bits; ++bit) {
-    auto pivot = llvm::find_if(llvm::drop_begin(rows, bit),
-                               [&](auto &r) { return (r.first >> bit) & 1; });
-    if (pivot == rows.end())
-      return std::nullopt;
-    std::swap(rows[bit], *pivot);
-    for (unsigned i = 0; i < rows.size(); ++i)
-      if (i != bit && ((rows[i].first >> bit) & 1)) {
-        rows[i].first ^= rows[bit].first;
-        rows[i].second ^= rows[bit].second;
-      }
-  }
-  BitMatrix inverse;
-  for (unsigned bit = 0; bit < bits; ++bit)
-    inverse.columns.push_back(rows[bit].second);
-  return inverse;
+  return BitMatrix{std::move(*columns)};
 }
 
 bool hasBroadcast(const LinearLayout &layout) {

@@ -203,6 +203,33 @@ LinearLayout LinearLayout::sharedNVMMA(ArrayRef<int64_t> shape,
   return b.build();
 }
 
+std::optional<SmallVector<uint64_t>>
+mlir::tilegpu::invertBitMatrix(ArrayRef<uint64_t> columns, unsigned bits) {
+  if (columns.size() != bits || bits > 64)
+    return std::nullopt;
+  // Rows of (image, combination of inputs giving it); Gauss-Jordan.
+  SmallVector<std::pair<uint64_t, uint64_t>> rows;
+  for (auto [i, column] : llvm::enumerate(columns))
+    rows.push_back({column, uint64_t(1) << i});
+  for (unsigned bit = 0; bit < bits; ++bit) {
+    auto pivot = llvm::find_if(llvm::drop_begin(rows, bit),
+                               [&](auto &r) { return (r.first >> bit) & 1; });
+    if (pivot == rows.end())
+      return std::nullopt;
+    std::swap(rows[bit], *pivot);
+    for (unsigned i = 0; i < rows.size(); ++i)
+      if (i != bit && ((rows[i].first >> bit) & 1)) {
+        rows[i].first ^= rows[bit].first;
+        rows[i].second ^= rows[bit].second;
+      }
+  }
+  // Row `bit` now maps exactly output bit `bit`.
+  SmallVector<uint64_t> inverse;
+  for (auto &row : rows)
+    inverse.push_back(row.second);
+  return inverse;
+}
+
 std::optional<SmallVector<SmallVector<int64_t>>>
 LinearLayout::invertOffsets() const {
   // Coordinates flatten to one bit vector: dimension 0's bits lowest.
@@ -215,35 +242,23 @@ LinearLayout::invertOffsets() const {
   const SmallVector<Basis> &offsets = bases[Register];
   if (offsets.size() != totalBits || totalBits > 63)
     return std::nullopt;
-  // Rows of (image, offset combination); Gauss-Jordan over GF(2).
-  SmallVector<std::pair<uint64_t, uint64_t>> rows;
-  for (auto [i, basis] : llvm::enumerate(offsets)) {
+  SmallVector<uint64_t> images;
+  for (const Basis &basis : offsets) {
     uint64_t image = 0;
     for (unsigned d = 0; d < shape.size(); ++d)
       image |= uint64_t(basis[d]) << firstBit[d];
-    rows.push_back({image, uint64_t(1) << i});
+    images.push_back(image);
   }
-  for (unsigned bit = 0; bit < totalBits; ++bit) {
-    if (bit >= rows.size())
-      return std::nullopt;
-    auto pivot = llvm::find_if(llvm::drop_begin(rows, bit),
-                               [&](auto &r) { return (r.first >> bit) & 1; });
-    if (pivot == rows.end())
-      return std::nullopt;
-    std::swap(rows[bit], *pivot);
-    for (unsigned i = 0; i < rows.size(); ++i)
-      if (i != bit && ((rows[i].first >> bit) & 1)) {
-        rows[i].first ^= rows[bit].first;
-        rows[i].second ^= rows[bit].second;
-      }
-  }
-  // Row `bit` now maps exactly coordinate bit `bit`.
+  std::optional<SmallVector<uint64_t>> inverse =
+      invertBitMatrix(images, totalBits);
+  if (!inverse)
+    return std::nullopt;
   SmallVector<SmallVector<int64_t>> result;
   for (unsigned d = 0; d < shape.size(); ++d) {
     SmallVector<int64_t> perBit;
     for (unsigned bit = firstBit[d], e = bit + llvm::Log2_64(shape[d]); bit < e;
          ++bit)
-      perBit.push_back(int64_t(rows[bit].second));
+      perBit.push_back(int64_t((*inverse)[bit]));
     result.push_back(std::move(perBit));
   }
   return result;

@@ -169,6 +169,12 @@ private:
   std::array<llvm::SmallVector<Basis>, kNumInDims> bases;
 };
 
+/// The inverse of a square linear map over GF(2) of `bits` bits, given and
+/// returned by its columns (the image of each input bit); std::nullopt when
+/// it is singular.
+std::optional<llvm::SmallVector<uint64_t>>
+invertBitMatrix(llvm::ArrayRef<uint64_t> columns, unsigned bits);
+
 /// A layout conversion too large for one scratch buffer moves its data in
 /// rounds: round r holds the elements whose chosen bits of the row-major
 /// element index read r. Any choice of bits partitions the tensor into
