@@ -142,6 +142,28 @@ def time_ms(call, inputs, reps=30):
     return bench.gpu_time_ms(step, reps=reps)
 
 
+def without_register_staging():
+    """Makes tile compile without register-load staging (the schedule
+    before session 38 for loops whose loads reach dots only through
+    registers: the compiler's over-the-limit retry), for same-run A/B
+    timings. Call before the first kernel compiles."""
+    import tile.compiler.compiler as compiler
+    real = compiler._C
+
+    class WithoutRegisterStaging:
+        """tile._C with CompileOptions that never stage register loads."""
+
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+        def CompileOptions(self):  # noqa: N802 (the extension's name)
+            options = real.CompileOptions()
+            options.stage_register_loads = False
+            return options
+
+    compiler._C = WithoutRegisterStaging()
+
+
 def main(ops, env_ops="OPS"):
     """Runs each op of `ops()` (name -> (make inputs, call, reference or
     None)); argv: FLAVOR OUT.pt [TRITON_OUT.pt]."""

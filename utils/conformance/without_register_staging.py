@@ -18,24 +18,6 @@ sys.path.insert(0, os.path.dirname(script))
 
 # The check's harness sets up its CPU mode before tile is first imported.
 import library_check  # noqa: E402
-import tile.compiler.compiler as compiler  # noqa: E402
 
-del library_check
-
-_real = compiler._C
-
-
-class _WithoutRegisterStaging:
-    """tile._C with CompileOptions that never stage register loads."""
-
-    def __getattr__(self, name):
-        return getattr(_real, name)
-
-    def CompileOptions(self):
-        options = _real.CompileOptions()
-        options.stage_register_loads = False
-        return options
-
-
-compiler._C = _WithoutRegisterStaging()
+library_check.without_register_staging()
 runpy.run_path(script, run_name="__main__")
