@@ -12,15 +12,20 @@ SMALL_ROWS = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32",
 SIZES = {"BM": 16, "BN": 16, "BK": 16}
 
 
+def _aligned(kernel, signature, constants, **options):
+    """`kernel` compiled with every argument 16-byte divisible."""
+    return tile.compile(kernel, signature, constants,
+                        divisibility=list(signature), **options)
+
+
 def _small_rows(stages, constants=None, **options):
     signature = dict(SMALL_ROWS)
     if constants:
         for name in constants:
             signature.pop(name)
-    return tile.compile(k.small_rows_kernel, signature,
-                        dict(SIZES, **(constants or {})),
-                        num_stages=stages, divisibility=list(signature),
-                        **options)
+    return _aligned(k.small_rows_kernel, signature,
+                    dict(SIZES, **(constants or {})), num_stages=stages,
+                    **options)
 
 
 def test_mma_sync_operands_are_copied_ahead():
@@ -45,11 +50,10 @@ def test_a_loop_shorter_than_its_stages_is_left_alone():
 
 
 def test_scaled_tf32_operands_are_copied_ahead():
-    signature = {"a_ptr": "*bf16", "b_ptr": "*bf16", "c_ptr": "*fp32",
-                 "count_ptr": "*i32", "K": "i32"}
-    kernel = tile.compile(k.scaled_operands_kernel, signature,
-                          {"BM": 64, "BN": 64, "BK": 32}, num_stages=3,
-                          divisibility=list(signature))
+    kernel = _aligned(k.scaled_operands_kernel,
+                      {"a_ptr": "*bf16", "b_ptr": "*bf16", "c_ptr": "*fp32",
+                       "count_ptr": "*i32", "K": "i32"},
+                      {"BM": 64, "BN": 64, "BK": 32}, num_stages=3)
     assert kernel.metadata["register_loads_staged"]
     assert "cp.async" in kernel.asm["ptx"]
 
@@ -57,11 +61,9 @@ def test_scaled_tf32_operands_are_copied_ahead():
 def test_offsets_in_two_layouts_compile():
     # The IR's shape is lit's (@offsets_in_two_layouts); here the whole
     # pipeline must accept the loop carrying the offsets in two layouts.
-    signature = {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32",
-                 "n": "i32"}
-    kernel = tile.compile(k.offsets_two_ways_kernel, signature,
-                          {"BLOCK": 64, "STEPS": 4},
-                          divisibility=list(signature))
+    kernel = _aligned(k.offsets_two_ways_kernel,
+                      {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32",
+                       "n": "i32"}, {"BLOCK": 64, "STEPS": 4})
     assert "ld.global" in kernel.asm["ptx"]
 
 
@@ -69,11 +71,10 @@ def test_chained_tf32_reads_each_layout_from_its_buffer():
     # Lightning's forward shape: q is read from its staged buffer into the
     # two dots' operand layouts and k^T into one and as loaded, so only
     # the accumulator that feeds the next dot changes layout, by shuffles.
-    signature = {"q_ptr": "*bf16", "k_ptr": "*bf16", "v_ptr": "*bf16",
-                 "o_ptr": "*fp32", "n": "i32"}
-    kernel = tile.compile(k.chained_tf32_kernel, signature,
-                          {"D": 128, "E": 32, "BLOCK": 64}, num_stages=3,
-                          divisibility=list(signature))
+    kernel = _aligned(k.chained_tf32_kernel,
+                      {"q_ptr": "*bf16", "k_ptr": "*bf16", "v_ptr": "*bf16",
+                       "o_ptr": "*fp32", "n": "i32"},
+                      {"D": 128, "E": 32, "BLOCK": 64}, num_stages=3)
     assert kernel.metadata["register_loads_staged"]
     ptx = kernel.asm["ptx"]
     assert "shfl.sync.idx" in ptx

@@ -24,6 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Pipeliner/Pipeliner.h"
 #include "tile/Dialect/TileGPU/Transforms/MmaSelection.h"
 #include "tile/Dialect/TileGPU/Transforms/Passes.h"
 #include "tile/Support/TMA.h"
@@ -198,29 +199,20 @@ bool unpackedFromBytes(Value a) {
 }
 
 /// Whether tilegpu-pipeline, run with these options, will copy a load
-/// used in registers ahead into shared memory: one in the body of a loop
-/// pipelined at two or more stages whose trip count is not known to be
-/// below them, masked loads filling zeros (the pipeliner's own rules:
-/// Pipeline.cpp's planFor, LoopPlan.cpp's planLoop).
+/// used in registers ahead into shared memory: by the pipeliner's own
+/// rules, one in the body of a loop pipelined at two or more stages that
+/// is not too short for them, filling masked elements with zeros.
 struct PipelineForecast {
   int numStages;
   bool registerLoadsAhead;
 
   bool copiesAhead(LoadOp load) const {
     auto loop = dyn_cast<scf::ForOp>(load->getParentOp());
-    // (A constant `other` may still be converted to the load's layout.)
-    Value other = load.getOther() ? arrivingOperand(load.getOther()) : Value();
     if (!registerLoadsAhead || !loop ||
-        (other && !matchPattern(other, m_AnyZeroFloat()) &&
-         !matchPattern(other, m_Zero())))
+        !pipeliner::isZeroOrAbsent(load.getOther()))
       return false;
-    int stages = numStages;
-    if (auto attr = loop->getAttrOfType<IntegerAttr>(
-            TileDialect::getNumStagesAttrName()))
-      stages = attr.getInt();
-    std::optional<APInt> trips = loop.getStaticTripCount();
-    return stages >= 2 &&
-           !(trips && trips->getZExtValue() < static_cast<uint64_t>(stages));
+    int stages = pipeliner::getLoopStages(loop, numStages);
+    return stages >= 2 && !pipeliner::isShorterThanStages(loop, stages);
   }
 };
 

@@ -16,6 +16,7 @@
 
 #include "tile/Analysis/Allocation.h"
 #include "tile/Analysis/SharedAccess.h"
+#include "tile/Dialect/TileGPU/Transforms/MmaSelection.h"
 #include "tile/Support/Limits.h"
 
 #include "mlir/IR/Matchers.h"
@@ -266,11 +267,6 @@ void matchAsyncDots(scf::ForOp loop, LoopPlan &plan) {
   }
 }
 
-bool isZeroOrAbsent(Value other) {
-  return !other || matchPattern(other, m_AnyZeroFloat()) ||
-         matchPattern(other, m_Zero());
-}
-
 /// Whether each thread's pieces of `load` can be copied by cp.async (at
 /// least 4 bytes at a time) into `buffer`.
 bool copiesInWords(LoadOp load, MemDescType buffer,
@@ -464,14 +460,32 @@ LogicalResult pipeliner::checkNumStages(ModuleOp module, int numStages) {
                             << ::tile::kMaxNumStages << "], got " << numStages;
 }
 
+bool pipeliner::isZeroOrAbsent(Value other) {
+  // (A constant may still be converted to the load's layout: before
+  // RemoveLayoutConversions, when AccelerateMatmul asks.)
+  if (other)
+    other = arrivingOperand(other);
+  return !other || matchPattern(other, m_AnyZeroFloat()) ||
+         matchPattern(other, m_Zero());
+}
+
+int pipeliner::getLoopStages(scf::ForOp loop, int defaultStages) {
+  if (auto attr = loop->getAttrOfType<IntegerAttr>(
+          TileDialect::getNumStagesAttrName()))
+    return attr.getInt();
+  return defaultStages;
+}
+
+bool pipeliner::isShorterThanStages(scf::ForOp loop, int stages) {
+  std::optional<APInt> trips = loop.getStaticTripCount();
+  return trips && trips->getZExtValue() < static_cast<uint64_t>(stages);
+}
+
 SmallVector<std::pair<scf::ForOp, int>>
 pipeliner::loopsToPipeline(ModuleOp module, int defaultStages) {
   SmallVector<std::pair<scf::ForOp, int>> loops;
   module.walk([&](scf::ForOp loop) {
-    int stages = defaultStages;
-    if (auto attr = loop->getAttrOfType<IntegerAttr>(
-            TileDialect::getNumStagesAttrName()))
-      stages = attr.getInt();
+    int stages = getLoopStages(loop, defaultStages);
     if (stages >= 2)
       loops.push_back({loop, stages});
   });

@@ -249,8 +249,7 @@ struct PipelinePass : tilegpu::impl::TileGPUPipelineBase<PipelinePass> {
       // them issued before it, its own copies all past its end): Lightning
       // Attention's two-step inner loops measured 10% slower so (H200,
       // 2.78 vs 2.52 ms), their carried pointers spilling more.
-      std::optional<APInt> trips = loop.getStaticTripCount();
-      if (trips && trips->getZExtValue() < static_cast<uint64_t>(stages))
+      if (isShorterThanStages(loop, stages))
         return std::nullopt;
     }
     if (!registerLoadsAhead)

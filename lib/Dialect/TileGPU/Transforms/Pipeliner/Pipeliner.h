@@ -128,6 +128,19 @@ struct LoopPlan {
 /// kMaxNumStages (tile/Support/Limits.h), as the pass option must be.
 LogicalResult checkNumStages(ModuleOp module, int numStages);
 
+/// Whether a load's `other` is absent or zero, what the copies fill masked
+/// elements with (a load with another `other` is not copied ahead next to
+/// dot operands).
+bool isZeroOrAbsent(Value other);
+
+/// `loop`'s stage count: its `tile.num_stages`, else `defaultStages`.
+int getLoopStages(scf::ForOp loop, int defaultStages);
+
+/// Whether `loop`'s constant trip count is below `stages`: its copies would
+/// all be issued before it, so a loop whose loads reach dots only through
+/// registers is left alone.
+bool isShorterThanStages(scf::ForOp loop, int stages);
+
 /// The loops of `module` to pipeline, in post-order, with their stage
 /// counts: a loop's `tile.num_stages`, else `defaultStages`; fewer than 2
 /// leaves a loop alone.
