@@ -55,8 +55,8 @@ bool hasBroadcast(const LinearLayout &layout) {
   return false;
 }
 
-/// Per mask, its parity bit set in a result: the rows of a map given by
-/// columns, read back the other way.
+/// `m` by rows: for each output bit, the mask of the input bits whose
+/// parity gives it (what flipBits reads).
 SmallVector<uint64_t> rowMasks(const BitMatrix &m, unsigned outputBits) {
   SmallVector<uint64_t> masks(outputBits, 0);
   for (auto [input, column] : llvm::enumerate(m.columns))
