@@ -35,6 +35,11 @@ ops = {}
 lc.main = lambda make_ops, env: ops.update(make_ops())
 importlib.import_module(check + "_check")
 
+unknown = [name for name in names if name not in ops]
+if unknown:
+    sys.exit("%s_check.py has no op %s; it has: %s"
+             % (check, ", ".join(unknown), " ".join(ops)))
+
 for name in names:
     make, call, _ = ops[name]
     leaves = [t.detach().clone().requires_grad_(t.requires_grad)
