@@ -11,7 +11,11 @@ of dQ = dS K, added into an fp32 buffer shared by all key blocks:
   the wait for its read is deferred to the next refill);
 - `red_early_dp`: dP's dot issued right behind S's, so the exponentials
   overlap it;
-- `red_dk_first`: dK's dot issued before dQ's reduction.
+- `red_dk_first`: dK's dot issued before dQ's reduction;
+- `ws_red`, `ws_tma`: the loop warp-specialised (a producer warp loads Q
+  and dO by TMA); with `ws_tma` the dQ reduction goes to the producer's
+  second warp, the writer (FlashAttention-3's dQ writer): the consumers
+  leave each tile in one of two shared buffers and go on.
 The whole backward is timed (delta, zeroing the dQ buffer, the final scale
 and cast included), with each variant's gradients checked against float64
 first. Run: python3 bench/attention_backward_variants.py
@@ -37,7 +41,7 @@ def attention_backward_fused(q_desc, k_desc, v_desc, do_desc, dq_desc, DQ, Lse,
                              Delta, dK, dV, scale, seq_len,
                              CAUSAL: tl.constexpr, DQ_TMA: tl.constexpr,
                              EARLY_DP: tl.constexpr, DK_FIRST: tl.constexpr,
-                             HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+                             WS: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
                              BLOCK_N: tl.constexpr):
     start_n = tl.program_id(0) * BLOCK_N
     base = tl.program_id(1) * seq_len
@@ -49,7 +53,7 @@ def attention_backward_fused(q_desc, k_desc, v_desc, do_desc, dq_desc, DQ, Lse,
     dv = tl.zeros((BLOCK_N, HEAD_DIM), dtype=tl.float32)
     qk_scale = scale * LOG2E
     start = (start_n // BLOCK_M) * BLOCK_M if CAUSAL else 0
-    for start_m in range(start, seq_len, BLOCK_M):
+    for start_m in tl.range(start, seq_len, BLOCK_M, warp_specialize=WS):
         rows = start_m + tl.arange(0, BLOCK_M)
         q = q_desc.load([base + start_m, 0])
         do = do_desc.load([base + start_m, 0])
@@ -89,10 +93,14 @@ def attention_backward_fused(q_desc, k_desc, v_desc, do_desc, dq_desc, DQ, Lse,
 
 
 VARIANTS = {
-    "red": dict(DQ_TMA=False, EARLY_DP=False, DK_FIRST=False),
-    "tma": dict(DQ_TMA=True, EARLY_DP=False, DK_FIRST=False),
-    "red_early_dp": dict(DQ_TMA=False, EARLY_DP=True, DK_FIRST=False),
-    "red_dk_first": dict(DQ_TMA=False, EARLY_DP=False, DK_FIRST=True),
+    "red": dict(DQ_TMA=False, EARLY_DP=False, DK_FIRST=False, WS=False),
+    "tma": dict(DQ_TMA=True, EARLY_DP=False, DK_FIRST=False, WS=False),
+    "red_early_dp": dict(DQ_TMA=False, EARLY_DP=True, DK_FIRST=False,
+                         WS=False),
+    "red_dk_first": dict(DQ_TMA=False, EARLY_DP=False, DK_FIRST=True,
+                         WS=False),
+    "ws_red": dict(DQ_TMA=False, EARLY_DP=False, DK_FIRST=False, WS=True),
+    "ws_tma": dict(DQ_TMA=True, EARLY_DP=False, DK_FIRST=False, WS=True),
 }
 
 

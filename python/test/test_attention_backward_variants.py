@@ -38,6 +38,10 @@ def test_compiles_for_sm90(variant):
         divisibility=[p for p, t in signature.items() if t.startswith("*")])
     assert compiled.asm["cubin"][:4] == b"\x7fELF"
     assert 0 < compiled.metadata["num_regs"] <= 255
+    # The warp-specialised TMA form hands dQ's reduction to the writer warp.
+    options = variants.VARIANTS[variant]
+    writer = "} writer {" in compiled.asm["tilegpu"]
+    assert writer == (options["WS"] and options["DQ_TMA"])
 
 
 @pytest.fixture

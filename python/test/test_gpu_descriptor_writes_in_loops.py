@@ -2,8 +2,10 @@
 block's shared buffer lives across the iterations and the TMA unit's read of
 it is waited for only before the next iteration refills it: each test makes
 the refill come soon after the copy (little work between) and checks every
-block exactly, so a copy that read a refilled buffer would show. Fresh
-random data each test; outputs poisoned first."""
+block exactly, so a copy that read a refilled buffer would show. In a
+warp-specialised loop the writes go to the producer's second warp (the
+writer) through two buffers whose phases wrap. Fresh random data each test;
+outputs poisoned first."""
 
 import pytest
 
@@ -44,6 +46,49 @@ def accumulate_rows(x_ptr, out_desc, M, N, REPEAT: tl.constexpr,
             out_desc.atomic_add([r, c], block)
         else:
             out_desc.atomic_add([r, c], block * 3)
+
+
+@tile.jit
+def split_k_partials(a_desc, b_desc, c_desc, p_desc, K, M_PAD: tl.constexpr,
+                     BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # Each K block's product is reduced into C and stored as its own block
+    # of P, two TMA writes an iteration of a warp-specialised loop.
+    r = tl.program_id(0) * BM
+    c = tl.program_id(1) * BN
+    for k in tl.range(0, tl.cdiv(K, BK), warp_specialize=True):
+        a = a_desc.load([r, k * BK])
+        b = b_desc.load([k * BK, c])
+        part = tl.dot(a, b)
+        c_desc.atomic_add([r, c], part)
+        p_desc.store([k * M_PAD + r, c], part)
+
+
+@pytest.mark.parametrize("num_warps", [4, 8])
+def test_writer_warp_in_a_specialised_loop(num_warps):
+    BM, BN, BK = 64, 64, 32
+    M, N, K = 2 * BM, 3 * BN - 8, 7 * BK - 16
+    blocks = tile.cdiv(K, BK)
+    a = torch.randn(M, K, device="cuda").half()
+    b = torch.randn(K, N, device="cuda").half()
+    c = torch.randn(M, N, device="cuda")
+    p = torch.full((blocks * M, N), float("nan"), device="cuda")
+    want_c = c.double() + a.double() @ b.double()
+    split_k_partials[(M // BM, tile.cdiv(N, BN))](
+        TensorDescriptor.from_tensor(a, [BM, BK]),
+        TensorDescriptor.from_tensor(b, [BK, BN]),
+        TensorDescriptor.from_tensor(c, [BM, BN]),
+        TensorDescriptor.from_tensor(p, [BM, BN]), K, M_PAD=M, BM=BM, BN=BN,
+        BK=BK, num_warps=num_warps, num_stages=2)
+    torch.cuda.synchronize()
+    for k in range(blocks):
+        part = (a[:, k * BK:(k + 1) * BK].double()
+                @ b[k * BK:(k + 1) * BK].double())
+        torch.testing.assert_close(p[k * M:(k + 1) * M].double(), part,
+                                   rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(c.double(), want_c, rtol=1e-4, atol=1e-4)
+    compiled = list(split_k_partials.cache.values())
+    assert compiled and all("} writer {" in k.asm["tilegpu"]
+                            for k in compiled)
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.float32])

@@ -53,9 +53,12 @@ std::optional<WarpPartition> mlir::tile::getWarpPartition(Region *region) {
     auto specialize = dyn_cast<WarpSpecializeOp>(region->getParentOp());
     if (!specialize)
       continue;
+    int threads = TileGPUDialect::kThreadsPerWarp;
+    // The writer is the second producer warp: its lane 0 issues its copies.
+    if (region == &specialize.getWriter())
+      return WarpPartition{threads, threads};
     if (region != &specialize.getConsumers())
       return std::nullopt;
-    int threads = TileGPUDialect::kThreadsPerWarp;
     return WarpPartition{specialize.getProducerWarps() * threads,
                          TileGPUDialect::getNumWarps(specialize) * threads};
   }

@@ -4,7 +4,7 @@
 //
 //   if (warp < producer_warps) {
 //     setmaxnreg.dec producer_registers
-//     if (warp == 0) { producer }
+//     if (warp == 0) { producer } else if (warp == 1) { writer }
 //   } else {
 //     setmaxnreg.inc consumer_registers
 //     consumers
@@ -12,7 +12,8 @@
 //
 // The branches split the CTA at warpgroup boundaries, so every warp of a
 // warpgroup executes the same (aligned) setmaxnreg. Only one producer warp
-// runs the copies; the others give their registers back and leave.
+// runs the copies (and a second one the writer's stores, if any); the
+// others give their registers back and leave.
 //
 // Turns between consumer warpgroups are named barriers: warpgroup g waits
 // on barrier first + g with 2 * 128 threads (its own sync, the previous
@@ -159,8 +160,16 @@ void mlir::tile::lowerWarpSpecialize(ModuleOp module) {
     setRegisterBudget(b, loc, "dec", op.getProducerRegisters());
     Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, warp,
                                         i32Constant(b, loc, 0));
-    auto producer = scf::IfOp::create(b, loc, first, /*withElse=*/false);
+    bool writes = !op.getWriter().empty();
+    auto producer = scf::IfOp::create(b, loc, first, /*withElse=*/writes);
     inlineBefore(op.getProducer(), producer.thenBlock()->getTerminator());
+    if (writes) {
+      b.setInsertionPointToStart(producer.elseBlock());
+      Value second = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                           warp, i32Constant(b, loc, 1));
+      auto writer = scf::IfOp::create(b, loc, second, /*withElse=*/false);
+      inlineBefore(op.getWriter(), writer.thenBlock()->getTerminator());
+    }
 
     b.setInsertionPointToStart(sides.elseBlock());
     setRegisterBudget(b, loc, "inc", op.getConsumerRegisters());

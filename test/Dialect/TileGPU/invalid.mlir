@@ -335,6 +335,31 @@ func.func @tensor_in_producer() {
 
 // -----
 
+#blocked = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @tensor_in_writer() {
+  tilegpu.warp_specialize producer(4 warps, 40 registers) {
+  } consumers(232 registers) {
+  } writer {
+    // expected-error @+1 {{cannot run in the writer of a warp_specialize}}
+    %r = tile.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32, #blocked>
+  }
+  return
+}
+
+// -----
+
+func.func @cta_barrier_in_writer() {
+  tilegpu.warp_specialize producer(4 warps, 40 registers) {
+  } consumers(232 registers) {
+  } writer {
+    // expected-error @+1 {{cannot run in the writer of a warp_specialize: it holds scalars, mbarriers and asynchronous copies only}}
+    tilegpu.barrier
+  }
+  return
+}
+
+// -----
+
 func.func @turn_outside_consumers() {
   // expected-error @+1 {{must be inside the consumers of a warp_specialize}}
   tilegpu.turn_wait warpgroups(2) barrier(2)

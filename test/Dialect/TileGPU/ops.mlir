@@ -181,6 +181,29 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.extra_warps = 4 : i32} {
     return
   }
 
+  // A writer region (the second producer warp's TMA writes) prints after
+  // the consumers; without one, the keyword is left out (above).
+  // CHECK-LABEL: func.func @with_writer
+  // CHECK: } consumers(232 registers) {
+  // CHECK:   tilegpu.arrive_barrier
+  // CHECK: } writer {
+  // CHECK:   tilegpu.wait_barrier
+  // CHECK:   tilegpu.async_tma_store_wait {pending = 0 : i32}
+  // CHECK: }
+  func.func @with_writer(%i: i32, %p: i1) {
+    %bars = tilegpu.local_alloc : () -> !tilegpu.memdesc<2x1xi64, #bar>
+    %bar = tilegpu.memdesc_index %bars[%i] : !tilegpu.memdesc<2x1xi64, #bar> -> !tilegpu.memdesc<1xi64, #bar>
+    tilegpu.warp_specialize producer(4 warps, 40 registers) {
+      tilegpu.wait_barrier %bar, %i : !tilegpu.memdesc<1xi64, #bar>
+    } consumers(232 registers) {
+      tilegpu.arrive_barrier %bar, %p : !tilegpu.memdesc<1xi64, #bar>
+    } writer {
+      tilegpu.wait_barrier %bar, %i : !tilegpu.memdesc<1xi64, #bar>
+      tilegpu.async_tma_store_wait {pending = 0 : i32}
+    }
+    return
+  }
+
   // An accumulator and A operand whose rows are permuted in 16-row groups
   // (adjacentRows) print back with it; without it the key is left out.
   // CHECK-LABEL: func.func @adjacent_rows

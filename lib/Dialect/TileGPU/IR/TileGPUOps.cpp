@@ -413,19 +413,28 @@ LogicalResult WarpSpecializeOp::verify() {
              << registers;
   if (!isa_and_nonnull<FunctionOpInterface>((*this)->getParentOp()))
     return emitOpError("must be directly inside a kernel function");
-  // The producer has no layouts of its own: it may only move data.
-  WalkResult walk = getProducer().walk([&](Operation *op) {
-    auto isTensor = [](Type t) { return isa<RankedTensorType>(t); };
-    if (llvm::any_of(op->getResultTypes(), isTensor) ||
-        llvm::any_of(op->getOperandTypes(), isTensor) ||
-        isa<LocalAllocOp, WarpGroupDotOp>(op)) {
-      op->emitOpError("cannot run in the producer of a warp_specialize: it "
-                      "holds scalars and asynchronous copies only");
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return failure(walk.wasInterrupted());
+  // The producer and the writer have no layouts of their own: they may
+  // only move data.
+  for (auto [region, name] :
+       {std::pair<Region *, StringRef>{&getProducer(), "producer"},
+        {&getWriter(), "writer"}}) {
+    WalkResult walk = region->walk([&](Operation *op) {
+      auto isTensor = [](Type t) { return isa<RankedTensorType>(t); };
+      if (llvm::any_of(op->getResultTypes(), isTensor) ||
+          llvm::any_of(op->getOperandTypes(), isTensor) ||
+          isa<LocalAllocOp, WarpGroupDotOp, BarrierOp>(op)) {
+        op->emitOpError("cannot run in the ")
+            << name
+            << " of a warp_specialize: it holds scalars, mbarriers and "
+               "asynchronous copies only";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+  }
+  return success();
 }
 
 /// Turns are taken by the consumer warpgroups of a warp_specialize, on

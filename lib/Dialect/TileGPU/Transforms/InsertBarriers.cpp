@@ -5,7 +5,8 @@
 // write-then-read is synchronised by its lowering). local_load and
 // warpgroup_dot read their buffers; local_store and a filled local_alloc
 // write theirs. A buffer of a multi-buffer (memdesc_index) counts as the
-// whole allocation.
+// whole allocation. A local_store writing again what only it wrote (its
+// loop's next iteration) is no hazard: each thread rewrites its own bytes.
 //
 // An async copy's data lands when a later async_wait returns, so the copy
 // is checked as a write against earlier reads and writes, and the wait
@@ -44,8 +45,20 @@ namespace {
 
 using Range = std::pair<int64_t, int64_t>;
 
+bool overlaps(ArrayRef<Range> a, ArrayRef<Range> b) {
+  for (Range x : a)
+    for (Range y : b)
+      if (x.first < y.second && y.first < x.second)
+        return true;
+  return false;
+}
+
 struct Accesses {
   SmallVector<Range> reads, writes;
+  /// Which local_store made each of `writes` it made: a store writing
+  /// again what it alone wrote (its loop's next iteration) needs no
+  /// barrier, each thread rewriting bytes only it wrote.
+  SmallVector<std::pair<Range, Operation *>> storers;
   /// The buffers of TMA stores issued and not yet waited for: a CTA
   /// barrier does not end these reads, only the issuing thread's wait.
   SmallVector<Range> storesInFlight;
@@ -72,26 +85,39 @@ struct Accesses {
   void merge(const Accesses &other) {
     reads.append(other.reads);
     writes.append(other.writes);
+    storers.append(other.storers);
     storesInFlight.append(other.storesInFlight);
     unknown |= other.unknown;
     for (SmallVector<Range> *ranges : {&reads, &writes, &storesInFlight}) {
       llvm::sort(*ranges);
       ranges->erase(std::unique(ranges->begin(), ranges->end()), ranges->end());
     }
+    llvm::sort(storers);
+    storers.erase(std::unique(storers.begin(), storers.end()), storers.end());
   }
+
+  /// Whether `ranges`, written by `op`, overlap a pending write that `op`
+  /// did not make alone.
+  bool overwritesOthers(ArrayRef<Range> ranges, Operation *op) const {
+    for (Range pendingWrite : writes) {
+      if (!overlaps(ranges, pendingWrite))
+        continue;
+      bool byOp = false, byOther = false;
+      for (auto [range, storer] : storers)
+        if (range == pendingWrite)
+          (storer == op ? byOp : byOther) = true;
+      if (!byOp || byOther)
+        return true;
+    }
+    return false;
+  }
+
   bool operator==(const Accesses &other) const {
     return reads == other.reads && writes == other.writes &&
-           storesInFlight == other.storesInFlight && unknown == other.unknown;
+           storers == other.storers && storesInFlight == other.storesInFlight &&
+           unknown == other.unknown;
   }
 };
-
-bool overlaps(ArrayRef<Range> a, ArrayRef<Range> b) {
-  for (Range x : a)
-    for (Range y : b)
-      if (x.first < y.second && y.first < x.second)
-        return true;
-  return false;
-}
 
 Range rangeOf(Operation *buffer) {
   int64_t offset =
@@ -241,7 +267,7 @@ public:
       if (acc.empty())
         continue;
       bool hazard = pending.unknown || overlaps(acc.reads, pending.writes) ||
-                    overlaps(acc.writes, pending.writes) ||
+                    pending.overwritesOthers(acc.writes, &op) ||
                     overlaps(acc.writes, pending.reads);
       if (hazard)
         barrierBefore(&op, pending, insert);
@@ -252,6 +278,9 @@ public:
       // are visible to every thread once its mbarrier wait returns.
       if (!isa<AsyncCopyGlobalToLocalOp, AsyncTMACopyGlobalToLocalOp>(op))
         pending.writes.append(acc.writes);
+      if (isa<LocalStoreOp>(op))
+        for (Range range : acc.writes)
+          pending.storers.push_back({range, &op});
     }
   }
 
@@ -263,17 +292,22 @@ private:
   /// before must be visible to all); inside, the mbarriers order the
   /// producer's copies against the consumers, so only the consumers' own
   /// accesses get barriers (named ones, for the consumer warps). The
-  /// producer must need none: its warps never meet the consumers'.
+  /// producer and the writer must need none: their warps never meet the
+  /// consumers'.
   void runWarpSpecialize(WarpSpecializeOp specialize, Accesses &pending,
                          bool insert) {
     if (!pending.empty())
       barrierBefore(specialize, pending, insert);
-    Accesses producer;
-    run(specialize.getProducer().front(), producer, /*insert=*/true);
-    specialize.getProducer().walk([&](BarrierOp barrier) {
-      producerHazard = true;
-      barrier.erase();
-    });
+    for (Region *side : {&specialize.getProducer(), &specialize.getWriter()}) {
+      if (side->empty())
+        continue;
+      Accesses own;
+      run(side->front(), own, /*insert=*/true);
+      side->walk([&](BarrierOp barrier) {
+        producerHazard = true;
+        barrier.erase();
+      });
+    }
     Accesses consumers;
     run(specialize.getConsumers().front(), consumers, insert);
     pending.unknown = true;

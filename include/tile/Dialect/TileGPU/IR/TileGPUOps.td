@@ -429,10 +429,18 @@ def TileGPU_WarpSpecializeOp : TileGPU_Op<"warp_specialize",
     The two sides meet only through mbarriers. Barriers initialised before
     the op are visible to both (a CTA barrier precedes it).
 
+    The optional `writer` region runs on the second producer warp, with the
+    producer's register budget and the same rule: it issues the TMA stores
+    and bulk reductions of tiles the consumers leave in shared memory, so
+    that the consumers never wait for a copy out (FlashAttention-3's dQ
+    writer).
+
     ```mlir
     tilegpu.warp_specialize producer(4 warps, 40 registers) {
       ...
     } consumers(232 registers) {
+      ...
+    } writer {
       ...
     }
     ```
@@ -440,11 +448,12 @@ def TileGPU_WarpSpecializeOp : TileGPU_Op<"warp_specialize",
   let arguments = (ins ConfinedAttr<I32Attr, [IntPositive]>:$producer_warps,
                        I32Attr:$producer_registers,
                        I32Attr:$consumer_registers);
-  let regions = (region SizedRegion<1>:$producer, SizedRegion<1>:$consumers);
+  let regions = (region SizedRegion<1>:$producer, SizedRegion<1>:$consumers,
+                        MaxSizedRegion<1>:$writer);
   let assemblyFormat = [{
     `producer` `(` $producer_warps `warps` `,` $producer_registers `registers`
     `)` $producer `consumers` `(` $consumer_registers `registers` `)`
-    $consumers attr-dict
+    $consumers (`writer` $writer^)? attr-dict
   }];
   let hasVerifier = 1;
 }

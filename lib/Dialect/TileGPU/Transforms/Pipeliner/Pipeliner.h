@@ -16,7 +16,9 @@
 //   WarpSpecialize.cpp the tilegpu-warp-specialize pass: a producer
 //                     warpgroup issues the copies;
 //   PrologueLoads.cpp  loads before the loop that are its iteration -1,
-//                     which the producer copies into the first buffer.
+//                     which the producer copies into the first buffer;
+//   WriterWarp.cpp    TMA writes of a warp-specialised loop, issued by a
+//                     second producer warp.
 //
 // The buffer-count policy is PipelineSchedule.h (public, unit-tested).
 //
@@ -330,6 +332,55 @@ protected:
   /// The buffer the loop's first iteration reads (1 when a producer filled
   /// buffer 0 for a load before the loop).
   int64_t firstReadStage = 0;
+};
+
+//===----------------------------------------------------------------------===//
+// TMA writes handed to the producer's second warp (WriterWarp.cpp)
+//===----------------------------------------------------------------------===//
+
+/// A TMA store or bulk reduction directly in a warp-specialised loop's
+/// body (so every iteration writes), whose block coordinates are pure
+/// scalars of the induction variable and of values from before the loop.
+struct HandedOffWrite {
+  Operation *write;
+  /// Body ops computing the coordinates, in body order.
+  SmallVector<Operation *> indexOps;
+};
+
+/// The writes of `loop`'s body that the writer warp can issue; appends to
+/// `outsideInputs` the values from before the loop that they read.
+SmallVector<HandedOffWrite>
+findHandedOffWrites(scf::ForOp loop, SmallVectorImpl<Value> &outsideInputs);
+
+/// Shared bytes of one buffer of `write`'s block.
+int64_t writeBufferBytes(const HandedOffWrite &write);
+
+/// The buffers and mbarriers through which the consumers hand their
+/// writes to the writer warp, and the rewrites on both sides.
+class WriterWarp {
+public:
+  /// Allocates, at the builder's point, `count` buffers per write and its
+  /// `written` (one arrival per consumer thread) and `drained` (one per
+  /// writer lane) mbarriers.
+  WriterWarp(RewriterBase &rewriter, Location loc,
+             SmallVector<HandedOffWrite> writes, int64_t count,
+             int consumerThreads);
+  /// Each write in the consumers' `loop` becomes: wait until its buffer is
+  /// drained, fill it, fence it, arrive on `written`.
+  void rewriteConsumers(RewriterBase &rewriter, scf::ForOp loop);
+  /// At the builder's point, the writer's loop over the iterations of
+  /// `loop` (whose bounds and the writes' inputs from before it `scalars`
+  /// maps): wait for each tile, copy it out, wait for the read, arrive on
+  /// `drained`.
+  void emitWriter(RewriterBase &rewriter, scf::ForOp loop, IRMapping &scalars);
+  void deallocate(RewriterBase &rewriter, Location loc);
+
+private:
+  static Value view(OpBuilder &b, Location loc, Value array, Value index);
+
+  SmallVector<HandedOffWrite> writes;
+  int64_t count;
+  SmallVector<Value> buffers, written, drained;
 };
 
 } // namespace pipeliner

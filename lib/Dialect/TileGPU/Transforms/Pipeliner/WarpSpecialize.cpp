@@ -114,6 +114,7 @@ public:
     llvm::SmallPtrSet<Operation *, 16> needed;
     if (!addProducerInputs(worklist, needed))
       return false;
+    findWrites(needed);
     // Loads before the loop that are its iteration -1 go through the first
     // buffer when the producer can compute their coordinates too.
     for (PrologueLoad &prologue :
@@ -150,6 +151,9 @@ public:
     InitBarrierOp::create(rewriter, loc, barriers, 1);
     Value empty = createBarrierArray();
     InitBarrierOp::create(rewriter, loc, empty, consumerThreads);
+    std::optional<WriterWarp> writer;
+    if (!writes.empty())
+      writer.emplace(rewriter, loc, writes, writeBuffers, consumerThreads);
     // The producer keeps the 24 registers setmaxnreg allows at least (its
     // loop needs a dozen); the consumers share the rest of the 64K, at most
     // 256 each (FlashAttention-3's budgets with two consumer warpgroups).
@@ -164,6 +168,10 @@ public:
     auto producerEnd = WarpYieldOp::create(rewriter, loc);
     rewriter.createBlock(&specialize.getConsumers());
     auto consumersEnd = WarpYieldOp::create(rewriter, loc);
+    if (writer) {
+      rewriter.createBlock(&specialize.getWriter());
+      WarpYieldOp::create(rewriter, loc);
+    }
     Operation *terminator = entry.getTerminator();
     for (Operation &op : llvm::make_early_inc_range(llvm::make_range(
              std::next(specialize->getIterator()), terminator->getIterator())))
@@ -171,12 +179,24 @@ public:
     rewriter.setInsertionPoint(terminator);
     LocalDeallocOp::create(rewriter, loc, empty);
     LocalDeallocOp::create(rewriter, loc, barriers);
+    // The writer reads its buffers until its last copy: they live through
+    // the whole warp_specialize.
+    if (writer)
+      writer->deallocate(rewriter, loc);
     auto module = function->getParentOfType<ModuleOp>();
     module->setAttr(TileGPUDialect::getExtraWarpsAttrName(),
                     rewriter.getI32IntegerAttr(producerWarps));
 
     rewriter.setInsertionPoint(producerEnd);
     emitProducer(empty);
+    if (writer) {
+      rewriter.setInsertionPoint(
+          specialize.getWriter().front().getTerminator());
+      IRMapping kernelScalars;
+      for (Operation *op : producerPrologue)
+        rewriter.clone(*op, kernelScalars);
+      writer->emitWriter(rewriter, loop, kernelScalars);
+    }
 
     // The consumers: the loads before the loop read buffer 0 once its
     // copies land (the first phase of its full barrier), then the loop,
@@ -230,6 +250,8 @@ public:
     // Every copy has landed once the last full buffer was waited for.
     for (Value buffer : buffers)
       LocalDeallocOp::create(rewriter, loc, buffer);
+    if (writer)
+      writer->rewriteConsumers(rewriter, loop);
   }
 
   /// The producer's loop at the builder's insertion point: the prologue's
@@ -331,6 +353,37 @@ public:
   }
 
 private:
+  /// The TMA writes of the loop's body that the writer warp can take, and
+  /// as many buffers for each (two, else one) as shared memory has room
+  /// for; adds the ops before the loop they need to `needed`. Writes in a
+  /// persistent kernel's loop stay with the consumers.
+  void findWrites(llvm::SmallPtrSet<Operation *, 16> &needed) {
+    if (outer)
+      return;
+    SmallVector<Value> inputs;
+    SmallVector<HandedOffWrite> found = findHandedOffWrites(loop, inputs);
+    if (found.empty())
+      return;
+    llvm::SmallPtrSet<Operation *, 16> extended = needed;
+    if (!addProducerInputs(inputs, extended))
+      return;
+    int64_t perBuffer = 0;
+    for (const HandedOffWrite &write : found)
+      perBuffer += writeBufferBytes(write);
+    // Two more mbarriers per buffer beside the loop's buffers and the
+    // kernel's others.
+    int64_t used =
+        numBuffers * stageBytes(plan) + otherBufferBytesDuring(loop, plan) + 64;
+    int64_t room = PipelineBudget().maxShared - used;
+    writeBuffers = room >= 2 * (perBuffer + 16) ? 2
+                   : room >= perBuffer + 16     ? 1
+                                                : 0;
+    if (writeBuffers == 0)
+      return;
+    needed = std::move(extended);
+    writes = std::move(found);
+  }
+
   /// The consumers' read index and phase go on from tile to tile: the
   /// outer loop carries them into each run of the loop and back out.
   void carryStagesAcrossTiles() {
@@ -396,6 +449,10 @@ private:
   scf::ForOp outer;
   /// The kernel whose body the consumers take.
   FunctionOpInterface kernel;
+  /// The loop's TMA writes that the writer warp issues, from
+  /// `writeBuffers` buffers each.
+  SmallVector<HandedOffWrite> writes;
+  int64_t writeBuffers = 0;
 };
 
 struct WarpSpecializePass
