@@ -6,7 +6,6 @@ of the blocks, full and causal."""
 import importlib.util
 import math
 import pathlib
-import sys
 
 import numpy as np
 import pytest
@@ -20,7 +19,6 @@ _spec = importlib.util.spec_from_file_location(
     ROOT / "bench" / "attention_backward_variants.py")
 variants = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(variants)
-KERNEL = variants.attention_backward_fused
 
 
 @pytest.mark.parametrize("variant", sorted(variants.VARIANTS))
@@ -32,16 +30,18 @@ def test_compiles_for_sm90(variant):
                  "dK": "*fp16", "dV": "*fp16", "scale": "fp32",
                  "seq_len": "i32"}
     compiled = tile.compile(
-        KERNEL, signature, dict(CAUSAL=True, HEAD_DIM=128, BLOCK_M=64,
-                                BLOCK_N=128, **variants.VARIANTS[variant]),
+        variants.kernel_of(variant), signature,
+        dict(CAUSAL=True, HEAD_DIM=128, BLOCK_M=64, BLOCK_N=128,
+             **variants.VARIANTS[variant]),
         num_warps=8, num_stages=2,
         divisibility=[p for p, t in signature.items() if t.startswith("*")])
     assert compiled.asm["cubin"][:4] == b"\x7fELF"
     assert 0 < compiled.metadata["num_regs"] <= 255
-    # The warp-specialised TMA form hands dQ's reduction to the writer warp.
+    # The warp-specialised TMA forms hand dQ's reduction to the writer warp.
     options = variants.VARIANTS[variant]
     writer = "} writer {" in compiled.asm["tilegpu"]
-    assert writer == (options["WS"] and options["DQ_TMA"])
+    assert writer == (variant.startswith("qk_") or
+                      (options["WS"] and options["DQ_TMA"]))
 
 
 @pytest.fixture
@@ -56,7 +56,7 @@ def example(monkeypatch):
 
 
 @pytest.mark.parametrize("causal", [False, True])
-@pytest.mark.parametrize("variant", ["red", "tma"])
+@pytest.mark.parametrize("variant", ["red", "tma", "qk_ws_tma_dk_early"])
 def test_gradients_in_the_interpreter(example, variant, causal):
     heads, seq_len, d, block_m, block_n = 2, 100, 64, 32, 64
     rng = np.random.default_rng(33)
@@ -74,7 +74,7 @@ def test_gradients_in_the_interpreter(example, variant, causal):
              for t, rows in ((q, block_m), (k, block_n), (v, block_n),
                              (dout, block_m))]
     scale = 1 / math.sqrt(d)
-    KERNEL[(tile.cdiv(seq_len, block_n), heads)](
+    variants.kernel_of(variant)[(tile.cdiv(seq_len, block_n), heads)](
         *descs, tile.TensorDescriptor.from_tensor(dq_sum, [block_m, d]),
         dq_sum, lse, delta, dk, dv, scale, seq_len, CAUSAL=causal,
         HEAD_DIM=d, BLOCK_M=block_m, BLOCK_N=block_n,

@@ -82,3 +82,20 @@ def test_chained_tf32_reads_each_layout_from_its_buffer():
     # local_alloc of a B operand (k^T, v, kv) and around the output's
     # conversion to the store's layout.
     assert ptx.count("bar.sync") <= 6, ptx.count("bar.sync")
+
+
+def test_a_tile_and_its_transpose_share_one_copy():
+    # x^T is stored once for x^T e; x c reads its A through a transposed
+    # view of that copy instead of holding x in registers.
+    signature = {name: "*fp16" for name in
+                 ("a_ptr", "b_ptr", "c_ptr", "e_ptr")}
+    signature.update(y_ptr="*fp32", z_ptr="*fp32")
+    kernel = _aligned(k.transposed_twice_kernel, signature,
+                      {"M": 64, "N": 128, "K": 64}, num_warps=8)
+    ir = kernel.asm["tilegpu"]
+    # Loaded tiles arrive in blocked layouts; x is computed.
+    copies_of_computed = [line for line in ir.splitlines()
+                          if "tilegpu.local_alloc %" in line
+                          and "#blocked" not in line.split("->")[0]]
+    assert len(copies_of_computed) == 1, copies_of_computed
+    assert "#dot_op" not in ir

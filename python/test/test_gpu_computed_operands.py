@@ -83,3 +83,23 @@ def test_chained_tf32_products(stages, n):
     # tf32 keeps 10 mantissa bits of each operand; the sums grow with n.
     err = (o.double() - want).abs().max() / want.abs().max()
     assert err < 5e-3, err
+
+
+def test_a_tile_and_its_transpose_from_one_copy():
+    # x = a b^T (fp16) is the A of x c and, transposed, of x^T e: both read
+    # one shared copy of x^T, the first through a transposed view.
+    M, N, K = 64, 128, 64
+    a, e = (torch.randn(M, K, device="cuda", dtype=torch.float16) / 4
+            for _ in range(2))
+    b, c = (torch.randn(N, K, device="cuda", dtype=torch.float16) / 4
+            for _ in range(2))
+    y = torch.full((M, K), float("nan"), device="cuda")
+    z = torch.full((N, K), float("nan"), device="cuda")
+    k.transposed_twice_kernel[(1,)](a, b, c, e, y, z, M=M, N=N, K=K,
+                                    num_warps=8)
+    torch.cuda.synchronize()
+    x = (a.double() @ b.double().T).half().double()
+    torch.testing.assert_close(y.double(), x @ c.double(), rtol=1e-3,
+                               atol=1e-3)
+    torch.testing.assert_close(z.double(), x.T @ e.double(), rtol=1e-3,
+                               atol=1e-3)

@@ -83,3 +83,25 @@ def chained_tf32_kernel(q_ptr, k_ptr, v_ptr, o_ptr, n, D: tl.constexpr,
         tl.store(o_ptr + rows[:, None] * E + e[None, :], o,
                  mask=rows[:, None] < n)
         kv += tl.dot(k_t, v)
+
+
+@tile.jit
+def transposed_twice_kernel(a_ptr, b_ptr, c_ptr, e_ptr, y_ptr, z_ptr,
+                            M: tl.constexpr, N: tl.constexpr,
+                            K: tl.constexpr):
+    """Attention backward's dS in miniature: x = (a b^T) as fp16 is the A
+    of x c and, transposed, of x^T e. One shared copy of x^T serves both
+    (the second reads it through a transposed view), so neither product
+    holds x in registers."""
+    m = tl.arange(0, M)
+    n = tl.arange(0, N)
+    kk = tl.arange(0, K)
+    a = tl.load(a_ptr + m[:, None] * K + kk[None, :])
+    b = tl.load(b_ptr + n[:, None] * K + kk[None, :])
+    x = tl.dot(a, tl.trans(b)).to(tl.float16)
+    c = tl.load(c_ptr + n[:, None] * K + kk[None, :])
+    e = tl.load(e_ptr + m[:, None] * K + kk[None, :])
+    z = tl.dot(tl.trans(x), e)
+    y = tl.dot(x, c)
+    tl.store(y_ptr + m[:, None] * K + kk[None, :], y)
+    tl.store(z_ptr + n[:, None] * K + kk[None, :], z)

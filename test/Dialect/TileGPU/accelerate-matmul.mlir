@@ -189,6 +189,59 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
 
 // -----
 
+// Attention backward with the queries as rows: dS (64 x 128, computed) is
+// the A of dQ = dS K, and its transpose the A of dK += dS^T Q. The dots
+// whose A is a transposed computed tile are rewritten first: dS^T gets its
+// shared copy (moved up with its transposition to before dQ's dot), and
+// dQ, whose two warpgroups split N and so would both need all of dS in
+// registers, reads that copy through a transposed view (K-major). With M =
+// 128 (warpgroups along M) a register A stays: @one_group_per_rows.
+// CHECK-LABEL: func.func @a_from_its_transposes_copy
+// CHECK: %[[T:.*]] = tile.trans %[[H:.*]] {order
+// CHECK-NEXT: %[[COPY:.*]] = tilegpu.local_alloc %[[T]] : ({{.*}}) -> !tilegpu.memdesc<128x64xf16, #[[MMAJOR:.*]]>
+// CHECK: %[[VIEW:.*]] = tilegpu.memdesc_trans %[[COPY]] : <128x64xf16, #[[MMAJOR]]> -> <64x128xf16, #[[KMAJOR:.*]]>
+// CHECK: tilegpu.warpgroup_dot %[[VIEW]], %{{.*}} -> tensor<64x128xf32, #[[MMA42:.*]]>
+// CHECK: tilegpu.warpgroup_dot %[[COPY]], %{{.*}} -> tensor<128x64xf32,
+// CHECK-NOT: tilegpu.local_alloc %[[H]]
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]}>
+#blockedt = #tilegpu.blocked<{sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 8], order = [0, 1]}>
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
+  func.func @a_from_its_transposes_copy(%x: tensor<64x128xf32, #blocked>, %k: tensor<128x128xf16, #blocked>, %q: tensor<64x64xf16, #blocked>, %c: tensor<64x128xf32, #blocked>, %c2: tensor<128x64xf32, #blocked>) -> (tensor<64x128xf32, #blocked>, tensor<128x64xf32, #blocked>) {
+    %h = arith.truncf %x : tensor<64x128xf32, #blocked> to tensor<64x128xf16, #blocked>
+    %dq = tile.dot %h, %k, %c : tensor<64x128xf16, #blocked> * tensor<128x128xf16, #blocked> -> tensor<64x128xf32, #blocked>
+    %t = tile.trans %h {order = array<i32: 1, 0>} : tensor<64x128xf16, #blocked> -> tensor<128x64xf16, #blockedt>
+    %a = tilegpu.convert_layout %t : tensor<128x64xf16, #blockedt> -> tensor<128x64xf16, #blocked>
+    %dk = tile.dot %a, %q, %c2 : tensor<128x64xf16, #blocked> * tensor<64x64xf16, #blocked> -> tensor<128x64xf32, #blocked>
+    return %dq, %dk : tensor<64x128xf32, #blocked>, tensor<128x64xf32, #blocked>
+  }
+}
+
+// -----
+
+// The same pair with dS 128 x 64: dQ's warpgroups split M, each holds its
+// own rows of dS in registers, and the transposed copy is not read.
+// CHECK-DAG: #[[OPA:.*]] = #tilegpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
+// CHECK-LABEL: func.func @one_group_per_rows
+// CHECK: %[[A:.*]] = tilegpu.convert_layout %{{.*}} : tensor<128x64xf16, #blocked> -> tensor<128x64xf16, #[[OPA]]>
+// CHECK-NOT: tilegpu.memdesc_trans
+// CHECK: tilegpu.warpgroup_dot %[[A]],
+// CHECK-NOT: tilegpu.memdesc_trans
+// CHECK: return
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]}>
+#blockedt = #tilegpu.blocked<{sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 8], order = [0, 1]}>
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
+  func.func @one_group_per_rows(%x: tensor<128x64xf32, #blocked>, %k: tensor<64x128xf16, #blocked>, %q: tensor<128x64xf16, #blocked>, %c: tensor<128x128xf32, #blocked>, %c2: tensor<64x64xf32, #blocked>) -> (tensor<128x128xf32, #blocked>, tensor<64x64xf32, #blocked>) {
+    %h = arith.truncf %x : tensor<128x64xf32, #blocked> to tensor<128x64xf16, #blocked>
+    %dq = tile.dot %h, %k, %c : tensor<128x64xf16, #blocked> * tensor<64x128xf16, #blocked> -> tensor<128x128xf32, #blocked>
+    %t = tile.trans %h {order = array<i32: 1, 0>} : tensor<128x64xf16, #blocked> -> tensor<64x128xf16, #blockedt>
+    %a = tilegpu.convert_layout %t : tensor<64x128xf16, #blockedt> -> tensor<64x128xf16, #blocked>
+    %dk = tile.dot %a, %q, %c2 : tensor<64x128xf16, #blocked> * tensor<128x64xf16, #blocked> -> tensor<64x64xf32, #blocked>
+    return %dq, %dk : tensor<128x128xf32, #blocked>, tensor<64x64xf32, #blocked>
+  }
+}
+
+// -----
+
 // A register A unpacked from a loaded tile of bytes (the transposed int4
 // weights of a swapped product) takes its rows in the adjacentRows order,
 // in the accumulator and in the operand: a lane's bytes then form the 2x2
