@@ -3,6 +3,7 @@
 #include "tile/API/Compiler.h"
 #include "tile/API/CrashRecovery.h"
 #include "tile/Conversion/Passes.h"
+#include "tile/Dialect/TileGPU/IR/Dialect.h"
 #include "tile/Dialect/TileGPU/Transforms/Passes.h"
 #include "tile/InitAll.h"
 #include "tile/Support/Limits.h"
@@ -10,6 +11,7 @@
 
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -186,10 +188,12 @@ namespace {
 /// (C7513). False when a step failed (its diagnostics are recorded).
 bool lowerToCubin(CompileSession &session, ModuleOp module,
                   const CompileOptions &options, bool freshCarriedOperands,
-                  CompiledKernel &kernel, bool &wgmmaInputsWritten) {
+                  bool descriptorsAtUse, CompiledKernel &kernel,
+                  bool &wgmmaInputsWritten) {
   PassManager lower(&session.context);
   mlir::tile::ConvertTileGPUToLLVMOptions toThreads;
   toThreads.freshCarriedOperands = freshCarriedOperands;
+  toThreads.descriptorsAtUse = descriptorsAtUse;
   lower.addPass(mlir::tile::createConvertTileGPUToLLVM(toThreads));
   lower.addPass(createSCFToControlFlowPass());
   mlir::tile::ConvertTileToLLVMOptions toLLVM;
@@ -225,6 +229,7 @@ bool lowerToCubin(CompileSession &session, ModuleOp module,
   kernel.numRegisters = int(info.registers);
   kernel.registerCap = int(info.registerCap);
   kernel.wgmmaSerialized = info.wgmmaSerialized;
+  kernel.spillStoreBytes = info.spillStoreBytes;
   wgmmaInputsWritten = info.wgmmaInputsWritten;
   return true;
 }
@@ -300,9 +305,15 @@ void compileInSession(CompileSession &session, CompiledKernel &kernel,
           tilegpu::TileGPUDialect::getSharedAttrName()))
     kernel.sharedBytes = shared.getInt();
 
-  bool serialized = false;
+  // Whether a wgmma runs in a loop (asked before lowering changes the
+  // module).
+  bool wgmmaInLoop = false;
+  module->walk([&](tilegpu::WarpGroupDotOp dot) {
+    wgmmaInLoop |= dot->getParentOfType<scf::ForOp>() != nullptr;
+  });
+  bool serialized = false, fresh = false;
   if (!lowerToCubin(session, *module, options, /*freshCarriedOperands=*/false,
-                    kernel, serialized))
+                    /*descriptorsAtUse=*/false, kernel, serialized))
     return;
   // ptxas serialises every wgmma of a loop (C7513) when it merges the copy
   // of a loop-carried register operand into the instruction that made it
@@ -316,8 +327,27 @@ void compileInSession(CompileSession &session, CompiledKernel &kernel,
     bool stillSerialized = true;
     if (again &&
         lowerToCubin(session, *again, options, /*freshCarriedOperands=*/true,
-                     retry, stillSerialized) &&
-        !stillSerialized)
+                     /*descriptorsAtUse=*/false, retry, stillSerialized) &&
+        !stillSerialized) {
+      kernel = std::move(retry);
+      fresh = true;
+    }
+    session.diagnostics.resize(reported);
+  }
+  // A kernel that spills with wgmmas in a loop may be holding every K
+  // step's shared-memory descriptor through the loop (WarpGroupDotOps.cpp).
+  // Lowered again with the descriptors made where each wgmma issues, it is
+  // kept if ptxas spills less; kernels that do not spill never pay the
+  // extra adds in their loops.
+  if (kernel.spillStoreBytes > 0 && wgmmaInLoop && options.emitCubin) {
+    size_t reported = session.diagnostics.size();
+    OwningOpRef<ModuleOp> again = session.parse(kernel.tilegpu, bufferName);
+    CompiledKernel retry = kernel;
+    bool inputsWritten = false;
+    if (again &&
+        lowerToCubin(session, *again, options, fresh,
+                     /*descriptorsAtUse=*/true, retry, inputsWritten) &&
+        retry.spillStoreBytes < kernel.spillStoreBytes)
       kernel = std::move(retry);
     session.diagnostics.resize(reported);
   }
@@ -353,6 +383,7 @@ CompiledKernel assemblePTX(const std::string &ptx, const std::string &target,
   }
   kernel.cubin = std::move(*cubin);
   kernel.numRegisters = int(info.registers);
+  kernel.spillStoreBytes = info.spillStoreBytes;
   kernel.ok = true;
   return kernel;
 }

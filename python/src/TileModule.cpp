@@ -99,6 +99,7 @@ PYBIND11_MODULE(_C, m) {
       .def_readonly("num_regs", &tile::CompiledKernel::numRegisters)
       .def_readonly("maxnreg", &tile::CompiledKernel::registerCap)
       .def_readonly("wgmma_serialized", &tile::CompiledKernel::wgmmaSerialized)
+      .def_readonly("spill_store_bytes", &tile::CompiledKernel::spillStoreBytes)
       .def_readonly("diagnostics", &tile::CompiledKernel::diagnostics);
 
   m.def("compile_kernel", &tile::compileKernel, py::arg("source"),

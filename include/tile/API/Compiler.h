@@ -104,6 +104,8 @@ struct CompiledKernel {
   /// ptxas serialised the kernel's wgmmas (a "wgmma.mma_async instructions
   /// are serialized" advisory for the cubin kept).
   bool wgmmaSerialized = false;
+  /// Bytes ptxas stored to local memory to free registers (spills).
+  long long spillStoreBytes = 0;
   std::vector<Diagnostic> diagnostics;
 };
 

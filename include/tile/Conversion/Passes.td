@@ -39,6 +39,10 @@ def ConvertTileGPUToLLVM : Pass<"convert-tilegpu-to-llvm",
     Option<"freshCarriedOperands", "fresh-carried-operands", "bool", "false",
            "Copy each loop-carried register A word of a wgmma with an "
            "identity prmt before the fence (see WarpGroupDotOps.cpp)">,
+    Option<"descriptorsAtUse", "descriptors-at-use", "bool", "false",
+           "Make each wgmma's shared-memory descriptors where it issues, "
+           "from a base that a loop does not hoist (see "
+           "WarpGroupDotOps.cpp)">,
   ];
   let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::NVVM::NVVMDialect",
                            "mlir::scf::SCFDialect", "mlir::arith::ArithDialect"];

@@ -110,7 +110,8 @@ struct ConvertTileGPUToLLVMPass
     populateDotPatterns(converter, patterns);
     populateInlineAsmPatterns(converter, patterns);
     populateSharedMemoryOpPatterns(converter, patterns, axisInfo);
-    populateWarpGroupDotPatterns(converter, patterns, freshCarriedOperands);
+    populateWarpGroupDotPatterns(converter, patterns, freshCarriedOperands,
+                                 descriptorsAtUse);
     populateTMAPatterns(converter, patterns);
     populateTurnPatterns(converter, patterns);
     patterns.add<BarrierPattern<BarrierOp>, BarrierPattern<DebugBarrierOp>>(

@@ -193,11 +193,13 @@ void populateSharedMemoryOpPatterns(ThreadTypeConverter &converter,
                                     RewritePatternSet &patterns,
                                     const AxisInfoAnalysis &axisInfo);
 /// `freshCarriedOperands`: loop-carried register A words of a wgmma get an
-/// identity-prmt copy before the fence (WarpGroupDotOps.cpp says when that
-/// is needed).
+/// identity-prmt copy before the fence; `descriptorsAtUse`: the
+/// shared-memory descriptors of a wgmma in a loop are made there
+/// (WarpGroupDotOps.cpp says when each is needed).
 void populateWarpGroupDotPatterns(ThreadTypeConverter &converter,
                                   RewritePatternSet &patterns,
-                                  bool freshCarriedOperands = false);
+                                  bool freshCarriedOperands = false,
+                                  bool descriptorsAtUse = false);
 
 } // namespace tile
 } // namespace mlir

@@ -11,6 +11,7 @@
 #include "Utility.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 
@@ -172,6 +173,14 @@ Value freshRegister(OpBuilder &b, Location loc, Value word) {
       .getResult(0);
 }
 
+/// `value` (i64) through a `mov` that LLVM may neither hoist nor merge
+/// with another: what is computed from it stays where it is used.
+Value opaqueCopy(OpBuilder &b, Location loc, Value value) {
+  return emitInlineAsm(b, loc, b.getI64Type(), ValueRange{value},
+                       "mov.b64 $0, $1;", "=l,l", /*hasSideEffects=*/true)
+      .getResult(0);
+}
+
 /// `wgmma.wait_group pendings` with `registers` (f32 accumulator values,
 /// or 32-bit words of register operands) tied through it as asm outputs,
 /// so that nothing reads or overwrites them before the MMAs using them
@@ -199,10 +208,12 @@ SmallVector<Value> waitTied(OpBuilder &b, Location loc, ValueRange registers,
 
 struct WarpGroupDotPattern : OpConversionPattern<WarpGroupDotOp> {
   WarpGroupDotPattern(ThreadTypeConverter &converter, MLIRContext *context,
-                      bool freshCarriedOperands)
+                      bool freshCarriedOperands, bool descriptorsAtUse)
       : OpConversionPattern(converter, context),
-        freshCarriedOperands(freshCarriedOperands) {}
+        freshCarriedOperands(freshCarriedOperands),
+        descriptorsAtUse(descriptorsAtUse) {}
   bool freshCarriedOperands;
+  bool descriptorsAtUse;
 
   LogicalResult
   matchAndRewrite(WarpGroupDotOp op, OneToNOpAdaptor adaptor,
@@ -253,6 +264,16 @@ struct WarpGroupDotPattern : OpConversionPattern<WarpGroupDotOp> {
             rewriter, loc, groupN,
             i32Constant(rewriter, loc, bDesc.byteOffset(instrN, 0))),
         bDesc);
+    // A loop's wgmmas on buffers that do not change in it (attention
+    // backward's K and V) would have every K step's descriptor hoisted out
+    // of the loop, 64 bits each, live throughout it: the fused backward's
+    // consumers held ~48 at 240 registers and spilled. An opaque copy of
+    // the base where the wgmma issues keeps the steps' adds there.
+    if (descriptorsAtUse && op->getParentOfType<scf::ForOp>()) {
+      bBase = opaqueCopy(rewriter, loc, bBase);
+      if (aBase)
+        aBase = opaqueCopy(rewriter, loc, aBase);
+    }
     auto at = [&](Value base, int64_t byteOffset) -> Value {
       if (byteOffset == 0)
         return base;
@@ -443,9 +464,10 @@ struct FenceAsyncSharedPattern : OpConversionPattern<FenceAsyncSharedOp> {
 
 void mlir::tile::populateWarpGroupDotPatterns(ThreadTypeConverter &converter,
                                               RewritePatternSet &patterns,
-                                              bool freshCarriedOperands) {
+                                              bool freshCarriedOperands,
+                                              bool descriptorsAtUse) {
   patterns.add<WarpGroupDotPattern>(converter, patterns.getContext(),
-                                    freshCarriedOperands);
+                                    freshCarriedOperands, descriptorsAtUse);
   patterns.add<WarpGroupDotWaitPattern, FenceAsyncSharedPattern>(
       converter, patterns.getContext());
 }

@@ -142,6 +142,8 @@ def compile_to_gpu(fn, params, ir, num_warps, num_stages, target,
                 # C7510-C7515); not known for an ir_override's PTX.
                 "wgmma_serialized": (result.wgmma_serialized and not (
                     override is not None and override[0] == "ptx")),
+                # Bytes ptxas spilled to local memory (the cubin kept).
+                "spill_store_bytes": result.spill_store_bytes,
                 "host_descriptors": getattr(ir, "host_descriptors", [])}
     return CompiledKernel(name, asm, metadata)
 
