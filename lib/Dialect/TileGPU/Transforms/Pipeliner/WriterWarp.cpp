@@ -34,22 +34,30 @@ using namespace mlir::tilegpu::pipeliner;
 
 namespace {
 
+/// The descriptor `write` writes through.
 Value descOf(Operation *write) {
   if (auto store = dyn_cast<DescriptorStoreOp>(write))
     return store.getDesc();
   return cast<DescriptorReduceOp>(write).getDesc();
 }
 
+/// The block coordinates of `write`.
 ValueRange indicesOf(Operation *write) {
   if (auto store = dyn_cast<DescriptorStoreOp>(write))
     return store.getIndices();
   return cast<DescriptorReduceOp>(write).getIndices();
 }
 
+/// The tile `write` writes, as given to it.
+Value writtenTile(Operation *write) {
+  if (auto store = dyn_cast<DescriptorStoreOp>(write))
+    return store.getSrc();
+  return cast<DescriptorReduceOp>(write).getSrc();
+}
+
+/// The tile to fill the buffer with.
 Value sourceOf(Operation *write) {
-  Value src = isa<DescriptorStoreOp>(write)
-                  ? cast<DescriptorStoreOp>(write).getSrc()
-                  : cast<DescriptorReduceOp>(write).getSrc();
+  Value src = writtenTile(write);
   // The buffer fill takes any layout: skip a conversion into the write's.
   if (auto convert = src.getDefiningOp<ConvertLayoutOp>())
     return convert.getSrc();
@@ -196,9 +204,7 @@ void WriterWarp::rewriteConsumers(RewriterBase &rewriter, scf::ForOp loop) {
     ArriveBarrierOp::create(rewriter, loc,
                             view(rewriter, loc, written[i], buffer),
                             arith::ConstantIntOp::create(rewriter, loc, 1, 1));
-    Value original = isa<DescriptorStoreOp>(op)
-                         ? cast<DescriptorStoreOp>(op).getSrc()
-                         : cast<DescriptorReduceOp>(op).getSrc();
+    Value original = writtenTile(op);
     rewriter.eraseOp(op);
     if (auto convert = original.getDefiningOp<ConvertLayoutOp>())
       if (convert->use_empty())
