@@ -153,3 +153,44 @@ func.func @conditional_store(%ad: !tile.tensordesc<tensor<64x64xf16>>, %bd: !til
   return
 }
 }
+
+// -----
+
+// A descriptor the body picks (a select between two by the iteration's
+// parity) is picked again by the writer from its own induction variable.
+// CHECK-LABEL: func.func @picked_descriptor
+// CHECK: } consumers(256 registers) {
+// CHECK-NOT: tile.descriptor_store
+// CHECK: } writer {
+// CHECK: scf.for %[[IV:[^ ]*]] =
+// CHECK:   %[[ODD:.*]] = arith.andi %[[IV]], %c1_i32
+// CHECK:   %[[PICK:.*]] = arith.cmpi eq, %[[ODD]], %c1_i32
+// CHECK:   %[[DESC:.*]] = arith.select %[[PICK]], %arg2, %arg3
+// CHECK:   tilegpu.async_tma_copy_local_to_global %[[DESC]]
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+#nvmma = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+func.func @picked_descriptor(%ad: !tile.tensordesc<tensor<64x64xf16>>, %bd: !tile.tensordesc<tensor<64x64xf16>>,
+                             %cd: !tile.tensordesc<tensor<64x64xf32>>, %ed: !tile.tensordesc<tensor<64x64xf32>>, %n: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %pid = tile.get_program_id x
+  %m = arith.muli %pid, %c64 : i32
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+  scf.for %i = %c0 to %n step %c1 : i32 {
+    %k = arith.muli %i, %c64 : i32
+    %a = tile.descriptor_load %ad[%m, %k] : !tile.tensordesc<tensor<64x64xf16>> -> tensor<64x64xf16, #blocked>
+    %b = tile.descriptor_load %bd[%k, %m] : !tile.tensordesc<tensor<64x64xf16>> -> tensor<64x64xf16, #blocked>
+    %as = tilegpu.local_alloc %a : (tensor<64x64xf16, #blocked>) -> !tilegpu.memdesc<64x64xf16, #nvmma>
+    %bs = tilegpu.local_alloc %b : (tensor<64x64xf16, #blocked>) -> !tilegpu.memdesc<64x64xf16, #nvmma>
+    %d = tilegpu.warpgroup_dot %as, %bs, %zero : !tilegpu.memdesc<64x64xf16, #nvmma> * !tilegpu.memdesc<64x64xf16, #nvmma> -> tensor<64x64xf32, #mma>
+    %odd = arith.andi %i, %c1 : i32
+    %pick = arith.cmpi eq, %odd, %c1 : i32
+    %out = arith.select %pick, %cd, %ed : !tile.tensordesc<tensor<64x64xf32>>
+    tile.descriptor_store %out[%k, %m], %d : !tile.tensordesc<tensor<64x64xf32>>, tensor<64x64xf32, #mma>
+  } {tile.warp_specialize}
+  return
+}
+}

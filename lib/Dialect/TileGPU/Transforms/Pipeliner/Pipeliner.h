@@ -339,11 +339,12 @@ protected:
 //===----------------------------------------------------------------------===//
 
 /// A TMA store or bulk reduction directly in a warp-specialised loop's
-/// body (so every iteration writes), whose block coordinates are pure
-/// scalars of the induction variable and of values from before the loop.
+/// body (so every iteration writes), whose descriptor and block
+/// coordinates are pure scalars of the induction variable and of values
+/// from before the loop.
 struct HandedOffWrite {
   Operation *write;
-  /// Body ops computing the coordinates, in body order.
+  /// Body ops computing the descriptor and coordinates, in body order.
   SmallVector<Operation *> indexOps;
 };
 

@@ -132,10 +132,14 @@ pipeliner::findHandedOffWrites(scf::ForOp loop,
     if (!isa<DescriptorStoreOp, DescriptorReduceOp>(op) ||
         !getTMASharedEncoding(cast<TensorDescType>(descOf(&op).getType())))
       continue;
+    // The descriptor is followed like a coordinate: one the body picks
+    // (a select between two) is picked again by the writer.
     llvm::SetVector<Operation *> ops;
-    SmallVector<Value> outside{descOf(&op)};
-    bool computable = llvm::all_of(indicesOf(&op), [&](Value index) {
-      return collectIndexOps(loop, index, ops, outside);
+    SmallVector<Value> outside;
+    SmallVector<Value> inputs{descOf(&op)};
+    llvm::append_range(inputs, indicesOf(&op));
+    bool computable = llvm::all_of(inputs, [&](Value input) {
+      return collectIndexOps(loop, input, ops, outside);
     });
     if (!computable)
       continue;
