@@ -194,3 +194,43 @@ func.func @picked_descriptor(%ad: !tile.tensordesc<tensor<64x64xf16>>, %bd: !til
   return
 }
 }
+
+// -----
+
+// Three stages of 40 KiB of operands leave room for one 64 KiB buffer of
+// the reduced 64x256 fp32 block, not two: the writer gets one (every
+// iteration waits for the previous copy's read), and the phases still
+// flip per round.
+// CHECK-LABEL: func.func @one_buffer_fits
+// CHECK: %[[ONE:.*]] = tilegpu.local_alloc : () -> !tilegpu.memdesc<1x64x256xf32
+// CHECK: %[[W1:.*]] = tilegpu.local_alloc : () -> !tilegpu.memdesc<1x1xi64
+// CHECK: } writer {
+// CHECK: scf.for %[[IV:[^ ]*]] =
+// CHECK:   %[[PAR:.*]] = arith.andi %[[IV]], %c1_i32
+// CHECK:   %[[W:.*]] = tilegpu.memdesc_index %[[W1]][%c0_i32]
+// CHECK:   tilegpu.wait_barrier %[[W]], %[[PAR]]
+// CHECK:   tilegpu.memdesc_index %[[ONE]][%c0_i32]
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 256, 16]}>
+#nvmma = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+func.func @one_buffer_fits(%ad: !tile.tensordesc<tensor<64x64xf16>>, %bd: !tile.tensordesc<tensor<64x256xf16>>,
+                           %cd: !tile.tensordesc<tensor<64x256xf32>>, %n: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %pid = tile.get_program_id x
+  %m = arith.muli %pid, %c64 : i32
+  %zero = arith.constant dense<0.0> : tensor<64x256xf32, #mma>
+  scf.for %i = %c0 to %n step %c1 : i32 {
+    %k = arith.muli %i, %c64 : i32
+    %a = tile.descriptor_load %ad[%m, %k] : !tile.tensordesc<tensor<64x64xf16>> -> tensor<64x64xf16, #blocked>
+    %b = tile.descriptor_load %bd[%k, %m] : !tile.tensordesc<tensor<64x256xf16>> -> tensor<64x256xf16, #blocked>
+    %as = tilegpu.local_alloc %a : (tensor<64x64xf16, #blocked>) -> !tilegpu.memdesc<64x64xf16, #nvmma>
+    %bs = tilegpu.local_alloc %b : (tensor<64x256xf16, #blocked>) -> !tilegpu.memdesc<64x256xf16, #nvmma>
+    %d = tilegpu.warpgroup_dot %as, %bs, %zero : !tilegpu.memdesc<64x64xf16, #nvmma> * !tilegpu.memdesc<64x256xf16, #nvmma> -> tensor<64x256xf32, #mma>
+    tile.descriptor_reduce fadd, %cd[%m, %k], %d : !tile.tensordesc<tensor<64x256xf32>>, tensor<64x256xf32, #mma>
+  } {tile.warp_specialize}
+  return
+}
+}
