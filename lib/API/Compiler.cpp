@@ -311,45 +311,51 @@ void compileInSession(CompileSession &session, CompiledKernel &kernel,
   module->walk([&](tilegpu::WarpGroupDotOp dot) {
     wgmmaInLoop |= dot->getParentOfType<scf::ForOp>() != nullptr;
   });
-  bool serialized = false, fresh = false;
+  bool serialized = false;
   if (!lowerToCubin(session, *module, options, /*freshCarriedOperands=*/false,
                     /*descriptorsAtUse=*/false, kernel, serialized))
     return;
+  // The laid-out module lowered again with other lowering options; the
+  // result replaces `kernel` when `better` says so. Its diagnostics are
+  // dropped either way: the first lowering already succeeded.
+  bool fresh = false;
+  auto retry = [&](bool freshOperands, bool descriptorsAtUse,
+                   llvm::function_ref<bool(const CompiledKernel &, bool)>
+                       better) {
+    size_t reported = session.diagnostics.size();
+    OwningOpRef<ModuleOp> again = session.parse(kernel.tilegpu, bufferName);
+    CompiledKernel other = kernel;
+    bool inputsWritten = true;
+    bool kept = again &&
+                lowerToCubin(session, *again, options, freshOperands,
+                             descriptorsAtUse, other, inputsWritten) &&
+                better(other, inputsWritten);
+    if (kept)
+      kernel = std::move(other);
+    session.diagnostics.resize(reported);
+    return kept;
+  };
   // ptxas serialises every wgmma of a loop (C7513) when it merges the copy
   // of a loop-carried register operand into the instruction that made it
   // (WarpGroupDotOps.cpp). Lowered again with fresh registers for those
   // operands, the kernel is kept if ptxas no longer reports it; the extra
   // instructions are paid only where they remove the serialisation.
-  if (serialized) {
-    size_t reported = session.diagnostics.size();
-    OwningOpRef<ModuleOp> again = session.parse(kernel.tilegpu, bufferName);
-    CompiledKernel retry = kernel;
-    bool stillSerialized = true;
-    if (again &&
-        lowerToCubin(session, *again, options, /*freshCarriedOperands=*/true,
-                     /*descriptorsAtUse=*/false, retry, stillSerialized) &&
-        !stillSerialized) {
-      kernel = std::move(retry);
-      fresh = true;
-    }
-    session.diagnostics.resize(reported);
-  }
+  if (serialized)
+    fresh = retry(/*freshOperands=*/true, /*descriptorsAtUse=*/false,
+                  [](const CompiledKernel &, bool stillSerialized) {
+                    return !stillSerialized;
+                  });
   // A kernel that spills with wgmmas in a loop may be holding every K
   // step's shared-memory descriptor through the loop (WarpGroupDotOps.cpp).
   // Lowered again with the descriptors made where each wgmma issues, it is
   // kept if ptxas spills less; kernels that do not spill never pay the
   // extra adds in their loops.
   if (kernel.spillStoreBytes > 0 && wgmmaInLoop && options.emitCubin) {
-    size_t reported = session.diagnostics.size();
-    OwningOpRef<ModuleOp> again = session.parse(kernel.tilegpu, bufferName);
-    CompiledKernel retry = kernel;
-    bool inputsWritten = false;
-    if (again &&
-        lowerToCubin(session, *again, options, fresh,
-                     /*descriptorsAtUse=*/true, retry, inputsWritten) &&
-        retry.spillStoreBytes < kernel.spillStoreBytes)
-      kernel = std::move(retry);
-    session.diagnostics.resize(reported);
+    long long spilled = kernel.spillStoreBytes;
+    retry(fresh, /*descriptorsAtUse=*/true,
+          [&](const CompiledKernel &other, bool) {
+            return other.spillStoreBytes < spilled;
+          });
   }
   kernel.ok = true;
 }
