@@ -192,9 +192,7 @@ public:
     if (writer) {
       rewriter.setInsertionPoint(
           specialize.getWriter().front().getTerminator());
-      IRMapping kernelScalars;
-      for (Operation *op : producerPrologue)
-        rewriter.clone(*op, kernelScalars);
+      IRMapping kernelScalars = cloneProducerPrologue();
       writer->emitWriter(rewriter, loop, kernelScalars);
     }
 
@@ -259,9 +257,7 @@ public:
   /// full barrier and start its copies.
   void emitProducer(Value empty) {
     Location loc = loop.getLoc();
-    IRMapping kernelScalars;
-    for (Operation *op : producerPrologue)
-      rewriter.clone(*op, kernelScalars);
+    IRMapping kernelScalars = cloneProducerPrologue();
     Type i32 = rewriter.getI32Type();
     // The loads before the loop take buffer 0 in its first round (whose
     // empty barrier needs no wait) with a barrier expecting their bytes
@@ -353,6 +349,15 @@ public:
   }
 
 private:
+  /// The kernel's scalars the copies need, cloned at the builder's point
+  /// (each side of the warp_specialize computes its own).
+  IRMapping cloneProducerPrologue() {
+    IRMapping kernelScalars;
+    for (Operation *op : producerPrologue)
+      rewriter.clone(*op, kernelScalars);
+    return kernelScalars;
+  }
+
   /// The TMA writes of the loop's body that the writer warp can take, and
   /// as many buffers for each (two, else one) as shared memory has room
   /// for; adds the ops before the loop they need to `needed`. Writes in a
