@@ -37,13 +37,23 @@ def test_compiles_for_sm90(variant):
         divisibility=[p for p, t in signature.items() if t.startswith("*")])
     assert compiled.asm["cubin"][:4] == b"\x7fELF"
     assert 0 < compiled.metadata["num_regs"] <= 255
+    options = variants.VARIANTS[variant]
     # The queries-as-rows forms keep every value in registers: their wgmma
     # descriptors are made where each product issues (116 bytes spilled
     # when the loop held every K step's descriptor).
     if variant.startswith("qk_"):
         assert compiled.metadata["spill_store_bytes"] == 0
+    # In the warp-specialised loops dP's product is issued with S's
+    # (DotIssueOrder.cpp), before the wait for S, the softmax and dV's
+    # product.
+    if variant.startswith("qk_") or options["WS"]:
+        lines = compiled.asm["tilegpu"].splitlines()
+        issued = [i for i, line in enumerate(lines)
+                  if "tilegpu.warpgroup_dot %" in line and " async " in line]
+        waits = [i for i, line in enumerate(lines)
+                 if "tilegpu.warpgroup_dot_wait" in line and i > issued[0]]
+        assert issued[1] < waits[0]
     # The warp-specialised TMA forms hand dQ's reduction to the writer warp.
-    options = variants.VARIANTS[variant]
     writer = "} writer {" in compiled.asm["tilegpu"]
     assert writer == (variant.startswith("qk_") or
                       (options["WS"] and options["DQ_TMA"]))

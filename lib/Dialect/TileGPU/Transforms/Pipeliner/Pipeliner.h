@@ -252,6 +252,15 @@ void waitForCarriedDotsAfterLoop(scf::ForOp loop, const LoopPlan &plan,
 Operation *previousDotsRetired(scf::ForOp loop);
 
 //===----------------------------------------------------------------------===//
+// Dot issue order in warp-specialised loops (DotIssueOrder.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Moves each dot of `loop`'s body up to where its operands are ready,
+/// past dots written before it that wait for a product it does not need;
+/// returns whether any moved.
+bool issueDotsWhenReady(scf::ForOp loop);
+
+//===----------------------------------------------------------------------===//
 // Register operands one iteration ahead (RegisterOperandPrefetch.cpp)
 //===----------------------------------------------------------------------===//
 

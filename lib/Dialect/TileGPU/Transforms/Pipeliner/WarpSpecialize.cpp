@@ -505,12 +505,26 @@ struct WarpSpecializePass
       if (failed(
               checkBuffersFit(loop, *plan, stages, PipelineBudget().maxShared)))
         return signalPassFailure();
-      WarpSpecializer specializer(loop, std::move(*plan), stages);
-      if (!specializer.canWarpSpecialize())
+      std::optional<WarpSpecializer> specializer;
+      specializer.emplace(loop, *plan, stages);
+      if (!specializer->canWarpSpecialize())
         continue;
+      // The consumers' register budget lets their products start early
+      // (DotIssueOrder.cpp); which dots run async depends on the order.
+      // Moving dots changes neither the loads nor their coordinates, so the
+      // loop still qualifies; were it not to, the reordered body is still
+      // correct for tilegpu-pipeline.
+      if (issueDotsWhenReady(loop)) {
+        plan = planLoop(loop, axisInfo);
+        if (!plan)
+          continue;
+        specializer.emplace(loop, std::move(*plan), stages);
+        if (!specializer->canWarpSpecialize())
+          continue;
+      }
       if (!loop->hasAttr(mark))
         loop->setAttr(mark, UnitAttr::get(loop.getContext()));
-      specializer.run();
+      specializer->run();
       specialized.insert(function);
     }
   }
