@@ -68,3 +68,21 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_80"} {
     return
   }
 }
+
+// -----
+
+// A store the IR fences right after (a TMA write's buffer) is fenced once.
+// CHECK-LABEL: func.func @fenced_by_the_ir
+// CHECK-COUNT-8: nvvm.stmatrix
+// CHECK: nvvm.fence.proxy
+// CHECK-NOT: nvvm.fence.proxy
+// CHECK: return
+#mma = #tilegpu.mma<{version = 3, warpsPerCTA = [8, 1], instrShape = [16, 128, 16]}>
+#nvmma = #tilegpu.nvmma_shared<{swizzle = 128, order = [1, 0]}>
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "sm_90a"} {
+  func.func @fenced_by_the_ir(%acc: tensor<128x128xf16, #mma>, %buffer: !tilegpu.memdesc<128x128xf16, #nvmma>) {
+    tilegpu.local_store %acc, %buffer : tensor<128x128xf16, #mma> -> !tilegpu.memdesc<128x128xf16, #nvmma>
+    tilegpu.fence_async_shared
+    return
+  }
+}

@@ -33,6 +33,7 @@
 // CHECK: llvm.store %{{.*}} : vector<2xf32>, !llvm.ptr<3>
 // CHECK-NOT: bar.sync
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>
+// CHECK-NOT: nvvm.fence.proxy
 // CHECK-NOT: bar.sync
 // CHECK: "@$0 mbarrier.arrive.shared::cta.b64 _, [$1];"
 

@@ -412,8 +412,12 @@ LogicalResult mlir::tile::storeTensor(OpBuilder &b, Location loc, Operation *op,
     LLVM::StoreOp::create(b, loc, vector, ptr, map->vec * bytes);
   }
   // wgmma and TMA read through the async proxy; each writer orders its
-  // generic-proxy stores before them.
-  if (isa<NVMMASharedEncodingAttr>(bufferType.getEncoding()))
+  // generic-proxy stores before them, unless the IR fences right after the
+  // store itself (a TMA write's buffer): a second fence would wait again.
+  Operation *next = op->getNextNode();
+  bool fencedNext =
+      isa_and_nonnull<FenceAsyncSharedOp, NVVM::FenceProxyOp>(next);
+  if (isa<NVMMASharedEncodingAttr>(bufferType.getEncoding()) && !fencedNext)
     NVVM::FenceProxyOp::create(
         b, loc, NVVM::ProxyKind::async_shared,
         NVVM::SharedSpaceAttr::get(b.getContext(),
