@@ -16,9 +16,9 @@ of dQ = dS K, added into an fp32 buffer shared by all key blocks:
   and dO by TMA); with `ws_tma` the dQ reduction goes to the producer's
   second warp, the writer (FlashAttention-3's dQ writer): the consumers
   leave each tile in one of two shared buffers and go on;
-- `qk_ws_tma`: FlashAttention-3's orientation (attention_backward_fused_qk:
-  the queries as the scores' rows), warp-specialised with the writer;
-  `qk_ws_tma_dk_early` issues dK's product before dQ's tile is handed on.
+- `qk_ws_tma`: FlashAttention-3's orientation (the queries as the scores'
+  rows), warp-specialised with the writer: the example's
+  `attention_backward_fused`, which its training step runs.
 The whole backward is timed (delta, zeroing the dQ buffer, the final scale
 and cast included), with each variant's gradients checked against float64
 first. Run: python3 bench/attention_backward_variants.py
@@ -95,54 +95,6 @@ def attention_backward_fused(q_desc, k_desc, v_desc, do_desc, dq_desc, DQ, Lse,
              mask=cols[:, None] < seq_len)
 
 
-@tile.jit
-def attention_backward_fused_qk(q_desc, k_desc, v_desc, do_desc, dq_desc, DQ,
-                                Lse, Delta, dK, dV, scale, seq_len,
-                                CAUSAL: tl.constexpr, DK_EARLY: tl.constexpr,
-                                HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
-                                BLOCK_N: tl.constexpr):
-    # FlashAttention-3's orientation: scores with the queries as rows (the
-    # row statistics are two registers a thread), P^T and dS^T stored for
-    # dV and dK, dQ = dS K reading dS from dS^T's copy; warp-specialised,
-    # dQ's reduction issued by the writer warp.
-    start_n = tl.program_id(0) * BLOCK_N
-    base = tl.program_id(1) * seq_len
-    cols = start_n + tl.arange(0, BLOCK_N)
-    dims = tl.arange(0, HEAD_DIM)
-    k = k_desc.load([base + start_n, 0])
-    v = v_desc.load([base + start_n, 0])
-    dk = tl.zeros((BLOCK_N, HEAD_DIM), dtype=tl.float32)
-    dv = tl.zeros((BLOCK_N, HEAD_DIM), dtype=tl.float32)
-    qk_scale = scale * LOG2E
-    start = (start_n // BLOCK_M) * BLOCK_M if CAUSAL else 0
-    for start_m in tl.range(start, seq_len, BLOCK_M, warp_specialize=True):
-        rows = start_m + tl.arange(0, BLOCK_M)
-        q = q_desc.load([base + start_m, 0])
-        do = do_desc.load([base + start_m, 0])
-        lse = tl.load(Lse + base + rows, mask=rows < seq_len, other=0.0)
-        delta = tl.load(Delta + base + rows, mask=rows < seq_len, other=0.0)
-        s = tl.dot(q, tl.trans(k))
-        keep = (rows[:, None] < seq_len) & (cols[None, :] < seq_len)
-        if CAUSAL:
-            keep = keep & (rows[:, None] >= cols[None, :])
-        p = tl.where(keep, tl.exp2(s * qk_scale - lse[:, None]), 0.0)
-        dv += tl.dot(tl.trans(p.to(do_desc.dtype)), do)
-        dp = tl.dot(do, tl.trans(v))
-        ds = (p * (dp - delta[:, None])).to(q_desc.dtype)
-        dq = tl.dot(ds, k)
-        if DK_EARLY:
-            # dK's product runs while dQ's tile goes to the writer.
-            dk += tl.dot(tl.trans(ds), q)
-        dq_desc.atomic_add([base + start_m, 0], dq)
-        if not DK_EARLY:
-            dk += tl.dot(tl.trans(ds), q)
-    keys = (base + cols[:, None]).to(tl.int64) * HEAD_DIM + dims[None, :]
-    tl.store(dK + keys, (dk * scale).to(dK.dtype.element_ty),
-             mask=cols[:, None] < seq_len)
-    tl.store(dV + keys, dv.to(dV.dtype.element_ty),
-             mask=cols[:, None] < seq_len)
-
-
 VARIANTS = {
     "red": dict(DQ_TMA=False, EARLY_DP=False, DK_FIRST=False, WS=False),
     "tma": dict(DQ_TMA=True, EARLY_DP=False, DK_FIRST=False, WS=False),
@@ -152,21 +104,23 @@ VARIANTS = {
                          WS=False),
     "ws_red": dict(DQ_TMA=False, EARLY_DP=False, DK_FIRST=False, WS=True),
     "ws_tma": dict(DQ_TMA=True, EARLY_DP=False, DK_FIRST=False, WS=True),
-    "qk_ws_tma": dict(DK_EARLY=False),
-    "qk_ws_tma_dk_early": dict(DK_EARLY=True),
+    "qk_ws_tma": {},
 }
 
 
-def kernel_of(variant):
-    """The kernel a variant runs: the queries-as-rows form for `qk_*`."""
+def kernel_of(ex, variant):
+    """The kernel a variant runs: for `qk_ws_tma`, the example's."""
     if variant.startswith("qk_"):
-        return attention_backward_fused_qk
+        return ex.attention_backward_fused
     return attention_backward_fused
 
 
 def fused_backward(ex, q, k, v, out, lse, dout, causal, variant,
                    block_m=64, block_n=128):
     import torch
+    if variant.startswith("qk_"):
+        return ex.attention_backward(q, k, v, out, lse, dout, causal,
+                                     poison=False)
     heads, seq_len, d = q.shape
     scale = 1 / math.sqrt(d)
     delta = torch.empty(heads, seq_len, device=q.device, dtype=torch.float32)
@@ -179,7 +133,7 @@ def fused_backward(ex, q, k, v, out, lse, dout, causal, variant,
     descs = [TensorDescriptor.from_tensor(t.reshape(-1, d), [rows, d])
              for t, rows in ((q, block_m), (k, block_n), (v, block_n),
                              (dout, block_m))]
-    kernel_of(variant)[(tile.cdiv(seq_len, block_n), heads)](
+    attention_backward_fused[(tile.cdiv(seq_len, block_n), heads)](
         *descs, TensorDescriptor.from_tensor(dq_sum, [block_m, d]), dq_sum,
         lse, delta, dk, dv, scale, seq_len, CAUSAL=causal, HEAD_DIM=d,
         BLOCK_M=block_m, BLOCK_N=block_n, num_warps=8, num_stages=2,
@@ -221,7 +175,7 @@ def main():
     for causal in (False, True):
         out, lse = ex.attention(q, k, v, causal, with_lse=True, poison=False)
         runs = {"two kernels": lambda: ex.attention_backward(
-            q, k, v, out, lse, dout, causal, poison=False)}
+            q, k, v, out, lse, dout, causal, poison=False, fused=False)}
         for variant in VARIANTS:
             runs[variant] = (lambda variant=variant: fused_backward(
                 ex, q, k, v, out, lse, dout, causal, variant))

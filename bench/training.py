@@ -171,11 +171,17 @@ def bench_attention(heads=32, seq_len=4096, head_dim=128):
             row("attention fwd (pointers) %s" % label, impl, bench.gpu_time_ms(
                 lambda: ex.attention(q, k, v, causal, tma=False,
                                      poison=False), reps=20), flops, "TFLOPS")
-            # Five dots where the forward has two: 2.5x its flops.
+            # Five dots where the forward has two: 2.5x its flops. The
+            # training step runs the fused kernel; the two kernels (seven
+            # dots, no atomics) are timed beside it.
             row("attention bwd %s" % label, impl, bench.gpu_time_ms(
                 lambda: ex.attention_backward(q, k, v, out, lse, dout, causal,
                                               poison=False),
                 reps=20), 2.5 * flops, "TFLOPS")
+            row("attention bwd (two kernels) %s" % label, impl,
+                bench.gpu_time_ms(lambda: ex.attention_backward(
+                    q, k, v, out, lse, dout, causal, poison=False,
+                    fused=False), reps=20), 2.5 * flops, "TFLOPS")
             leaves = [t.detach().requires_grad_() for t in (q, k, v)]
             row("attention fwd+bwd %s" % label, impl, bench.gpu_time_ms(
                 lambda: ex.Attention.apply(*leaves, causal).backward(dout),

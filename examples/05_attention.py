@@ -12,13 +12,15 @@ What it teaches:
 - the backward from the forward's one saved statistic per row (the
   log-sum-exp): P is recomputed block by block, one kernel accumulates dK
   and dV over query blocks, another dQ over key blocks, so no program
-  writes where another does (no atomics);
+  writes where another does (no atomics); on the GPU one fused kernel
+  does all three, adding each block's dQ share into an fp32 buffer by TMA
+  reductions (five products instead of seven);
 - 2-D launch grids: (query or key blocks, batch x heads);
 - on the GPU, the forward on host tensor descriptors (whole Q, K and V
   blocks by TMA) with `tl.range(..., warp_specialize=True)`: a producer
   warpgroup issues the copies while two consumer warpgroups take turns on
   the tensor cores, the way FlashAttention-3 schedules it; the backward's
-  two kernels on descriptors too (blocks past a head's end read the next
+  kernels on descriptors too (blocks past a head's end read the next
   head's rows, so masks, not the loads, keep them out). The training
   step runs those; the pointer kernels stay for the interpreter.
 
@@ -325,6 +327,61 @@ def attention_backward_dq_tma(q_desc, k_desc, v_desc, do_desc, Lse, Delta,
              mask=rows[:, None] < seq_len)
 
 
+@tile.jit
+def attention_backward_fused(q_desc, k_desc, v_desc, do_desc, dq_desc, Lse,
+                             Delta, dK, dV, scale, seq_len,
+                             CAUSAL: tl.constexpr, HEAD_DIM: tl.constexpr,
+                             BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    """All three gradients in one pass over the query blocks of a key block
+    (five products where the two kernels above take seven): dK and dV stay
+    in registers, each query block's dQ share is added into an fp32 buffer
+    by a TMA reduction (`dq_desc`; unscaled). The scores keep the queries as
+    rows, as FlashAttention-3 does, so lse and delta are two registers a
+    thread; the loop is warp-specialised (a producer loads Q and dO)."""
+    start_n = tl.program_id(0) * BLOCK_N
+    base = tl.program_id(1) * seq_len
+    cols = start_n + tl.arange(0, BLOCK_N)
+    k = k_desc.load([base + start_n, 0])
+    v = v_desc.load([base + start_n, 0])
+    dk = tl.zeros((BLOCK_N, HEAD_DIM), dtype=tl.float32)
+    dv = tl.zeros((BLOCK_N, HEAD_DIM), dtype=tl.float32)
+    qk_scale = scale * LOG2E
+    start = (start_n // BLOCK_M) * BLOCK_M if CAUSAL else 0
+    for start_m in tl.range(start, seq_len, BLOCK_M, warp_specialize=True):
+        rows = start_m + tl.arange(0, BLOCK_M)
+        q = q_desc.load([base + start_m, 0])
+        do = do_desc.load([base + start_m, 0])
+        lse = tl.load(Lse + base + rows, mask=rows < seq_len, other=0.0)
+        delta = tl.load(Delta + base + rows, mask=rows < seq_len, other=0.0)
+        s = tl.dot(q, tl.trans(k))
+        # Rows and keys past the head's end belong to the next head: their
+        # P and dS are zero, so they add nothing anywhere.
+        keep = (rows[:, None] < seq_len) & (cols[None, :] < seq_len)
+        if CAUSAL:
+            keep = keep & (rows[:, None] >= cols[None, :])
+        p = tl.where(keep, tl.exp2(s * qk_scale - lse[:, None]), 0.0)
+        dv += tl.dot(tl.trans(p.to(do_desc.dtype)), do)
+        dp = tl.dot(do, tl.trans(v))
+        ds = (p * (dp - delta[:, None])).to(q_desc.dtype)
+        dq_desc.atomic_add([base + start_m, 0], tl.dot(ds, k))
+        dk += tl.dot(tl.trans(ds), q)
+    dims = tl.arange(0, HEAD_DIM)
+    keys = (base + cols[:, None]).to(tl.int64) * HEAD_DIM + dims[None, :]
+    tl.store(dK + keys, (dk * scale).to(dK.dtype.element_ty),
+             mask=cols[:, None] < seq_len)
+    tl.store(dV + keys, dv.to(dV.dtype.element_ty),
+             mask=cols[:, None] < seq_len)
+
+
+@tile.jit
+def scale_and_cast(X, Y, scale, n, BLOCK: tl.constexpr):
+    """Y = X * scale in Y's type (the fused backward's fp32 dQ sums)."""
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(X + offsets, mask=offsets < n)
+    tl.store(Y + offsets, (x * scale).to(Y.dtype.element_ty),
+             mask=offsets < n)
+
+
 def _blocks():
     """(forward BLOCK_M, BLOCK_N, warps, stages), the same for the backward
     kernels (queries per step, keys per step, warps, stages)."""
@@ -385,9 +442,10 @@ def attention(q, k, v, causal, with_lse=False, tma=common.GPU, poison=True):
 
 
 def attention_backward(q, k, v, out, lse, dout, causal, poison=True,
-                       tma=common.GPU):
+                       tma=common.GPU, fused=True):
     """dQ, dK, dV from the forward's output and statistics; on the GPU by
-    the descriptor kernels unless `tma` is False."""
+    the descriptor kernels unless `tma` is False: the fused one unless
+    `fused` is False, else dK/dV and dQ apart."""
     heads, seq_len, head_dim = q.shape
     scale = 1 / math.sqrt(head_dim)
     _, (block_m, block_n, warps, stages) = _blocks()
@@ -400,6 +458,19 @@ def attention_backward(q, k, v, out, lse, dout, causal, poison=True,
                    num_stages=stages)
     if tma:
         flat = [t.reshape(-1, head_dim) for t in (q, k, v, dout)]
+        if fused:
+            dq_sum = common.zeros(*flat[0].shape)
+            descs = [TensorDescriptor.from_tensor(t, [block, head_dim])
+                     for t, block in zip(flat + [dq_sum],
+                                         (block_m, block_n, block_n, block_m,
+                                          block_m))]
+            attention_backward_fused[(tile.cdiv(seq_len, block_n), heads)](
+                *descs, lse, delta, dk, dv, scale, seq_len, BLOCK_M=block_m,
+                BLOCK_N=block_n, **options)
+            n = math.prod(dq_sum.shape)
+            scale_and_cast[(tile.cdiv(n, 4096),)](dq_sum, dq, scale, n,
+                                                  BLOCK=4096)
+            return dq, dk, dv
 
         def descriptors(query_block, key_block):
             return [TensorDescriptor.from_tensor(t, [block, head_dim])

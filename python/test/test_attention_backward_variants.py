@@ -21,47 +21,8 @@ variants = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(variants)
 
 
-@pytest.mark.parametrize("variant", sorted(variants.VARIANTS))
-def test_compiles_for_sm90(variant):
-    d = "tensordesc<fp16[%d,128]>"
-    signature = {"q_desc": d % 64, "k_desc": d % 128, "v_desc": d % 128,
-                 "do_desc": d % 64, "dq_desc": "tensordesc<fp32[64,128]>",
-                 "DQ": "*fp32", "Lse": "*fp32", "Delta": "*fp32",
-                 "dK": "*fp16", "dV": "*fp16", "scale": "fp32",
-                 "seq_len": "i32"}
-    compiled = tile.compile(
-        variants.kernel_of(variant), signature,
-        dict(CAUSAL=True, HEAD_DIM=128, BLOCK_M=64, BLOCK_N=128,
-             **variants.VARIANTS[variant]),
-        num_warps=8, num_stages=2,
-        divisibility=[p for p, t in signature.items() if t.startswith("*")])
-    assert compiled.asm["cubin"][:4] == b"\x7fELF"
-    assert 0 < compiled.metadata["num_regs"] <= 255
-    options = variants.VARIANTS[variant]
-    # The queries-as-rows forms keep every value in registers: their wgmma
-    # descriptors are made where each product issues (116 bytes spilled
-    # when the loop held every K step's descriptor).
-    if variant.startswith("qk_"):
-        assert compiled.metadata["spill_store_bytes"] == 0
-    # In the warp-specialised loops dP's product is issued with S's
-    # (DotIssueOrder.cpp), before the wait for S, the softmax and dV's
-    # product.
-    if variant.startswith("qk_") or options["WS"]:
-        lines = compiled.asm["tilegpu"].splitlines()
-        issued = [i for i, line in enumerate(lines)
-                  if "tilegpu.warpgroup_dot %" in line and " async " in line]
-        waits = [i for i, line in enumerate(lines)
-                 if "tilegpu.warpgroup_dot_wait" in line and i > issued[0]]
-        assert issued[1] < waits[0]
-    # The warp-specialised TMA forms hand dQ's reduction to the writer warp.
-    writer = "} writer {" in compiled.asm["tilegpu"]
-    assert writer == (variant.startswith("qk_") or
-                      (options["WS"] and options["DQ_TMA"]))
-
-
 @pytest.fixture
 def example(monkeypatch):
-    monkeypatch.setattr(jit, "INTERPRET_ALL", True)
     monkeypatch.syspath_prepend(str(ROOT / "examples"))
     spec = importlib.util.spec_from_file_location(
         "attention_example", ROOT / "examples" / "05_attention.py")
@@ -70,9 +31,55 @@ def example(monkeypatch):
     return module
 
 
+@pytest.mark.parametrize("variant", sorted(variants.VARIANTS))
+def test_compiles_for_sm90(example, variant):
+    d = "tensordesc<fp16[%d,128]>"
+    signature = {"q_desc": d % 64, "k_desc": d % 128, "v_desc": d % 128,
+                 "do_desc": d % 64, "dq_desc": "tensordesc<fp32[64,128]>",
+                 "DQ": "*fp32", "Lse": "*fp32", "Delta": "*fp32",
+                 "dK": "*fp16", "dV": "*fp16", "scale": "fp32",
+                 "seq_len": "i32"}
+    options = variants.VARIANTS[variant]
+    qk = variant.startswith("qk_")
+    if qk:
+        del signature["DQ"]
+    compiled = tile.compile(
+        variants.kernel_of(example, variant), signature,
+        dict(CAUSAL=True, HEAD_DIM=128, BLOCK_M=64, BLOCK_N=128, **options),
+        num_warps=8, num_stages=2,
+        divisibility=[p for p, t in signature.items() if t.startswith("*")])
+    assert compiled.asm["cubin"][:4] == b"\x7fELF"
+    assert 0 < compiled.metadata["num_regs"] <= 255
+    # The queries-as-rows form keeps every value in registers: its wgmma
+    # descriptors are made where each product issues (116 bytes spilled
+    # when the loop held every K step's descriptor).
+    if qk:
+        assert compiled.metadata["spill_store_bytes"] == 0
+    # In the warp-specialised loops dP's product is issued with S's
+    # (DotIssueOrder.cpp), before the wait for S, the softmax and dV's
+    # product.
+    if qk or options["WS"]:
+        lines = compiled.asm["tilegpu"].splitlines()
+        issued = [i for i, line in enumerate(lines)
+                  if "tilegpu.warpgroup_dot %" in line and " async " in line]
+        waits = [i for i, line in enumerate(lines)
+                 if "tilegpu.warpgroup_dot_wait" in line and i > issued[0]]
+        assert issued[1] < waits[0]
+    # The warp-specialised TMA forms hand dQ's reduction to the writer warp.
+    writer = "} writer {" in compiled.asm["tilegpu"]
+    assert writer == (qk or (options["WS"] and options["DQ_TMA"]))
+
+
+@pytest.fixture
+def interpreted(monkeypatch, example):
+    monkeypatch.setattr(jit, "INTERPRET_ALL", True)
+    return example
+
+
 @pytest.mark.parametrize("causal", [False, True])
-@pytest.mark.parametrize("variant", ["red", "tma", "qk_ws_tma_dk_early"])
-def test_gradients_in_the_interpreter(example, variant, causal):
+@pytest.mark.parametrize("variant", ["red", "tma", "qk_ws_tma"])
+def test_gradients_in_the_interpreter(interpreted, variant, causal):
+    example = interpreted
     heads, seq_len, d, block_m, block_n = 2, 100, 64, 32, 64
     rng = np.random.default_rng(33)
     q, k, v, dout = (rng.standard_normal((heads, seq_len, d))
@@ -89,10 +96,14 @@ def test_gradients_in_the_interpreter(example, variant, causal):
              for t, rows in ((q, block_m), (k, block_n), (v, block_n),
                              (dout, block_m))]
     scale = 1 / math.sqrt(d)
-    variants.kernel_of(variant)[(tile.cdiv(seq_len, block_n), heads)](
-        *descs, tile.TensorDescriptor.from_tensor(dq_sum, [block_m, d]),
-        dq_sum, lse, delta, dk, dv, scale, seq_len, CAUSAL=causal,
-        HEAD_DIM=d, BLOCK_M=block_m, BLOCK_N=block_n,
+    dq_desc = tile.TensorDescriptor.from_tensor(dq_sum, [block_m, d])
+    # The example's kernel has no pointer to the dQ sums beside the
+    # descriptor.
+    pointer = [] if variant.startswith("qk_") else [dq_sum]
+    variants.kernel_of(example, variant)[(tile.cdiv(seq_len, block_n),
+                                          heads)](
+        *descs, dq_desc, *pointer, lse, delta, dk, dv, scale, seq_len,
+        CAUSAL=causal, HEAD_DIM=d, BLOCK_M=block_m, BLOCK_N=block_n,
         **variants.VARIANTS[variant])
     want = example.reference(q, k, v, causal, dout)
     got = (dq_sum.reshape(heads, seq_len, d) * scale, dk, dv)

@@ -1,8 +1,8 @@
-"""The attention example's backward (examples/05_attention.py: dK/dV over
-query blocks, dQ over key blocks, from the forward's log-sum-exp) through
-its torch.autograd.Function, against float64 torch autograd: fp16 and bf16,
-head dims 64 and 128, causal or not, sequence lengths that are not a
-multiple of any block. Inputs fresh each test. The autograd path takes
+"""The attention example's backward (examples/05_attention.py: the fused
+kernel, or dK/dV over query blocks and dQ over key blocks, from the
+forward's log-sum-exp) through its torch.autograd.Function, against float64
+torch autograd: fp16 and bf16, head dims 64 and 128, causal or not,
+sequence lengths that are not a multiple of any block. Inputs fresh each test. The autograd path takes
 uninitialised buffers, as torch's kernels do; the kernels called directly
 start from NaN-filled ones, so a row a kernel skips fails."""
 
@@ -52,19 +52,22 @@ def test_attention_gradients_match_float64_autograd(heads, seq_len, head_dim,
 
 
 @pytest.mark.parametrize("causal", [False, True])
-@pytest.mark.parametrize("tma", [True, False])
+@pytest.mark.parametrize("tma,fused", [(True, True), (True, False),
+                                       (False, False)])
 @pytest.mark.parametrize("heads,seq_len,head_dim", [(3, 1000, 64),
                                                     (2, 777, 128)])
 def test_every_output_element_is_written(heads, seq_len, head_dim, tma,
-                                         causal):
+                                         fused, causal):
     # The descriptor kernels read past a head's last row (the next head's
     # rows) and must still write each row of this head's output and
-    # log-sum-exp exactly once; the pointer forward masks its loads.
+    # log-sum-exp exactly once; the pointer forward masks its loads. The
+    # fused backward adds every key block's dQ share into one buffer.
     ex = example_attention()
     q, k, v, dout = (torch.randn(heads, seq_len, head_dim, device="cuda")
                      .half() for _ in range(4))
     out, lse = ex.attention(q, k, v, causal, with_lse=True, tma=tma)
-    grads = ex.attention_backward(q, k, v, out, lse, dout, causal, tma=tma)
+    grads = ex.attention_backward(q, k, v, out, lse, dout, causal, tma=tma,
+                                  fused=fused)
     exact = [t.double().requires_grad_() for t in (q, k, v)]
     want = reference(*exact, causal)
     want.backward(dout.double())
