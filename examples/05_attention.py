@@ -338,8 +338,10 @@ def attention_backward_fused(q_desc, k_desc, v_desc, do_desc, dq_desc, Lse,
     by a TMA reduction (`dq_desc`; unscaled). The scores keep the queries as
     rows, as FlashAttention-3 does, so lse and delta are two registers a
     thread; the loop is warp-specialised (a producer loads Q and dO)."""
-    start_n = tl.program_id(0) * BLOCK_N
-    base = tl.program_id(1) * seq_len
+    # Causal: key blocks near the start have the most query blocks; the grid
+    # is (heads, key blocks) so that every head's heaviest run first.
+    start_n = tl.program_id(1 if CAUSAL else 0) * BLOCK_N
+    base = tl.program_id(0 if CAUSAL else 1) * seq_len
     cols = start_n + tl.arange(0, BLOCK_N)
     k = k_desc.load([base + start_n, 0])
     v = v_desc.load([base + start_n, 0])
@@ -464,7 +466,9 @@ def attention_backward(q, k, v, out, lse, dout, causal, poison=True,
                      for t, block in zip(flat + [dq_sum],
                                          (block_m, block_n, block_n, block_m,
                                           block_m))]
-            attention_backward_fused[(tile.cdiv(seq_len, block_n), heads)](
+            blocks = tile.cdiv(seq_len, block_n)
+            grid = (heads, blocks) if causal else (blocks, heads)
+            attention_backward_fused[grid](
                 *descs, lse, delta, dk, dv, scale, seq_len, BLOCK_M=block_m,
                 BLOCK_N=block_n, **options)
             n = math.prod(dq_sum.shape)
