@@ -62,6 +62,30 @@ bool mustFollow(Operation *op, WarpGroupDotOp dot) {
   });
 }
 
+/// Moves `op` to just after `after` (to the start of `body` when null);
+/// returns whether it moved.
+bool placeJustAfter(Operation *op, Operation *after, Block *body) {
+  if (after ? op->getPrevNode() == after : op == &body->front())
+    return false;
+  if (after)
+    op->moveAfter(after);
+  else
+    op->moveBefore(&body->front());
+  return true;
+}
+
+/// The last op of `body` that defines (or holds the definition of) one of
+/// `op`'s operands; null when they all come from outside.
+Operation *lastOperandDefinition(Operation *op, Block *body) {
+  Operation *last = nullptr;
+  for (Value operand : op->getOperands())
+    if (Operation *def = operand.getDefiningOp())
+      if (Operation *inBody = body->findAncestorOpInBlock(*def))
+        if (!last || last->isBeforeInBlock(inBody))
+          last = inBody;
+  return last;
+}
+
 } // namespace
 
 bool pipeliner::issueDotsWhenReady(scf::ForOp loop) {
@@ -92,17 +116,6 @@ bool pipeliner::issueDotsWhenReady(scf::ForOp loop) {
   // A shared copy of an operand (and the views of it a dot reads) is made
   // where the value is: where the first dot that reads it was written
   // (dV's dO), it would hold back a product written earlier (dP's).
-  auto placeRightAfterOperand = [&](Operation *op, Value operand) {
-    Operation *def = operand.getDefiningOp();
-    Operation *target = def ? body->findAncestorOpInBlock(*def) : nullptr;
-    if (target == op->getPrevNode() || (!target && op == &body->front()))
-      return;
-    if (target)
-      op->moveAfter(target);
-    else
-      op->moveBefore(&body->front());
-    moved = true;
-  };
   for (WarpGroupDotOp dot : body->getOps<WarpGroupDotOp>())
     for (Value operand : {Value(dot.getA()), Value(dot.getB())}) {
       SmallVector<Operation *> views;
@@ -114,9 +127,11 @@ bool pipeliner::issueDotsWhenReady(scf::ForOp loop) {
       }
       auto alloc = dyn_cast_or_null<LocalAllocOp>(def);
       if (alloc && alloc->getBlock() == body && alloc.getSrc())
-        placeRightAfterOperand(alloc, alloc.getSrc());
+        moved |= placeJustAfter(alloc, lastOperandDefinition(alloc, body),
+                                body);
       for (Operation *view : llvm::reverse(views))
-        placeRightAfterOperand(view, view->getOperand(0));
+        moved |=
+            placeJustAfter(view, lastOperandDefinition(view, body), body);
     }
   for (WarpGroupDotOp dot : llvm::to_vector(body->getOps<WarpGroupDotOp>())) {
     Operation *after = dot->getPrevNode();
@@ -126,13 +141,7 @@ bool pipeliner::issueDotsWhenReady(scf::ForOp loop) {
         break;
       after = after->getPrevNode();
     }
-    if (after == dot->getPrevNode())
-      continue;
-    if (after)
-      dot->moveAfter(after);
-    else
-      dot->moveBefore(&body->front());
-    moved = true;
+    moved |= placeJustAfter(dot, after, body);
   }
   return moved;
 }
