@@ -41,6 +41,16 @@ constexpr int kMaxNumWarps = 32;
 /// far from overflowing the stage arithmetic.
 constexpr int kMaxNumStages = 1024;
 
+/// The most elements a block may hold: python/tile/language/dtypes.py's
+/// TILE_MAX_TENSOR_NUMEL (Triton's TRITON_MAX_TENSOR_NUMEL).
+constexpr long long kMaxTensorNumel = 1ll << 20;
+
+/// Registers one thread may hold of a tensor: the largest block spread over
+/// a single warp. A layout that repeats a tensor across each thread beyond
+/// that (a hostile `sizePerThread`) would unroll into millions of values
+/// and exhaust the compiler's memory.
+constexpr long long kMaxRegistersPerThread = kMaxTensorNumel / 32;
+
 } // namespace tile
 
 #endif // TILE_SUPPORT_LIMITS_H

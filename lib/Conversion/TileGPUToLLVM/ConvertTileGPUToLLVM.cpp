@@ -3,6 +3,7 @@
 #include "Utility.h"
 
 #include "tile/Conversion/Passes.h"
+#include "tile/Support/Limits.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
@@ -75,12 +76,44 @@ void removeRedundantBarriers(ModuleOp module) {
     op->erase();
 }
 
+/// Fails, with an error at the op, when a tensor's layout gives a thread
+/// more registers than kMaxRegistersPerThread: the lowering makes one value
+/// per register.
+LogicalResult verifyRegistersPerThread(ModuleOp module) {
+  auto tooMany = [](Type type) -> std::optional<int64_t> {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !isa_and_nonnull<DistributedEncoding>(tensor.getEncoding()))
+      return std::nullopt;
+    int64_t registers = getLinearLayout(tensor).getNumRegisters();
+    if (registers <= ::tile::kMaxRegistersPerThread)
+      return std::nullopt;
+    return registers;
+  };
+  WalkResult result = module.walk([&](Operation *op) {
+    SmallVector<Type> types(op->getResultTypes());
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        llvm::append_range(types, block.getArgumentTypes());
+    for (Type type : types)
+      if (std::optional<int64_t> registers = tooMany(type)) {
+        op->emitError() << "a thread would hold " << *registers
+                        << " registers of " << type << " (its layout repeats "
+                        << "the tensor); at most "
+                        << ::tile::kMaxRegistersPerThread << " are lowered";
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 struct ConvertTileGPUToLLVMPass
-    : tile::impl::ConvertTileGPUToLLVMBase<ConvertTileGPUToLLVMPass> {
+    : mlir::tile::impl::ConvertTileGPUToLLVMBase<ConvertTileGPUToLLVMPass> {
   using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (failed(verifyTensorsHaveLayouts(getOperation())))
+    if (failed(verifyTensorsHaveLayouts(getOperation())) ||
+        failed(verifyRegistersPerThread(module)))
       return signalPassFailure();
     MLIRContext *context = &getContext();
     AxisInfoAnalysis axisInfo(module);
