@@ -84,13 +84,14 @@ struct DotPattern : OpConversionPattern<DotOp> {
     auto write = [&](Value base, RankedTensorType type, ValueRange values) {
       LinearLayout layout = getLinearLayout(type);
       Value owner = emitOwnerPredicate(rewriter, loc, layout, tid);
-      for (auto [value, coords] :
-           llvm::zip(values, emitCoordinates(rewriter, loc, layout, tid))) {
+      SmallVector<Value> ptrs;
+      for (ArrayRef<Value> coords :
+           emitCoordinates(rewriter, loc, layout, tid)) {
         Value index = emitLinearIndex(rewriter, loc, coords, type.getShape());
-        Value ptr = sharedElementPtr(rewriter, loc, base,
-                                     type.getElementType(), index);
-        storeShared(rewriter, loc, ptr, value, owner);
+        ptrs.push_back(sharedElementPtr(rewriter, loc, base,
+                                        type.getElementType(), index));
       }
+      storeAllShared(rewriter, loc, ptrs, SmallVector<Value>(values), owner);
     };
     write(aBase, aType, adaptor.getA());
     write(bBase, bType, adaptor.getB());

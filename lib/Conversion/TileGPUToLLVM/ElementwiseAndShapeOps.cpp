@@ -214,8 +214,12 @@ void convertInRounds(ConvertLayoutOp op, ValueRange src, Value base,
                             removeBits(rewriter, loc, index, bits));
   };
   auto store = [&](ArrayRef<int64_t> registers) {
-    for (int64_t reg : registers)
-      storeShared(rewriter, loc, address(srcCoords[reg]), src[reg], owner);
+    SmallVector<Value> ptrs, values;
+    for (int64_t reg : registers) {
+      ptrs.push_back(address(srcCoords[reg]));
+      values.push_back(src[reg]);
+    }
+    storeAllShared(rewriter, loc, ptrs, values, owner);
   };
   auto load = [&](int64_t reg) {
     return loadShared(rewriter, loc, address(dstCoords[reg]), elementType);

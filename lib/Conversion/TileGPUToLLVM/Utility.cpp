@@ -275,6 +275,18 @@ void mlir::tile::storeShared(OpBuilder &b, Location loc, Value ptr, Value value,
   LLVM::StoreOp::create(b, loc, stored, ptr);
 }
 
+void mlir::tile::storeAllShared(OpBuilder &b, Location loc,
+                                ArrayRef<Value> ptrs, ArrayRef<Value> values,
+                                Value predicate) {
+  OpBuilder::InsertionGuard guard(b);
+  if (predicate) {
+    auto ifOp = scf::IfOp::create(b, loc, predicate, /*withElse=*/false);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+  }
+  for (auto [ptr, value] : llvm::zip_equal(ptrs, values))
+    LLVM::StoreOp::create(b, loc, toStorage(b, loc, value), ptr);
+}
+
 Value mlir::tile::loadShared(OpBuilder &b, Location loc, Value ptr, Type type) {
   Value loaded = LLVM::LoadOp::create(b, loc, storageType(type), ptr);
   return fromStorage(b, loc, loaded, type);
@@ -376,11 +388,11 @@ void mlir::tile::writeToShared(
     function_ref<Value(OpBuilder &, ArrayRef<Value>)> index, Type elementType) {
   ThreadId tid = getThreadId(b, op);
   Value owner = emitOwnerPredicate(b, loc, layout, tid);
-  for (auto [value, coords] :
-       llvm::zip(values, emitCoordinates(b, loc, layout, tid)))
-    storeShared(b, loc,
-                sharedElementPtr(b, loc, base, elementType, index(b, coords)),
-                value, owner);
+  SmallVector<Value> ptrs;
+  for (ArrayRef<Value> coords : emitCoordinates(b, loc, layout, tid))
+    ptrs.push_back(
+        sharedElementPtr(b, loc, base, elementType, index(b, coords)));
+  storeAllShared(b, loc, ptrs, values, owner);
 }
 
 SmallVector<Value> mlir::tile::readFromShared(

@@ -89,6 +89,11 @@ Value fromStorage(OpBuilder &b, Location loc, Value value, Type type);
 /// Stores/loads one element to/from shared memory. i1 travels as i8.
 void storeShared(OpBuilder &b, Location loc, Value ptr, Value value,
                  Value predicate);
+/// Stores `values[i]` at `ptrs[i]`, all under one `predicate` (when there
+/// is one): a branch per element would leave thousands of them in one
+/// block for a large replicated tensor, which scf-to-cf splits one by one.
+void storeAllShared(OpBuilder &b, Location loc, ArrayRef<Value> ptrs,
+                    ArrayRef<Value> values, Value predicate);
 Value loadShared(OpBuilder &b, Location loc, Value ptr, Type type);
 /// The address of element `index` of a buffer of `elementType` at `base`.
 Value sharedElementPtr(OpBuilder &b, Location loc, Value base,
