@@ -91,7 +91,7 @@ struct DotPattern : OpConversionPattern<DotOp> {
         ptrs.push_back(sharedElementPtr(rewriter, loc, base,
                                         type.getElementType(), index));
       }
-      storeAllShared(rewriter, loc, ptrs, SmallVector<Value>(values), owner);
+      storeAllShared(rewriter, loc, ptrs, values, owner);
     };
     write(aBase, aType, adaptor.getA());
     write(bBase, bType, adaptor.getB());

@@ -264,27 +264,21 @@ Value mlir::tile::fromStorage(OpBuilder &b, Location loc, Value value,
 
 void mlir::tile::storeShared(OpBuilder &b, Location loc, Value ptr, Value value,
                              Value predicate) {
-  Value stored = toStorage(b, loc, value);
-  if (!predicate) {
-    LLVM::StoreOp::create(b, loc, stored, ptr);
-    return;
-  }
-  auto ifOp = scf::IfOp::create(b, loc, predicate, /*withElse=*/false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(ifOp.thenBlock());
-  LLVM::StoreOp::create(b, loc, stored, ptr);
+  storeAllShared(b, loc, ptr, value, predicate);
 }
 
-void mlir::tile::storeAllShared(OpBuilder &b, Location loc,
-                                ArrayRef<Value> ptrs, ArrayRef<Value> values,
-                                Value predicate) {
+void mlir::tile::storeAllShared(OpBuilder &b, Location loc, ValueRange ptrs,
+                                ValueRange values, Value predicate) {
+  SmallVector<Value> stored;
+  for (Value value : values)
+    stored.push_back(toStorage(b, loc, value));
   OpBuilder::InsertionGuard guard(b);
   if (predicate) {
     auto ifOp = scf::IfOp::create(b, loc, predicate, /*withElse=*/false);
     b.setInsertionPointToStart(ifOp.thenBlock());
   }
-  for (auto [ptr, value] : llvm::zip_equal(ptrs, values))
-    LLVM::StoreOp::create(b, loc, toStorage(b, loc, value), ptr);
+  for (auto [ptr, value] : llvm::zip_equal(ptrs, stored))
+    LLVM::StoreOp::create(b, loc, value, ptr);
 }
 
 Value mlir::tile::loadShared(OpBuilder &b, Location loc, Value ptr, Type type) {

@@ -92,8 +92,8 @@ void storeShared(OpBuilder &b, Location loc, Value ptr, Value value,
 /// Stores `values[i]` at `ptrs[i]`, all under one `predicate` (when there
 /// is one): a branch per element would leave thousands of them in one
 /// block for a large replicated tensor, which scf-to-cf splits one by one.
-void storeAllShared(OpBuilder &b, Location loc, ArrayRef<Value> ptrs,
-                    ArrayRef<Value> values, Value predicate);
+void storeAllShared(OpBuilder &b, Location loc, ValueRange ptrs,
+                    ValueRange values, Value predicate);
 Value loadShared(OpBuilder &b, Location loc, Value ptr, Type type);
 /// The address of element `index` of a buffer of `elementType` at `base`.
 Value sharedElementPtr(OpBuilder &b, Location loc, Value base,
