@@ -250,6 +250,19 @@ def attention_backward_dq(Q, K, V, dOut, Lse, Delta, dQ, scale, seq_len,
 
 
 @tile.jit
+def _store_key_rows(dK, dV, dk, dv, base, cols, scale, seq_len,
+                    HEAD_DIM: tl.constexpr):
+    """A key block's dK (scaled) and dV over (heads * seq_len, HEAD_DIM).
+    Key rows past the head's end belong to the next head: not stored."""
+    dims = tl.arange(0, HEAD_DIM)
+    keys = (base + cols[:, None]).to(tl.int64) * HEAD_DIM + dims[None, :]
+    tl.store(dK + keys, (dk * scale).to(dK.dtype.element_ty),
+             mask=cols[:, None] < seq_len)
+    tl.store(dV + keys, dv.to(dV.dtype.element_ty),
+             mask=cols[:, None] < seq_len)
+
+
+@tile.jit
 def attention_backward_dkdv_tma(q_desc, k_desc, v_desc, do_desc, Lse, Delta,
                                 dK, dV, scale, seq_len, CAUSAL: tl.constexpr,
                                 HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
@@ -282,13 +295,7 @@ def attention_backward_dkdv_tma(q_desc, k_desc, v_desc, do_desc, Lse, Delta,
         dp_t = tl.dot(v, tl.trans(do))
         ds_t = p_t * (dp_t - delta[None, :])
         dk += tl.dot(ds_t.to(q_desc.dtype), q)
-    # Key rows past the head's end belong to the next head: not stored.
-    dims = tl.arange(0, HEAD_DIM)
-    keys = (base + cols[:, None]).to(tl.int64) * HEAD_DIM + dims[None, :]
-    tl.store(dK + keys, (dk * scale).to(dK.dtype.element_ty),
-             mask=cols[:, None] < seq_len)
-    tl.store(dV + keys, dv.to(dV.dtype.element_ty),
-             mask=cols[:, None] < seq_len)
+    _store_key_rows(dK, dV, dk, dv, base, cols, scale, seq_len, HEAD_DIM)
 
 
 @tile.jit
@@ -367,12 +374,7 @@ def attention_backward_fused(q_desc, k_desc, v_desc, do_desc, dq_desc, Lse,
         ds = (p * (dp - delta[:, None])).to(q_desc.dtype)
         dq_desc.atomic_add([base + start_m, 0], tl.dot(ds, k))
         dk += tl.dot(tl.trans(ds), q)
-    dims = tl.arange(0, HEAD_DIM)
-    keys = (base + cols[:, None]).to(tl.int64) * HEAD_DIM + dims[None, :]
-    tl.store(dK + keys, (dk * scale).to(dK.dtype.element_ty),
-             mask=cols[:, None] < seq_len)
-    tl.store(dV + keys, dv.to(dV.dtype.element_ty),
-             mask=cols[:, None] < seq_len)
+    _store_key_rows(dK, dV, dk, dv, base, cols, scale, seq_len, HEAD_DIM)
 
 
 @tile.jit
