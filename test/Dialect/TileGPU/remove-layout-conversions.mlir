@@ -690,3 +690,61 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
     return
   }
 }
+
+// A pointer tensor advanced before it is used (`ptr -= BLOCK` at the top of
+// the body, a backward walk over blocks as Lightning Attention's backward
+// does) and converted after the update, under a branch, for its load: it
+// is carried in the load's layout, and no conversion is left in the loop.
+// CHECK-LABEL: func.func @pointer_advanced_first
+// CHECK: scf.for {{.*}} -> (tensor<64x64x!tile.ptr<f16>, #[[LOAD:blocked[0-9]*]]>)
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: tile.load {{.*}} : tensor<64x64x!tile.ptr<f16>, #[[LOAD]]>
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: scf.yield
+// The same for an offsets vector advanced first and converted to two
+// layouts: carried in both, each copy advanced where the body advanced it.
+// CHECK-LABEL: func.func @offsets_advanced_first
+// CHECK: scf.for {{.*}} -> (tensor<64xi32, #{{blocked[0-9]*}}>, tensor<64xi32, #slice{{[0-9]*}}>, tensor<64xi32, #slice{{[0-9]*}}>)
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: scf.yield
+#fb = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#fl = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#f1 = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
+  func.func @pointer_advanced_first(%p: tensor<64x64x!tile.ptr<f16>, #fb>, %out: tensor<64x64x!tile.ptr<f16>, #fl>, %n: i32, %c: i1) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %step = arith.constant dense<-64> : tensor<64x64xi32, #fb>
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%ptr = %p) -> (tensor<64x64x!tile.ptr<f16>, #fb>) : i32 {
+      %next = tile.addptr %ptr, %step : tensor<64x64x!tile.ptr<f16>, #fb>, tensor<64x64xi32, #fb>
+      scf.if %c {
+        %pc = tilegpu.convert_layout %next : tensor<64x64x!tile.ptr<f16>, #fb> -> tensor<64x64x!tile.ptr<f16>, #fl>
+        %x = tile.load %pc : tensor<64x64x!tile.ptr<f16>, #fl>
+        tile.store %out, %x : tensor<64x64x!tile.ptr<f16>, #fl>
+      }
+      scf.yield %next : tensor<64x64x!tile.ptr<f16>, #fb>
+    }
+    return
+  }
+  func.func @offsets_advanced_first(%p: !tile.ptr<i32>, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %range = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #f1>
+    %step = arith.constant dense<-64> : tensor<64xi32, #f1>
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%off = %range) -> (tensor<64xi32, #f1>) : i32 {
+      %next = arith.addi %off, %step : tensor<64xi32, #f1>
+      %a = tilegpu.convert_layout %next : tensor<64xi32, #f1> -> tensor<64xi32, #tilegpu.slice<{dim = 1, parent = #fl}>>
+      %b = tilegpu.convert_layout %next : tensor<64xi32, #f1> -> tensor<64xi32, #tilegpu.slice<{dim = 0, parent = #fl}>>
+      %ea = tile.expand_dims %a {axis = 1 : i32} : tensor<64xi32, #tilegpu.slice<{dim = 1, parent = #fl}>> -> tensor<64x1xi32, #fl>
+      %eb = tile.expand_dims %b {axis = 0 : i32} : tensor<64xi32, #tilegpu.slice<{dim = 0, parent = #fl}>> -> tensor<1x64xi32, #fl>
+      %ba = tile.broadcast %ea : tensor<64x1xi32, #fl> -> tensor<64x64xi32, #fl>
+      %bb = tile.broadcast %eb : tensor<1x64xi32, #fl> -> tensor<64x64xi32, #fl>
+      %s = arith.addi %ba, %bb : tensor<64x64xi32, #fl>
+      %base = tile.splat %p : !tile.ptr<i32> -> tensor<64x64x!tile.ptr<i32>, #fl>
+      %ptrs = tile.addptr %base, %s : tensor<64x64x!tile.ptr<i32>, #fl>, tensor<64x64xi32, #fl>
+      tile.store %ptrs, %s : tensor<64x64x!tile.ptr<i32>, #fl>
+      scf.yield %next : tensor<64xi32, #f1>
+    }
+    return
+  }
+}

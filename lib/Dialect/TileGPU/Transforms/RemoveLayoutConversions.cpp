@@ -365,14 +365,24 @@ bool carryInConvertedLayout(scf::ForOp loop) {
       continue;
     RankedTensorType carried;
     bool eligible = true;
+    auto takeTarget = [&](ConvertLayoutOp convert) {
+      auto target = cast<RankedTensorType>(convert.getType());
+      eligible &= !carried || carried == target;
+      carried = target;
+    };
     for (Operation *user : arg.getUsers()) {
       if (auto convert = dyn_cast<ConvertLayoutOp>(user)) {
-        auto target = cast<RankedTensorType>(convert.getType());
-        eligible &= !carried || carried == target;
-        carried = target;
+        takeTarget(convert);
         continue;
       }
       eligible &= isElementwise(user) || user == yield.getOperation();
+      // A value advanced before it is used (`ptr -= BLOCK` at the top of
+      // the body, then loaded through) is converted after the update: its
+      // conversions choose the layout as well.
+      if (isElementwise(user) && user->getBlock() == loop.getBody())
+        for (Operation *next : user->getResult(0).getUsers())
+          if (auto convert = dyn_cast<ConvertLayoutOp>(next))
+            takeTarget(convert);
     }
     // The yielded value must end up in L cheaply: already converted (its
     // conversion then targets L instead, the one in the body goes), or an
@@ -408,7 +418,10 @@ bool carryInConvertedLayout(scf::ForOp loop) {
 /// columns of another) is also carried in each of those layouts, advanced
 /// there by the same op: each conversion was a trip through shared memory
 /// with its barriers in every iteration (Lightning Attention's forward: three
-/// of them), where a copy costs a register or two. Replaces the loop.
+/// of them), where a copy costs a register or two. The conversions may take
+/// the value before the update or after it (`off -= BLOCK` at the top of
+/// the body, as Lightning's backward walks its blocks down). Replaces the
+/// loop.
 bool carryInEachConvertedLayout(scf::ForOp loop) {
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
   for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i) {
@@ -418,7 +431,7 @@ bool carryInEachConvertedLayout(scf::ForOp loop) {
     Operation *update = yield.getOperand(i).getDefiningOp();
     if (!update || update->getBlock() != loop.getBody() ||
         !isElementwise(update) || update->getNumResults() != 1 ||
-        !update->hasOneUse() || !llvm::is_contained(update->getOperands(), arg))
+        !llvm::is_contained(update->getOperands(), arg))
       continue;
     if (!llvm::all_of(update->getOperands(), [&](Value operand) {
           return operand == arg || loop.isDefinedOutsideOfLoop(operand);
@@ -432,6 +445,12 @@ bool carryInEachConvertedLayout(scf::ForOp loop) {
       else
         eligible &= user == update;
     }
+    for (Operation *user : update->getUsers()) {
+      if (auto convert = dyn_cast<ConvertLayoutOp>(user))
+        targets.insert(convert.getType());
+      else
+        eligible &= user == yield.getOperation();
+    }
     if (!eligible || targets.size() < 2)
       continue;
     OpBuilder b(loop);
@@ -444,6 +463,9 @@ bool carryInEachConvertedLayout(scf::ForOp loop) {
     unsigned first = loop.getNumRegionIterArgs();
     auto advance = [&](OpBuilder &b, Location loc,
                        ArrayRef<BlockArgument> carried) {
+      // Where the body advances the value, so that conversions after the
+      // update can read the copies.
+      b.setInsertionPointAfter(update);
       SmallVector<Value> next;
       for (auto [target, value] : llvm::zip(targets, carried)) {
         Attribute encoding = cast<RankedTensorType>(target).getEncoding();
@@ -474,10 +496,17 @@ bool carryInEachConvertedLayout(scf::ForOp loop) {
         convert.getResult().replaceAllUsesWith(loop.getRegionIterArg(index));
         convert->erase();
       }
+    auto newYield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+    for (Operation *user : llvm::make_early_inc_range(update->getUsers()))
+      if (auto convert = dyn_cast<ConvertLayoutOp>(user)) {
+        unsigned index =
+            first + (llvm::find(targets, convert.getType()) - targets.begin());
+        convert.getResult().replaceAllUsesWith(newYield.getOperand(index));
+        convert->erase();
+      }
     // Unused after the loop, the value in its old layout now only advances
     // itself: it yields itself instead, which canonicalization folds away.
     if (loop.getResult(i).use_empty()) {
-      auto newYield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
       Operation *oldUpdate = newYield.getOperand(i).getDefiningOp();
       newYield.setOperand(i, moved);
       if (oldUpdate && oldUpdate->use_empty())
