@@ -701,6 +701,14 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
 // CHECK: tile.load {{.*}} : tensor<64x64x!tile.ptr<f16>, #[[LOAD]]>
 // CHECK-NOT: tilegpu.convert_layout
 // CHECK: scf.yield
+// A value also used as it is, beside its update, keeps its layout:
+// carried converted, it would only move the conversion to that use.
+// CHECK-LABEL: func.func @advanced_and_used_as_is
+// CHECK: scf.for {{.*}} -> (tensor<64x64x!tile.ptr<f16>, #[[KEPT:blocked[0-9]*]]>)
+// CHECK-NEXT: tile.addptr
+// CHECK-NEXT: tile.load %{{.*}} : tensor<64x64x!tile.ptr<f16>, #[[KEPT]]>
+// CHECK-NOT: tilegpu.convert_layout {{.*}} -> tensor<64x64x!tile.ptr<f16>, #[[KEPT]]>
+// CHECK: return
 // The same for an offsets vector advanced first and converted to two
 // layouts: carried in both, each copy advanced where the body advanced it.
 // CHECK-LABEL: func.func @offsets_advanced_first
@@ -722,6 +730,23 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "sm_90a"} {
         %x = tile.load %pc : tensor<64x64x!tile.ptr<f16>, #fl>
         tile.store %out, %x : tensor<64x64x!tile.ptr<f16>, #fl>
       }
+      scf.yield %next : tensor<64x64x!tile.ptr<f16>, #fb>
+    }
+    return
+  }
+  func.func @advanced_and_used_as_is(%p: tensor<64x64x!tile.ptr<f16>, #fb>, %out: tensor<64x64x!tile.ptr<f16>, #fl>, %out2: tensor<64x64x!tile.ptr<f16>, #fb>, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %step = arith.constant dense<-64> : tensor<64x64xi32, #fb>
+    %c64 = arith.constant dense<64> : tensor<64x64xi32, #fb>
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%ptr = %p) -> (tensor<64x64x!tile.ptr<f16>, #fb>) : i32 {
+      %q = tile.addptr %ptr, %c64 : tensor<64x64x!tile.ptr<f16>, #fb>, tensor<64x64xi32, #fb>
+      %y = tile.load %q : tensor<64x64x!tile.ptr<f16>, #fb>
+      tile.store %out2, %y : tensor<64x64x!tile.ptr<f16>, #fb>
+      %next = tile.addptr %ptr, %step : tensor<64x64x!tile.ptr<f16>, #fb>, tensor<64x64xi32, #fb>
+      %pc = tilegpu.convert_layout %next : tensor<64x64x!tile.ptr<f16>, #fb> -> tensor<64x64x!tile.ptr<f16>, #fl>
+      %x = tile.load %pc : tensor<64x64x!tile.ptr<f16>, #fl>
+      tile.store %out, %x : tensor<64x64x!tile.ptr<f16>, #fl>
       scf.yield %next : tensor<64x64x!tile.ptr<f16>, #fb>
     }
     return

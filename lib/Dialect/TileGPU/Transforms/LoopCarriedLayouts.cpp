@@ -48,14 +48,26 @@ bool layouts::carryInConvertedLayout(scf::ForOp loop) {
         continue;
       }
       eligible &= isElementwise(user) || user == yield.getOperation();
-      // A value advanced before it is used (`ptr -= BLOCK` at the top of
-      // the body, then loaded through) is converted after the update: its
-      // conversions choose the layout as well.
-      if (isElementwise(user) && user->getBlock() == loop.getBody())
-        for (Operation *next : user->getResult(0).getUsers())
-          if (auto convert = dyn_cast<ConvertLayoutOp>(next))
-            takeTarget(convert);
     }
+    // A value advanced before it is used (`ptr -= BLOCK` at the top of the
+    // body, then loaded through) is converted after the update. When the
+    // update is all the body does with the value, its other operands come
+    // from before the loop (a step), and the yield carries it on, those
+    // conversions choose the layout. (A value also used as it is, or
+    // updated with values the body computes, keeps its layout: carrying
+    // it converted would only move the conversion to those values.)
+    Operation *update = yield.getOperand(i).getDefiningOp();
+    if (arg.hasOneUse() && update && *arg.getUsers().begin() == update &&
+        isElementwise(update) && update->getBlock() == loop.getBody() &&
+        llvm::all_of(update->getOperands(), [&](Value operand) {
+          return operand == arg || loop.isDefinedOutsideOfLoop(operand);
+        }))
+      for (Operation *next : update->getResult(0).getUsers()) {
+        if (auto convert = dyn_cast<ConvertLayoutOp>(next))
+          takeTarget(convert);
+        else
+          eligible &= next == yield.getOperation();
+      }
     // The yielded value must end up in L cheaply: already converted (its
     // conversion then targets L instead, the one in the body goes), or an
     // elementwise update the rewrites can move.
