@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import tile
+from example_modules import attention_example
 from tile.runtime import jit
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -22,13 +23,8 @@ _spec.loader.exec_module(variants)
 
 
 @pytest.fixture
-def example(monkeypatch):
-    monkeypatch.syspath_prepend(str(ROOT / "examples"))
-    spec = importlib.util.spec_from_file_location(
-        "attention_example", ROOT / "examples" / "05_attention.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def example():
+    return attention_example()
 
 
 @pytest.mark.parametrize("variant", sorted(variants.VARIANTS))

@@ -4,27 +4,14 @@ every program draws several rounds of tiles: with a causal mask the tiles
 are dealt heaviest first with every other full round reversed, and a tile
 drawn twice or never shows as a wrong or NaN row of the output."""
 
-import importlib.util
 import math
-import pathlib
-import sys
 
 import numpy as np
 import pytest
 
 import tile
+from example_modules import attention_example
 from tile.runtime import jit
-
-EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
-
-
-def example():
-    sys.path.insert(0, str(EXAMPLES))
-    spec = importlib.util.spec_from_file_location(
-        "example_attention_schedule", EXAMPLES / "05_attention.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def reference(q, k, v, causal):
@@ -43,7 +30,7 @@ def reference(q, k, v, causal):
 def test_persistent_forward_draws_every_tile_once(monkeypatch, programs,
                                                   causal):
     monkeypatch.setattr(jit, "INTERPRET_ALL", True)
-    ex = example()
+    ex = attention_example()
     heads, seq_len, head_dim, block = 3, 100, 16, 16
     rng = np.random.default_rng(programs * 2 + causal)
     q, k, v = (rng.standard_normal((heads, seq_len, head_dim))

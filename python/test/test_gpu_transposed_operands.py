@@ -3,21 +3,17 @@ GPU: the loaded tile is staged as it is and wgmma reads a transposed view
 (memdesc_trans), filled by cp.async under the pipeline. Checked against
 float64 at every num_stages, with ragged edges; outputs poisoned with NaN."""
 
-import importlib.util
-import pathlib
-
 import pytest
 
 torch = pytest.importorskip("torch")
 if not torch.cuda.is_available():
     pytest.skip("needs a CUDA GPU", allow_module_level=True)
 
+from example_modules import attention_example as example_attention
 from gpu_checks import cdiv, rel_err
 from kernels import transposed as t
 
 pytestmark = pytest.mark.gpu
-
-EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
 
 
 @pytest.mark.parametrize("stages", [1, 2, 3, 4])
@@ -39,16 +35,6 @@ def test_linear_with_transposed_weight(M, N, K, bm, bn, bk, warps, dtype,
     assert "wgmma.mma_async" in kernel.asm["ptx"]
 
 
-def example_attention():
-    """examples/05_attention.py as a module (its kernels, `attention`,
-    `attention_backward` and the autograd `Attention`)."""
-    import sys
-    sys.path.insert(0, str(EXAMPLES))
-    spec = importlib.util.spec_from_file_location(
-        "example_attention", EXAMPLES / "05_attention.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.mark.parametrize("causal", [False, True])
