@@ -20,6 +20,22 @@ using namespace mlir::tile;
 using namespace mlir::tilegpu;
 using namespace mlir::tilegpu::layouts;
 
+/// The op that makes the value `loop` yields for iter arg `i` from that arg
+/// by a step from before the loop (`off += BLOCK`, `ptr -= BLOCK`): an
+/// elementwise op of the body whose other operands are loop-invariant.
+/// Null for any other yielded value.
+static Operation *stepOf(scf::ForOp loop, unsigned i) {
+  BlockArgument arg = loop.getRegionIterArgs()[i];
+  Operation *update = loop.getYieldedValues()[i].getDefiningOp();
+  if (!update || update->getBlock() != loop.getBody() ||
+      !isElementwise(update) || !llvm::is_contained(update->getOperands(), arg))
+    return nullptr;
+  bool invariant = llvm::all_of(update->getOperands(), [&](Value operand) {
+    return operand == arg || loop.isDefinedOutsideOfLoop(operand);
+  });
+  return invariant ? update : nullptr;
+}
+
 /// A loop-carried value that the body converts to one layout L (for a
 /// coalesced load, an mma) and otherwise only feeds elementwise updates is
 /// carried in L instead: the body converts back where the old layout is
@@ -56,17 +72,12 @@ bool layouts::carryInConvertedLayout(scf::ForOp loop) {
     // conversions choose the layout. (A value also used as it is, or
     // updated with values the body computes, keeps its layout: carrying
     // it converted would only move the conversion to those values.)
-    Operation *update = yield.getOperand(i).getDefiningOp();
-    if (arg.hasOneUse() && update && *arg.getUsers().begin() == update &&
-        isElementwise(update) && update->getBlock() == loop.getBody() &&
-        llvm::all_of(update->getOperands(), [&](Value operand) {
-          return operand == arg || loop.isDefinedOutsideOfLoop(operand);
-        }))
-      for (Operation *next : update->getResult(0).getUsers()) {
-        if (auto convert = dyn_cast<ConvertLayoutOp>(next))
+    if (Operation *update = stepOf(loop, i); update && arg.hasOneUse())
+      for (Operation *user : update->getResult(0).getUsers()) {
+        if (auto convert = dyn_cast<ConvertLayoutOp>(user))
           takeTarget(convert);
         else
-          eligible &= next == yield.getOperation();
+          eligible &= user == yield.getOperation();
       }
     // The yielded value must end up in L cheaply: already converted (its
     // conversion then targets L instead, the one in the body goes), or an
@@ -112,14 +123,8 @@ bool layouts::carryInEachConvertedLayout(scf::ForOp loop) {
     BlockArgument arg = loop.getRegionIterArgs()[i];
     if (!isa<RankedTensorType>(arg.getType()))
       continue;
-    Operation *update = yield.getOperand(i).getDefiningOp();
-    if (!update || update->getBlock() != loop.getBody() ||
-        !isElementwise(update) || update->getNumResults() != 1 ||
-        !llvm::is_contained(update->getOperands(), arg))
-      continue;
-    if (!llvm::all_of(update->getOperands(), [&](Value operand) {
-          return operand == arg || loop.isDefinedOutsideOfLoop(operand);
-        }))
+    Operation *update = stepOf(loop, i);
+    if (!update)
       continue;
     llvm::SetVector<Type> targets;
     bool eligible = true;
