@@ -33,15 +33,33 @@ def load(flavor, source="kernels_src.py"):
     return module
 
 
-def gpu_time_ms(fn, reps=200):
+# GPU cycles of the sleep that gpu_time_ms(hide_host=True) queues first:
+# about 2 ms at the H100's and H200's clocks, longer than the host work of
+# an attention training step (0.5-1 ms).
+HIDING_SLEEP_CYCLES = 4_000_000
+
+
+def gpu_time_ms(fn, reps=200, hide_host=False):
+    """Median ms from an event before a call of `fn` to one after it, the
+    GPU idle before each call. The host's work counts where the GPU waits
+    for it: before the first kernel and between kernels. With `hide_host`,
+    a GPU sleep is queued ahead and the start event behind it, so that the
+    call's kernels are all queued by the time the GPU reaches them: the
+    GPU time of the call's kernels and the gaps between them alone. Raises
+    if the host's work outlasted the sleep."""
     for _ in range(10):
         fn()
     torch.cuda.synchronize()
     times = []
     for _ in range(reps):
         start, end = torch.cuda.Event(True), torch.cuda.Event(True)
+        if hide_host:
+            torch.cuda._sleep(HIDING_SLEEP_CYCLES)
         start.record()
         fn()
+        if hide_host and start.query():
+            raise RuntimeError("the host's work of one call outlasted the "
+                               "hiding sleep; raise HIDING_SLEEP_CYCLES")
         end.record()
         end.synchronize()
         times.append(start.elapsed_time(end))

@@ -8,6 +8,7 @@ is checked against torch in float64 before it is timed; times are medians
 of event-timed runs after warm-up (bench.gpu_time_ms)."""
 
 import os
+import statistics
 import sys
 
 import torch
@@ -182,18 +183,36 @@ def bench_attention(heads=32, seq_len=4096, head_dim=128):
                 bench.gpu_time_ms(lambda: ex.attention_backward(
                     q, k, v, out, lse, dout, causal, poison=False,
                     fused=False), reps=20), 2.5 * flops, "TFLOPS")
-            leaves = [t.detach().requires_grad_() for t in (q, k, v)]
-            row("attention fwd+bwd %s" % label, impl, bench.gpu_time_ms(
-                lambda: ex.Attention.apply(*leaves, causal).backward(dout),
-                reps=20), 3.5 * flops, "TFLOPS")
         row("attention fwd %s" % label, "SDPA", bench.gpu_time_ms(
             lambda: sdpa(q[None], k[None], v[None], is_causal=causal),
             reps=20), flops, "TFLOPS")
+        bench_training_step(examples, q, k, v, dout, causal, label, flops)
+
+
+def bench_training_step(examples, q, k, v, dout, causal, label, flops):
+    """Forward and backward through autograd, the implementations taking
+    turns over three rounds (median of the rounds' medians): per call, the
+    host's work included where the GPU waits for it, and the GPU time
+    alone (bench.gpu_time_ms's hide_host)."""
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    steps = {}
+    for impl, ex in examples.items():
         leaves = [t.detach().requires_grad_() for t in (q, k, v)]
-        row("attention fwd+bwd %s" % label, "SDPA", bench.gpu_time_ms(
-            lambda: sdpa(*(t[None] for t in leaves),
-                         is_causal=causal).backward(dout[None]), reps=20),
-            3.5 * flops, "TFLOPS")
+        steps[impl] = (lambda ex, leaves: lambda: ex.Attention.apply(
+            *leaves, causal).backward(dout))(ex, leaves)
+    sdpa_leaves = [t.detach().requires_grad_() for t in (q, k, v)]
+    steps["SDPA"] = lambda: sdpa(*(t[None] for t in sdpa_leaves),
+                                 is_causal=causal).backward(dout[None])
+    for kind, hide in (("fwd+bwd", False), ("fwd+bwd, GPU time", True)):
+        rounds = {impl: [] for impl in steps}
+        for _ in range(3):
+            for impl, step in steps.items():
+                rounds[impl].append(bench.gpu_time_ms(step, reps=30,
+                                                      hide_host=hide))
+        for impl, times in rounds.items():
+            row("attention %s %s" % (kind, label), impl,
+                statistics.median(times), 3.5 * flops, "TFLOPS",
+                "rounds " + " ".join("%.3f" % t for t in times))
 
 
 def main():
@@ -221,6 +240,9 @@ def main():
         if (kernel, "tile") in times and (kernel, "triton") in times:
             print("%-36s tile/triton speed %.3fx" % (
                 kernel, times[kernel, "triton"] / times[kernel, "tile"]))
+        if (kernel, "tile") in times and (kernel, "SDPA") in times:
+            print("%-36s tile/SDPA speed %.3fx" % (
+                kernel, times[kernel, "SDPA"] / times[kernel, "tile"]))
     print("device:", torch.cuda.get_device_name(), " torch", torch.__version__)
     return 0
 

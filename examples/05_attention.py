@@ -186,8 +186,11 @@ def _attention_tile_tma(q_desc, k_desc, v_desc, Out, Lse, scale, seq_len,
 @tile.jit
 def attention_backward_delta(Out, dOut, Delta, seq_len, stride_head,
                              stride_row, HEAD_DIM: tl.constexpr,
-                             BLOCK_M: tl.constexpr):
-    """Delta = rowsum(O * dO), the softmax backward's correction term."""
+                             BLOCK_M: tl.constexpr, dQSum=None):
+    """Delta = rowsum(O * dO), the softmax backward's correction term; with
+    `dQSum` (the fused backward's fp32 dQ, contiguous rows), also zeroes
+    these rows of it: one launch fewer in front of the fused kernel, which
+    adds into them."""
     rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
     head = tl.program_id(1).to(tl.int64) * stride_head
     dims = tl.arange(0, HEAD_DIM)
@@ -197,6 +200,11 @@ def attention_backward_delta(Out, dOut, Delta, seq_len, stride_head,
     delta = tl.sum(o.to(tl.float32) * do.to(tl.float32), axis=1)
     tl.store(Delta + tl.program_id(1) * seq_len + rows, delta,
              mask=rows < seq_len)
+    if dQSum is not None:
+        first_row = tl.program_id(1).to(tl.int64) * seq_len
+        tl.store(dQSum + (first_row + rows[:, None]) * HEAD_DIM + dims[None, :],
+                 tl.zeros((BLOCK_M, HEAD_DIM), dtype=tl.float32),
+                 mask=rows[:, None] < seq_len)
 
 
 @tile.jit
@@ -430,32 +438,61 @@ def _empty_like(x, poison):
     return common.empty_like(x) if poison else torch.empty_like(x)
 
 
-def _row_stats(q, poison):
-    """A float32 value per query row (the log-sum-exp, delta)."""
+def _row_stats(q, poison, *per_row):
+    """A float32 value per query row (the log-sum-exp, delta), or a
+    float32 row of `per_row` values (dQ's sums)."""
     heads, seq_len, _ = q.shape
     if poison:
-        return common.empty(heads, seq_len)
-    return torch.empty(heads, seq_len, device=q.device, dtype=torch.float32)
+        return common.empty(heads, seq_len, *per_row)
+    return torch.empty(heads, seq_len, *per_row, device=q.device,
+                       dtype=torch.float32)
+
+
+_SMS = {}
 
 
 def _multiprocessors(t):
-    """SMs of the GPU holding `t` (a persistent kernel's program count)."""
-    if common.GPU:
-        return torch.cuda.get_device_properties(t.device).multi_processor_count
-    return 132
+    """SMs of the GPU holding `t` (a persistent kernel's program count),
+    asked of torch once per device: the forward's host time is spent before
+    its kernel starts."""
+    if not common.GPU:
+        return 132
+    count = _SMS.get(t.device)
+    if count is None:
+        count = _SMS[t.device] = torch.cuda.get_device_properties(
+            t.device).multi_processor_count
+    return count
 
 
-def attention(q, k, v, causal, with_lse=False, tma=common.GPU, poison=True):
+def _rows(t, block, made=None):
+    """A descriptor over `t` (heads, seq_len, head_dim) seen as rows
+    (heads * seq_len, head_dim), in blocks of `block` rows. `made` keeps
+    those made before for the same tensors: the training step's backward
+    reuses the forward's K and V descriptors and a Q descriptor the forward
+    made while its kernel ran, instead of making them on the critical path
+    between the two."""
+    key = (common.address(t), tuple(t.shape), block)
+    if made is not None and key in made:
+        return made[key]
+    head_dim = t.shape[-1]
+    desc = TensorDescriptor.from_tensor(t.reshape(-1, head_dim),
+                                        [block, head_dim])
+    if made is not None:
+        made[key] = desc
+    return desc
+
+
+def attention(q, k, v, causal, with_lse=False, tma=common.GPU, poison=True,
+              made=None):
     """softmax(Q K^T / sqrt(d)) V over (heads, seq_len, head_dim); on the
-    GPU by the descriptor forward unless `tma` is False."""
+    GPU by the descriptor forward unless `tma` is False (`made`: see
+    _rows)."""
     heads, seq_len, head_dim = q.shape
     out, lse = _empty_like(q, poison), _row_stats(q, poison)
     if tma:
         # 128 x 128 blocks, two consumer warpgroups and a producer; three
         # stages of K and V fill the shared memory at head_dim 128.
-        descs = [TensorDescriptor.from_tensor(t.reshape(-1, head_dim),
-                                              [128, head_dim])
-                 for t in (q, k, v)]
+        descs = [_rows(t, 128, made) for t in (q, k, v)]
         tiles = tile.cdiv(seq_len, 128) * heads
         programs = min(tiles, _multiprocessors(q))
         attention_forward_tma[(programs,)](
@@ -475,37 +512,44 @@ def attention(q, k, v, causal, with_lse=False, tma=common.GPU, poison=True):
 
 
 def attention_backward(q, k, v, out, lse, dout, causal, poison=True,
-                       tma=common.GPU, fused=True):
+                       tma=common.GPU, fused=True, made=None):
     """dQ, dK, dV from the forward's output and statistics; on the GPU by
     the descriptor kernels unless `tma` is False: the fused one unless
-    `fused` is False, else dK/dV and dQ apart."""
+    `fused` is False, else dK/dV and dQ apart (`made`: see _rows)."""
     heads, seq_len, head_dim = q.shape
     scale = 1 / math.sqrt(head_dim)
     _, (block_m, block_n, warps, stages) = _blocks()
     delta = _row_stats(q, poison)
-    attention_backward_delta[(tile.cdiv(seq_len, block_m), heads)](
-        out, dout, delta, seq_len, common.stride(q, 0), common.stride(q, 1),
-        HEAD_DIM=head_dim, BLOCK_M=block_m)
-    dq, dk, dv = (_empty_like(t, poison) for t in (q, k, v))
+    delta_grid = (tile.cdiv(seq_len, block_m), heads)
+    delta_args = (out, dout, delta, seq_len, common.stride(q, 0),
+                  common.stride(q, 1))
     options = dict(CAUSAL=causal, HEAD_DIM=head_dim, num_warps=warps,
                    num_stages=stages)
+    if tma and fused:
+        # dQ's fp32 sums, zeroed by the delta kernel (NaN before it when
+        # poisoned, so a row it missed fails the checks).
+        dq_sum = _row_stats(q, poison, head_dim)
+        attention_backward_delta[delta_grid](
+            *delta_args, HEAD_DIM=head_dim, BLOCK_M=block_m, dQSum=dq_sum)
+        dk, dv = _empty_like(k, poison), _empty_like(v, poison)
+        descs = [_rows(t, block, made) for t, block in zip(
+            (q, k, v, dout, dq_sum),
+            (block_m, block_n, block_n, block_m, block_m))]
+        blocks = tile.cdiv(seq_len, block_n)
+        grid = (heads, blocks) if causal else (blocks, heads)
+        attention_backward_fused[grid](
+            *descs, lse, delta, dk, dv, scale, seq_len, BLOCK_M=block_m,
+            BLOCK_N=block_n, **options)
+        dq = _empty_like(q, poison)
+        n = heads * seq_len * head_dim
+        scale_and_cast[(tile.cdiv(n, 4096),)](dq_sum, dq, scale, n,
+                                              BLOCK=4096)
+        return dq, dk, dv
+    attention_backward_delta[delta_grid](*delta_args, HEAD_DIM=head_dim,
+                                         BLOCK_M=block_m)
+    dq, dk, dv = (_empty_like(t, poison) for t in (q, k, v))
     if tma:
         flat = [t.reshape(-1, head_dim) for t in (q, k, v, dout)]
-        if fused:
-            dq_sum = common.zeros(*flat[0].shape)
-            descs = [TensorDescriptor.from_tensor(t, [block, head_dim])
-                     for t, block in zip(flat + [dq_sum],
-                                         (block_m, block_n, block_n, block_m,
-                                          block_m))]
-            blocks = tile.cdiv(seq_len, block_n)
-            grid = (heads, blocks) if causal else (blocks, heads)
-            attention_backward_fused[grid](
-                *descs, lse, delta, dk, dv, scale, seq_len, BLOCK_M=block_m,
-                BLOCK_N=block_n, **options)
-            n = math.prod(dq_sum.shape)
-            scale_and_cast[(tile.cdiv(n, 4096),)](dq_sum, dq, scale, n,
-                                                  BLOCK=4096)
-            return dq, dk, dv
 
         def descriptors(query_block, key_block):
             return [TensorDescriptor.from_tensor(t, [block, head_dim])
@@ -539,9 +583,13 @@ if common.GPU:
         @staticmethod
         def forward(ctx, q, k, v, causal):
             q, k, v = (t.contiguous() for t in (q, k, v))
-            out, lse = attention(q, k, v, causal, with_lse=True, poison=False)
+            made = {}
+            out, lse = attention(q, k, v, causal, with_lse=True, poison=False,
+                                 made=made)
+            # The backward's Q descriptor, made while the forward runs.
+            _rows(q, _blocks()[1][0], made)
             ctx.save_for_backward(q, k, v, out, lse)
-            ctx.causal = causal
+            ctx.causal, ctx.made = causal, made
             return out
 
         @staticmethod
@@ -549,7 +597,7 @@ if common.GPU:
             q, k, v, out, lse = ctx.saved_tensors
             dq, dk, dv = attention_backward(q, k, v, out, lse,
                                             dout.contiguous(), ctx.causal,
-                                            poison=False)
+                                            poison=False, made=ctx.made)
             return dq, dk, dv, None
 
 

@@ -82,6 +82,13 @@ def empty_like(x, shape=None):
     return empty(*(x.shape if shape is None else shape), dtype=dtype)
 
 
+def address(x):
+    """Where the elements of a tensor (or numpy array) start."""
+    if GPU and isinstance(x, torch.Tensor):
+        return x.data_ptr()
+    return x.ctypes.data
+
+
 def stride(x, dim):
     """Elements between neighbours along `dim` (numpy counts bytes)."""
     if GPU and isinstance(x, torch.Tensor):

@@ -69,7 +69,7 @@ KERNELS = [
      {"num_warps": 8, "num_stages": 3}),
     ("05_attention", "attention_backward_delta",
      {"Out": P16, "dOut": P16, "Delta": P32, "seq_len": "i32",
-      "stride_head": "i32", "stride_row": "i32"},
+      "stride_head": "i32", "stride_row": "i32", "dQSum": P32},
      {"HEAD_DIM": 128, "BLOCK_M": 64}, {}),
     ("05_attention", "attention_backward_dkdv",
      {"Q": P16, "K": P16, "V": P16, "dOut": P16, "Lse": P32, "Delta": P32,
