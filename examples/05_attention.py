@@ -13,8 +13,9 @@ What it teaches:
   log-sum-exp): P is recomputed block by block, one kernel accumulates dK
   and dV over query blocks, another dQ over key blocks, so no program
   writes where another does (no atomics); on the GPU one fused kernel
-  does all three, adding each block's dQ share into an fp32 buffer by TMA
-  reductions (five products instead of seven);
+  does all three, adding each block's dQ share into an fp32 buffer (zeroed
+  by the kernel that computes delta) by TMA reductions (five products
+  instead of seven);
 - 2-D launch grids: (query or key blocks, batch x heads);
 - on the GPU, the forward on host tensor descriptors (whole Q, K and V
   blocks by TMA) with `tl.range(..., warp_specialize=True)`: a producer
