@@ -472,7 +472,7 @@ def _rows(t, block, made=None):
     reuses the forward's K and V descriptors and a Q descriptor the forward
     made while its kernel ran, instead of making them on the critical path
     between the two."""
-    key = (common.address(t), tuple(t.shape), block)
+    key = (common.address(t), str(t.dtype), tuple(t.shape), block)
     if made is not None and key in made:
         return made[key]
     head_dim = t.shape[-1]
