@@ -550,12 +550,10 @@ def attention_backward(q, k, v, out, lse, dout, causal, poison=True,
                                          BLOCK_M=block_m)
     dq, dk, dv = (_empty_like(t, poison) for t in (q, k, v))
     if tma:
-        flat = [t.reshape(-1, head_dim) for t in (q, k, v, dout)]
-
         def descriptors(query_block, key_block):
-            return [TensorDescriptor.from_tensor(t, [block, head_dim])
-                    for t, block in zip(flat, (query_block, key_block,
-                                               key_block, query_block))]
+            return [_rows(t, block, made) for t, block in zip(
+                (q, k, v, dout), (query_block, key_block, key_block,
+                                  query_block))]
 
         attention_backward_dkdv_tma[(tile.cdiv(seq_len, block_n), heads)](
             *descriptors(block_m, block_n), lse, delta, dk, dv, scale,

@@ -35,8 +35,6 @@ def test_linear_with_transposed_weight(M, N, K, bm, bn, bk, warps, dtype,
     assert "wgmma.mma_async" in kernel.asm["ptx"]
 
 
-
-
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("seq_len,head_dim,bm,bn,warps,stages", [
     (1000, 64, 128, 64, 8, 3), (777, 128, 128, 64, 8, 2),
